@@ -1,0 +1,83 @@
+import { Writable } from 'node:stream';
+import winston from 'winston';
+import { sql } from 'kysely';
+import type { Express } from 'express';
+import type { IntakeStore } from '@inntak/intake';
+import {
+  createCollection,
+  createPerson,
+  createTestDatabase,
+  createWebhook,
+  openDatabase,
+  PostgresIntakeStore,
+  type DatabaseHandle,
+  type TestDatabase,
+} from '@inntak/postgres';
+import { createApp, type AppDeps } from '../app.js';
+import { createLogger } from '../logger.js';
+
+export interface LogEntry {
+  level: string;
+  message: string;
+  [key: string]: unknown;
+}
+
+/** A real winston logger whose JSON lines are kept for assertions. */
+export function captureLogger(): { logger: winston.Logger; entries: LogEntry[] } {
+  const entries: LogEntry[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, callback) {
+      entries.push(JSON.parse(String(chunk)) as LogEntry);
+      callback();
+    },
+  });
+  return { logger: createLogger('debug', [new winston.transports.Stream({ stream })]), entries };
+}
+
+export interface TestContext {
+  testDb: TestDatabase;
+  database: DatabaseHandle;
+  logger: winston.Logger;
+  logs: LogEntry[];
+  ownerId: string;
+  collectionId: string;
+  close(): Promise<void>;
+  app(overrides?: Partial<AppDeps>): Express;
+  addWebhook(templateId?: string | null): Promise<{ id: string; token: string; edgeId: string }>;
+}
+
+/** A fresh database with an owner, a collection and an app factory wired to real adapters. */
+export async function setupTestContext(): Promise<TestContext> {
+  const testDb = await createTestDatabase();
+  const { logger, entries } = captureLogger();
+  const database = openDatabase({ connectionString: testDb.url, logger });
+  const owner = await createPerson(database.db, { subject: 'owner-subject', name: 'Eier' });
+  const collection = await createCollection(database.db, { title: 'Innboks', ownerId: owner.id });
+  return {
+    testDb,
+    database,
+    logger,
+    logs: entries,
+    ownerId: owner.id,
+    collectionId: collection.id,
+    async close() {
+      await database.close();
+      await testDb.drop();
+    },
+    app(overrides = {}) {
+      return createApp({
+        logger,
+        intakeStore: new PostgresIntakeStore(database.db) as IntakeStore,
+        databaseReady: async () => {
+          await sql`select 1`.execute(database.db);
+        },
+        bodyLimitBytes: 25 * 1024 * 1024,
+        slowRequestMs: 200,
+        ...overrides,
+      });
+    },
+    addWebhook(templateId = null) {
+      return createWebhook(database.db, { collectionId: collection.id, templateId, createdBy: owner.id });
+    },
+  };
+}

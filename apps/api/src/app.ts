@@ -1,0 +1,29 @@
+import express, { type Express } from 'express';
+import type { Logger } from '@inntak/core';
+import type { IntakeStore } from '@inntak/intake';
+import { errorHandler } from './errors.js';
+import { installHealth } from './health.js';
+import { installRequestLogging } from './request-logging.js';
+import { installWebhookIntake } from './webhook-intake.js';
+
+export interface AppDeps {
+  logger: Logger;
+  intakeStore: IntakeStore;
+  databaseReady: () => Promise<void>;
+  bodyLimitBytes: number;
+  slowRequestMs: number;
+}
+
+/** Builds the Express app from its dependencies; listening is the caller's business. */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  installRequestLogging(app, { logger: deps.logger, slowMs: deps.slowRequestMs });
+  installHealth(app, deps);
+  installWebhookIntake(app, { store: deps.intakeStore, logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes });
+  app.use((_req, res) => {
+    res.status(404).json({ error: 'Finnes ikke' });
+  });
+  app.use(errorHandler(deps.logger));
+  return app;
+}

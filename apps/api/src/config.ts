@@ -1,0 +1,58 @@
+/**
+ * The API's one config module: nothing else reads process.env. Validated at start-up so a bad
+ * setting fails fast with a message naming it.
+ */
+export interface ApiConfig {
+  /** Absent: the caller (npm start / CLI) starts an embedded PostgreSQL and sets it. */
+  databaseUrl: string | undefined;
+  port: number;
+  oidcIssuer: string | undefined;
+  oidcAudience: string | undefined;
+  bodyLimitBytes: number;
+  logLevel: string;
+  baseUrl: string;
+  slowRequestMs: number;
+  slowQueryMs: number;
+}
+
+const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'];
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
+  const port = integer(env.PORT ?? '8080', 'PORT', 0, 65535);
+  const logLevel = env.LOG_LEVEL ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${logLevel}"`);
+  const baseUrl = (env.BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  try {
+    new URL(baseUrl);
+  } catch {
+    throw new Error(`BASE_URL must be an absolute URL; got "${env.BASE_URL}"`);
+  }
+  return {
+    databaseUrl: env.DATABASE_URL || undefined,
+    port,
+    oidcIssuer: env.OIDC_ISSUER || undefined,
+    oidcAudience: env.OIDC_AUDIENCE || undefined,
+    bodyLimitBytes: parseSize(env.BODY_LIMIT ?? '25mb', 'BODY_LIMIT'),
+    logLevel,
+    baseUrl,
+    slowRequestMs: 200,
+    slowQueryMs: 100,
+  };
+}
+
+function integer(raw: string, name: string, min: number, max: number): number {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${name} must be an integer from ${min} to ${max}; got "${raw}"`);
+  }
+  return value;
+}
+
+const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
+
+/** "25mb", "512kb" or a plain byte count. */
+export function parseSize(raw: string, name: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?\s*$/i.exec(raw);
+  if (!match) throw new Error(`${name} must be a size like 25mb, 512kb or 1048576; got "${raw}"`);
+  return Math.floor(Number(match[1]) * UNITS[(match[2] ?? 'b').toLowerCase()]!);
+}

@@ -1,0 +1,26 @@
+import type { Express } from 'express';
+import type { Logger } from '@inntak/core';
+
+/** Requests slower than `slowMs` are logged at warning with tag `slow_request` (spec: 200 ms). */
+export function installRequestLogging(app: Express, deps: { logger: Logger; slowMs: number }): void {
+  app.use((req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      const meta = {
+        method: req.method,
+        path: redactPath(req.originalUrl),
+        status: res.statusCode,
+        duration_ms: Math.round(durationMs),
+      };
+      if (durationMs > deps.slowMs) deps.logger.warn('slow request', { tag: 'slow_request', ...meta });
+      else deps.logger.debug('request', meta);
+    });
+    next();
+  });
+}
+
+/** Webhook tokens are credentials: they never reach the logs. */
+export function redactPath(url: string): string {
+  return url.split('?')[0]!.replace(/^\/api\/webhook\/[^/]+/, '/api/webhook/:token');
+}

@@ -1,0 +1,43 @@
+/** @jest-config-loader esbuild-register */
+import type { Config } from 'jest';
+
+// One project per package/app on a shared base: TypeScript through swc as native ESM, and
+// workspace packages resolved to their sources so tests never need a build first.
+function project(dir: string): Config {
+  return {
+    displayName: dir.split('/')[1],
+    rootDir: `<rootDir>/${dir}`,
+    testEnvironment: 'node',
+    extensionsToTreatAsEsm: ['.ts'],
+    transform: {
+      '^.+\\.ts$': [
+        '@swc/jest',
+        { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'es6' } },
+      ],
+    },
+    moduleNameMapper: {
+      '^@inntak/([a-z-]+)$': '<rootDir>/../../packages/$1/src/index.ts',
+      '^(\\.{1,2}/.*)\\.js$': '$1',
+    },
+    testMatch: ['<rootDir>/src/**/*.test.ts'],
+  };
+}
+
+const config: Config = {
+  globalSetup: '<rootDir>/test/global-setup.js',
+  globalTeardown: '<rootDir>/test/global-teardown.js',
+  testTimeout: 30_000,
+  projects: [
+    'packages/core',
+    'packages/graph',
+    'packages/access',
+    'packages/templates',
+    'packages/intake',
+    'packages/postgres',
+    'apps/api',
+    'apps/worker',
+    'apps/cli',
+  ].map(project),
+};
+
+export default config;

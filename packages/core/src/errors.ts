@@ -1,0 +1,39 @@
+/**
+ * Every failure a caller can see has a code here. The HTTP adapter owns the one table that maps
+ * codes to status and text (apps/api/src/errors.ts); domain code only throws AppError.
+ */
+export type ErrorCode =
+  | 'webhook_not_found'
+  | 'token_lookup_failed'
+  | 'node_insert_failed'
+  | 'edge_insert_failed'
+  | 'invalid_json'
+  | 'body_too_large'
+  | 'missing_authorization'
+  | 'invalid_token'
+  | 'unknown_identity'
+  | 'forbidden'
+  | 'not_found'
+  | 'invalid_input'
+  | 'conflict';
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  override readonly cause?: unknown;
+  /** Extra, caller-safe detail (e.g. the name of a bad field). */
+  readonly detail?: string;
+
+  constructor(code: ErrorCode, options: { cause?: unknown; detail?: string; message?: string } = {}) {
+    super(options.message ?? options.detail ?? code);
+    this.name = 'AppError';
+    this.code = code;
+    this.cause = options.cause;
+    this.detail = options.detail;
+  }
+}
+
+/** Normalise anything thrown into an Error, once, at the edge (like graphile-worker's coerceError). */
+export function coerceError(thrown: unknown): Error {
+  if (thrown instanceof Error) return thrown;
+  return new Error(typeof thrown === 'string' ? thrown : JSON.stringify(thrown));
+}

@@ -1,0 +1,3 @@
+export { AppError, coerceError, type ErrorCode } from './errors.js';
+export { uuidv7, isUuid } from './ids.js';
+export type { Logger } from './logger.js';

@@ -1,0 +1,2 @@
+export * from './types.js';
+export { webhookContentNode, webhookBelongsToEdge } from './content-node.js';

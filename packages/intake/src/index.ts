@@ -1,0 +1,2 @@
+export type { IntakeStore, IntakeTransaction, WebhookTarget } from './ports.js';
+export { receiveWebhook, type IntakeRequest, type IntakeResponse } from './receive-webhook.js';

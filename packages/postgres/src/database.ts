@@ -1,0 +1,58 @@
+import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
+import pg from 'pg';
+import type { Logger } from '@inntak/core';
+import type { Database } from './schema.js';
+
+export type Db = Kysely<Database>;
+
+export interface DatabaseOptions {
+  connectionString: string;
+  logger: Logger;
+  /** Queries slower than this are logged at warning with tag `slow_query` (spec: 100 ms). */
+  slowQueryMs?: number;
+  max?: number;
+}
+
+export interface DatabaseHandle {
+  db: Db;
+  pool: pg.Pool;
+  close(): Promise<void>;
+}
+
+/**
+ * One pool per process, shared by kysely and graphile-worker. The pool's `error` handler keeps
+ * an idle client's lost connection (Postgres restart) from crashing the process.
+ */
+export function openDatabase(options: DatabaseOptions): DatabaseHandle {
+  const pool = new pg.Pool({ connectionString: options.connectionString, max: options.max ?? 10 });
+  pool.on('error', (err) => options.logger.error('idle database client failed', { error: err.message }));
+  const slowMs = options.slowQueryMs ?? 100;
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool }),
+    log: (event: LogEvent) => {
+      if (event.level === 'query' && event.queryDurationMillis > slowMs) {
+        options.logger.warn('slow query', {
+          tag: 'slow_query',
+          duration_ms: Math.round(event.queryDurationMillis),
+          sql: event.query.sql,
+        });
+      } else if (event.level === 'error') {
+        options.logger.debug('query failed', {
+          duration_ms: Math.round(event.queryDurationMillis),
+          sql: event.query.sql,
+          error: event.error instanceof Error ? event.error.message : String(event.error),
+        });
+      }
+    },
+  });
+  let closed = false;
+  return {
+    db,
+    pool,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.destroy();
+    },
+  };
+}

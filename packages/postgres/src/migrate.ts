@@ -1,0 +1,44 @@
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import Postgrator from 'postgrator';
+import { runMigrations } from 'graphile-worker';
+
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../../../db/migrations', import.meta.url));
+
+export interface MigrationReport {
+  applied: string[];
+  version: number;
+}
+
+/**
+ * Bring a database to the current schema: our SQL files through postgrator, then
+ * graphile-worker's own schema through its migrator. Repeatable, and serialised
+ * across processes.
+ */
+export async function migrate(connectionString: string): Promise<MigrationReport> {
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    // Serialise concurrent migrators (API and worker starting together) on one advisory lock.
+    await client.query("select pg_advisory_lock(hashtext('inntak.migrate'))");
+    const postgrator = new Postgrator({
+      migrationPattern: `${MIGRATIONS_DIR}/*`,
+      driver: 'pg',
+      database: client.database,
+      schemaTable: 'public.schema_version',
+      execQuery: (query: string) => client.query(query),
+    });
+    const applied = await postgrator.migrate();
+    const version = await postgrator.getDatabaseVersion();
+    const pool = new pg.Pool({ connectionString, max: 1 });
+    pool.on('error', () => {}); // a lost idle client surfaces as a failed query below
+    try {
+      await runMigrations({ pgPool: pool });
+    } finally {
+      await pool.end();
+    }
+    return { applied: applied.map((m) => m.filename), version };
+  } finally {
+    await client.end();
+  }
+}

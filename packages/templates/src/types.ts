@@ -1,0 +1,36 @@
+/**
+ * A template turns a sender's JSON payload (plus the request's headers, lower-cased) into the
+ * title, content and extra metadata of the content node intake creates. Templates are pure and
+ * total: whatever the payload's shape, they return a result and never throw.
+ */
+export type JsonObject = { [key: string]: unknown };
+
+/** Request headers with lower-cased names; a payload posted without headers gets `{}`. */
+export type Headers = Readonly<Record<string, string | undefined>>;
+
+export interface TemplateResult {
+  title: string;
+  content: string;
+  extra_metadata: JsonObject;
+  /**
+   * Fields the sender needs to see in the 200 response besides `node_id` and `edge_id`
+   * (Slack's url_verification wants its `challenge` echoed). Absent for most payloads.
+   */
+  reply?: JsonObject;
+}
+
+export interface Template {
+  id: string;
+  title: string;
+  description: string;
+  /** Systems whose payloads the template understands, for the admin listing. */
+  senders: readonly string[];
+  render(payload: unknown, headers: Headers): TemplateResult;
+}
+
+export interface TemplateInfo {
+  id: string;
+  title: string;
+  description: string;
+  senders: readonly string[];
+}
