@@ -5,5 +5,6 @@ export { startEmbeddedPostgres, type EmbeddedServer } from './embedded-server.js
 export { PostgresIntakeStore } from './intake-store.js';
 export { PostgresIdentityDirectory } from './identity-directory.js';
 export { propagateBelongsTo } from './access-propagation.js';
+export { hasAccess, nodeVisibleTo, accessLevelOf, edgeVisibleTo } from './read-filter.js';
 export { createPerson, createCollection, createWebhook } from './graph-writes.js';
 export { createTestDatabase, type TestDatabase } from './test-database.js';
