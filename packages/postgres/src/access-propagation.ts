@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
 
 /**
@@ -17,4 +17,91 @@ export async function propagateBelongsTo(db: Kysely<Database>, edgeId: string): 
        set access = excluded.access, via_edge = excluded.via_edge
      where node_access.access < excluded.access`.execute(db);
   return Number(result.numAffectedRows ?? 0);
+}
+
+export interface AccessPair {
+  subject_id: string;
+  object_id: string;
+}
+
+/** Guards against a belongs_to cycle that slipped past create_edge's check. */
+const MAX_DEPTH = 64;
+
+/**
+ * Recomputes the access rows of the given (subject, object) pairs from the edges that grant
+ * them, then follows belongs_to edges down to the nodes that inherit from each object, level by
+ * level, until nothing changes. A row is the strongest of its grants (ties keep the oldest
+ * edge); a pair with no grant left loses its row. The pairs given are the ones whose grants just
+ * changed, so their inheritors are always revisited, even when their own row had already been
+ * removed by the cascade on via_edge.
+ *
+ * Runs inside the caller's transaction, so a write and its propagation commit together.
+ */
+export async function refreshAccess(trx: Transaction<Database>, pairs: readonly AccessPair[]): Promise<void> {
+  await recomputePairs(trx, pairs);
+  let frontier = await inheritorsOf(trx, pairs);
+  for (let depth = 0; frontier.length > 0; depth++) {
+    if (depth >= MAX_DEPTH) throw new Error('access propagation did not settle: belongs_to cycle?');
+    frontier = await inheritorsOf(trx, await recomputePairs(trx, frontier));
+  }
+}
+
+/** The rows an edge granted: the pairs to refresh once it is gone. */
+export async function pairsGrantedVia(trx: Transaction<Database>, edgeIds: readonly string[]): Promise<AccessPair[]> {
+  if (edgeIds.length === 0) return [];
+  return trx.selectFrom('node_access').select(['subject_id', 'object_id']).where('via_edge', 'in', edgeIds).execute();
+}
+
+/** Every subject with a row on `objectId`, paired with `inheritorId` (a new belongs_to source). */
+export async function pairsInheritedFrom(trx: Transaction<Database>, objectId: string, inheritorId: string): Promise<AccessPair[]> {
+  const rows = await trx.selectFrom('node_access').select('subject_id').where('object_id', '=', objectId).execute();
+  return rows.map((r) => ({ subject_id: r.subject_id, object_id: inheritorId }));
+}
+
+async function recomputePairs(trx: Transaction<Database>, pairs: readonly AccessPair[]): Promise<AccessPair[]> {
+  if (pairs.length === 0) return [];
+  const subjects = pairs.map((p) => p.subject_id);
+  const objects = pairs.map((p) => p.object_id);
+  const { rows } = await sql<AccessPair>`
+    with pairs as (
+      select distinct subject_id, object_id from unnest(${subjects}::uuid[], ${objects}::uuid[]) as p (subject_id, object_id)
+    ), candidates as (
+      select p.subject_id, p.object_id, access_granted_by(e.edge_type, e.metadata) as access, e.id as via_edge, e.created_at
+        from pairs p
+        join edges e on e.source_id = p.subject_id and e.target_id = p.object_id
+       where access_granted_by(e.edge_type, e.metadata) is not null
+      union all
+      select p.subject_id, p.object_id, a.access, e.id, e.created_at
+        from pairs p
+        join edges e on e.source_id = p.object_id and e.edge_type = 'belongs_to'
+        join node_access a on a.object_id = e.target_id and a.subject_id = p.subject_id
+       where p.subject_id <> p.object_id
+    ), best as (
+      select distinct on (subject_id, object_id) subject_id, object_id, access, via_edge
+        from candidates
+       order by subject_id, object_id, access desc, created_at, via_edge
+    ), removed as (
+      delete from node_access n using pairs p
+       where n.subject_id = p.subject_id and n.object_id = p.object_id
+         and not exists (select 1 from best b where b.subject_id = p.subject_id and b.object_id = p.object_id)
+      returning n.subject_id, n.object_id
+    ), upserted as (
+      insert into node_access (subject_id, object_id, access, via_edge)
+      select subject_id, object_id, access, via_edge from best
+      on conflict (subject_id, object_id) do update set access = excluded.access, via_edge = excluded.via_edge
+       where node_access.access <> excluded.access or node_access.via_edge is distinct from excluded.via_edge
+      returning subject_id, object_id
+    )
+    select subject_id, object_id from removed union select subject_id, object_id from upserted`.execute(trx);
+  return rows;
+}
+
+/** (subject, X) for every X that belongs_to one of the pairs' objects. */
+async function inheritorsOf(trx: Transaction<Database>, pairs: readonly AccessPair[]): Promise<AccessPair[]> {
+  if (pairs.length === 0) return [];
+  const { rows } = await sql<AccessPair>`
+    select distinct p.subject_id, e.source_id as object_id
+      from unnest(${pairs.map((p) => p.subject_id)}::uuid[], ${pairs.map((p) => p.object_id)}::uuid[]) as p (subject_id, object_id)
+      join edges e on e.target_id = p.object_id and e.edge_type = 'belongs_to'`.execute(trx);
+  return rows;
 }
