@@ -15,7 +15,8 @@ export type ErrorCode =
   | 'forbidden'
   | 'not_found'
   | 'invalid_input'
-  | 'conflict';
+  | 'conflict'
+  | 'unknown_template';
 
 export class AppError extends Error {
   readonly code: ErrorCode;

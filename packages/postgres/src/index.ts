@@ -23,6 +23,7 @@ export {
   rotateWebhookToken,
   deleteWebhook,
   listWebhooks,
+  findAdministeredWebhook,
   type AdministeredWebhook,
   type WebhookInput,
 } from './webhook-admin.js';

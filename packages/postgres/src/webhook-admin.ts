@@ -98,6 +98,11 @@ export function listWebhooks(db: Db | Trx, actor: Actor): Promise<AdministeredWe
   return webhookRows(db, actor);
 }
 
+/** One webhook, if the actor administers it. */
+export async function findAdministeredWebhook(db: Db | Trx, actor: Actor, webhookId: string): Promise<AdministeredWebhook | undefined> {
+  return (await webhookRows(db, actor, webhookId))[0];
+}
+
 function webhookRows(db: Db | Trx, actor: Actor, webhookId?: string): Promise<AdministeredWebhook[]> {
   const callerId = actor.personId;
   return db

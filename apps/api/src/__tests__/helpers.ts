@@ -54,6 +54,7 @@ export interface TestContext {
 }
 
 export const OWNER_SUBJECT = 'owner-subject';
+export const BASE_URL = 'http://inntak.test';
 
 /**
  * A fresh database with an owner, a collection, a real local OpenID issuer and an app factory
@@ -86,6 +87,8 @@ export async function setupTestContext(): Promise<TestContext> {
         intakeStore: new PostgresIntakeStore(database.db) as IntakeStore,
         verifier: new OidcTokenVerifier(issuer.issuer, issuer.audience, logger),
         identities: new PostgresIdentityDirectory(database.db),
+        db: database.db,
+        baseUrl: BASE_URL,
         databaseReady: async () => {
           await sql`select 1`.execute(database.db);
         },
