@@ -51,6 +51,10 @@ export interface TestContext {
   close(): Promise<void>;
   app(overrides?: Partial<AppDeps>): Express;
   addWebhook(templateId?: string | null): Promise<{ id: string; token: string; edgeId: string }>;
+  /** A known person and the Authorization header that names them. */
+  addPerson(subject: string, options?: { admin?: boolean }): Promise<{ id: string; authorization: string }>;
+  /** The owner's Authorization header. */
+  ownerAuthorization(): Promise<string>;
 }
 
 export const OWNER_SUBJECT = 'owner-subject';
@@ -96,6 +100,13 @@ export async function setupTestContext(): Promise<TestContext> {
         slowRequestMs: 200,
         ...overrides,
       });
+    },
+    async addPerson(subject, options = {}) {
+      const { id } = await createPerson(database.db, { subject, admin: options.admin });
+      return { id, authorization: `Bearer ${await issuer.token(subject)}` };
+    },
+    async ownerAuthorization() {
+      return `Bearer ${await issuer.token(OWNER_SUBJECT)}`;
     },
     addWebhook(templateId = null) {
       return createWebhook(database.db, { collectionId: collection.id, templateId, createdBy: owner.id });
