@@ -7,6 +7,7 @@ import { installMe, requireCaller } from './auth.js';
 import { errorHandler } from './errors.js';
 import { installGraphIntentions } from './graph-intentions.js';
 import { installHealth } from './health.js';
+import { installNodeRead } from './node-read.js';
 import { installOpenApi } from './openapi.js';
 import { installRequestLogging } from './request-logging.js';
 import { RouteRegistry } from './route-registry.js';
@@ -42,6 +43,7 @@ export function createApp(deps: AppDeps): Express {
   installMe(app, routes, auth);
   installWebhookAdmin(app, routes, auth, deps);
   installGraphIntentions(app, routes, auth, deps);
+  installNodeRead(app, routes, auth, deps);
   installOpenApi(app, routes, { version: API_VERSION, baseUrl: deps.baseUrl });
   app.use((_req, res) => {
     res.status(404).json({ error: 'Finnes ikke' });

@@ -28,3 +28,4 @@ export {
   type WebhookInput,
 } from './webhook-admin.js';
 export { createTestDatabase, type TestDatabase } from './test-database.js';
+export { readNode } from './node-reads.js';
