@@ -1,6 +1,7 @@
 import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
 import { AppError } from '@inntak/core';
+import { intakeUrl, knownTemplateId } from '@inntak/intake';
 import { findTemplate, listTemplates } from '@inntak/templates';
 import {
   createWebhook,
@@ -45,7 +46,7 @@ const TAGS = ['webhooks'];
 export function installWebhookAdmin(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: WebhookAdminDeps): void {
   const view = (w: AdministeredWebhook): z.input<typeof Webhook> => ({
     ...w,
-    url: `${deps.baseUrl}/api/webhook/${w.token}`,
+    url: intakeUrl(deps.baseUrl, w.token),
     created_at: w.created_at.toISOString(),
   });
 
@@ -63,7 +64,7 @@ export function installWebhookAdmin(app: Express, registry: RouteRegistry, auth:
     },
     auth,
     async ({ body, caller }) => {
-      const templateId = knownTemplate(body.template_id ?? null);
+      const templateId = knownTemplateId(body.template_id);
       const created = await createWebhook(deps.db, { collectionId: body.collection_id, templateId, title: body.title ?? null }, caller);
       return view((await findAdministeredWebhook(deps.db, caller, created.id))!);
     },
@@ -83,7 +84,7 @@ export function installWebhookAdmin(app: Express, registry: RouteRegistry, auth:
     },
     auth,
     async ({ body, caller }) =>
-      view(await setWebhookTemplate(deps.db, caller, { webhook_id: body.webhook_id, template_id: knownTemplate(body.template_id) })),
+      view(await setWebhookTemplate(deps.db, caller, { webhook_id: body.webhook_id, template_id: knownTemplateId(body.template_id) })),
   );
 
   registry.route(
@@ -170,10 +171,4 @@ export function installWebhookAdmin(app: Express, registry: RouteRegistry, auth:
       return { title, content, extra_metadata };
     },
   );
-}
-
-/** A template id the registry knows, or null; anything else is a 400 naming the field. */
-function knownTemplate(id: string | null): string | null {
-  if (id !== null && !findTemplate(id)) throw new AppError('unknown_template', { detail: `template_id: ${id}` });
-  return id;
 }

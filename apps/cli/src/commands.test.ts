@@ -46,7 +46,10 @@ describe('inntak CLI', () => {
 
   it('webhook set-template refuses an unknown template, and --clear takes the template away', async () => {
     const added = await run('webhook add', { collection });
-    await expect(run('webhook set-template', { webhook: added.id as string, template: 'no-such-template' })).rejects.toThrow('unknown template "no-such-template"');
+    await expect(run('webhook set-template', { webhook: added.id as string, template: 'no-such-template' })).rejects.toMatchObject({
+      code: 'unknown_template',
+      detail: 'template_id: no-such-template',
+    });
     expect(await run('webhook set-template', { webhook: added.id as string, clear: true })).toMatchObject({ id: added.id, template_id: null });
   });
 

@@ -1,5 +1,5 @@
 import { OPERATOR, isAccessLevel } from '@inntak/access';
-import { findTemplate } from '@inntak/templates';
+import { intakeUrl, knownTemplateId } from '@inntak/intake';
 import {
   createCollection,
   createPerson,
@@ -38,7 +38,7 @@ export function isDatabaseCommand(command: string): command is DatabaseCommand {
  */
 export async function runDatabaseCommand(command: DatabaseCommand, options: Options, deps: { db: Db; baseUrl: string }): Promise<unknown> {
   const { db } = deps;
-  const view = (w: AdministeredWebhook) => ({ ...w, url: `${deps.baseUrl}/api/webhook/${w.token}` });
+  const view = (w: AdministeredWebhook) => ({ ...w, url: intakeUrl(deps.baseUrl, w.token) });
   switch (command) {
     case 'person add':
       return createPerson(db, {
@@ -50,15 +50,15 @@ export async function runDatabaseCommand(command: DatabaseCommand, options: Opti
     case 'collection add':
       return createCollection(db, { title: required(options, 'title'), ownerId: required(options, 'owner') });
     case 'webhook add': {
-      const templateId = knownTemplate(optional(options, 'template') ?? null);
+      const templateId = knownTemplateId(optional(options, 'template'));
       const webhook = await createWebhook(db, { collectionId: required(options, 'collection'), templateId, title: optional(options, 'title') ?? null });
-      return { id: webhook.id, token: webhook.token, url: `${deps.baseUrl}/api/webhook/${webhook.token}` };
+      return { id: webhook.id, token: webhook.token, url: intakeUrl(deps.baseUrl, webhook.token) };
     }
     case 'webhook list':
       return (await listWebhooks(db, OPERATOR)).map(view);
     case 'webhook set-template': {
       if (options.clear === true && options.template !== undefined) throw new UsageError('give either --template or --clear');
-      const templateId = options.clear === true ? null : knownTemplate(required(options, 'template'));
+      const templateId = options.clear === true ? null : knownTemplateId(required(options, 'template'));
       return view(await setWebhookTemplate(db, OPERATOR, { webhook_id: required(options, 'webhook'), template_id: templateId }));
     }
     case 'webhook rotate':
@@ -83,9 +83,4 @@ function required(options: Options, name: string): string {
 function optional(options: Options, name: string): string | undefined {
   const value = options[name];
   return typeof value === 'string' ? value : undefined;
-}
-
-function knownTemplate(id: string | null): string | null {
-  if (id !== null && !findTemplate(id)) throw new Error(`unknown template "${id}" (inntak templates lists them)`);
-  return id;
 }
