@@ -4,6 +4,8 @@ import { ACCESS_LEVELS, levelGrantedBy, OPERATOR, type Actor } from '@inntak/acc
 import { openDatabase, type DatabaseHandle } from './database.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 import { createCollection, createEdge, createNode, createPerson, deleteEdge, grantAccess, revokeAccess } from './graph-writes.js';
+import { PostgresIntakeStore } from './intake-store.js';
+import { uuidv7 } from '@inntak/core';
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 let testDb: TestDatabase;
@@ -128,4 +130,43 @@ describe('access matrix', () => {
       expect([type, metadata, rows[0]!.level]).toEqual([type, metadata, levelGrantedBy(type, metadata)]);
     }
   });
+
+  it('a revoke racing an intake into the collection leaves the new node without the revoked row', async () => {
+    const { collection } = await tree();
+    const member = await person('racer');
+    await grantAccess(h.db, owner, { subject_id: member.personId, object_id: collection, access: 'member' });
+    let copied!: () => void;
+    let release!: () => void;
+    const rowsCopied = new Promise<void>((resolve) => (copied = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const nodeId = uuidv7();
+    const edgeId = uuidv7();
+    // An intake that has copied the collection's rows (the member's among them) but not committed.
+    const intake = new PostgresIntakeStore(h.db).transaction(async (tx) => {
+      await tx.insertNode({ id: nodeId, node_kind: 'content', title: null, content: null, visibility: 'hidden', metadata: {}, created_by: null });
+      await tx.insertEdge({ id: edgeId, source_id: nodeId, target_id: collection, edge_type: 'belongs_to', metadata: {}, system: true, created_by: null });
+      await tx.propagateAccess(edgeId);
+      copied();
+      await released;
+    });
+    await rowsCopied;
+    const revoke = revokeAccess(h.db, owner, { subject_id: member.personId, object_id: collection });
+    await waitForLockWait(revoke);
+    release();
+    await Promise.all([intake, revoke]);
+    expect(await levelOf(member.personId, nodeId)).toBeNull();
+    expect(await levelOf(owner.personId, nodeId)).toBe('owner');
+  });
 });
+
+/** Resolves once some session of this database waits for a row lock, or `work` has settled. */
+async function waitForLockWait(work: Promise<unknown>): Promise<void> {
+  let settled = false;
+  void work.finally(() => (settled = true)).catch(() => {});
+  while (!settled) {
+    const { rows } = await sql<{ waiting: boolean }>`
+      select exists (select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock') as waiting`.execute(h.db);
+    if (rows[0]!.waiting) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}

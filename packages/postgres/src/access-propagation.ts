@@ -38,12 +38,25 @@ const MAX_DEPTH = 64;
  * Runs inside the caller's transaction, so a write and its propagation commit together.
  */
 export async function refreshAccess(trx: Transaction<Database>, pairs: readonly AccessPair[]): Promise<void> {
+  if (pairs.length === 0) return;
+  await lockObjects(trx, pairs);
   await recomputePairs(trx, pairs);
   let frontier = await inheritorsOf(trx, pairs);
   for (let depth = 0; frontier.length > 0; depth++) {
     if (depth >= MAX_DEPTH) throw new Error('access propagation did not settle: belongs_to cycle?');
     frontier = await inheritorsOf(trx, await recomputePairs(trx, frontier));
   }
+}
+
+/**
+ * Serialises a change of an object's rows with intake into it. Intake's belongs_to insert holds
+ * FOR KEY SHARE on the collection row (the foreign-key check) until it commits; FOR UPDATE
+ * waits for it, so the recompute below sees the new node, and a later intake waits for this
+ * transaction and copies the rows as they are after it. Intake itself takes no extra lock.
+ */
+async function lockObjects(trx: Transaction<Database>, pairs: readonly AccessPair[]): Promise<void> {
+  const ids = [...new Set(pairs.map((p) => p.object_id))].sort();
+  await sql`select id from nodes where id = any(${ids}::uuid[]) order by id for update`.execute(trx);
 }
 
 /** The rows an edge granted: the pairs to refresh once it is gone. */
