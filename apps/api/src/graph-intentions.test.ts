@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import type { Express } from 'express';
+import { sql } from 'kysely';
 import { setupTestContext, type TestContext } from './__tests__/helpers.js';
 
 let ctx: TestContext;
@@ -160,5 +161,21 @@ describe('POST /intentions/create_edge and delete_edge', () => {
     const res = await post('/intentions/create_edge', owner, { source_id: ctx.ownerId, target_id: ctx.collectionId, edge_type: 'Drop Table' });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatch(/^Ugyldig forespørsel: edge_type: /);
+  });
+});
+
+describe('atomicity', () => {
+  it('a write whose access propagation fails leaves nothing behind: no edge, no row', async () => {
+    const c = await collection();
+    const person = await ctx.addPerson('atomic');
+    // A real failure inside PostgreSQL: this person's access rows cannot be written.
+    await sql.raw(`create function refuse_row() returns trigger language plpgsql as $$ begin raise exception 'refused'; end $$;
+      create trigger refuse_row before insert on node_access for each row
+        when (new.subject_id = '${person.id}') execute function refuse_row();`).execute(ctx.database.db);
+    const res = await post('/intentions/create_edge', owner, { source_id: person.id, target_id: c, edge_type: 'member_of' });
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ error: 'Intern feil' });
+    const edges = await ctx.database.db.selectFrom('edges').select('id').where('source_id', '=', person.id).execute();
+    expect(edges).toEqual([]);
   });
 });
