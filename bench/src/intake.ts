@@ -95,7 +95,7 @@ const body = JSON.stringify(pushPayload());
 console.log(`payload ${body.length} bytes, ${CONNECTIONS} connections, ${DURATION_S} s each`);
 
 // --- HTTP through the real API process -------------------------------------------------------
-const api = spawn(process.execPath, [fileURLToPath(new URL('../../apps/api/dist/main.js', import.meta.url))], {
+const api = spawn(process.execPath, [...(process.env.API_NODE_OPTIONS ? process.env.API_NODE_OPTIONS.split(' ') : []), fileURLToPath(new URL('../../apps/api/dist/main.js', import.meta.url))], {
   env: { ...process.env, DATABASE_URL: scratch.url, PORT: String(PORT), LOG_LEVEL: 'error' },
   stdio: ['ignore', 'ignore', 'inherit'],
 });
