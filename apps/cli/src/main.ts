@@ -88,11 +88,17 @@ async function main(): Promise<number> {
   }
 }
 
+/** One line for the operator; AppError details name the option's field (`collection_id`). */
+function describeError(err: unknown): string {
+  if (!(err instanceof AppError)) return err instanceof Error ? err.message : String(err);
+  if (err.code === 'not_found') return `${err.detail ?? 'node'} does not exist`;
+  return err.detail ? `${err.code}: ${err.detail}` : err.code;
+}
+
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
-    const answer = err instanceof AppError ? { error: err.code, detail: err.detail } : { error: err instanceof Error ? err.message : String(err) };
-    process.stdout.write(`${JSON.stringify(answer)}\n`);
+    process.stdout.write(`${JSON.stringify({ error: describeError(err) })}\n`);
     if (err instanceof UsageError) process.stderr.write(`${USAGE}\n`);
     process.exit(err instanceof UsageError ? 2 : 1);
   },

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Transaction } from 'kysely';
-import { AppError } from '@inntak/core';
+import { AppError, isUuid } from '@inntak/core';
 import { OPERATOR, type Actor } from '@inntak/access';
 import type { JsonObject } from '@inntak/graph';
 import type { Db } from './database.js';
@@ -43,7 +43,9 @@ export async function createWebhook(
   actor: Actor = OPERATOR,
 ): Promise<{ id: string; token: string; edgeId: string }> {
   return db.transaction().execute(async (trx) => {
-    await requireLevel(trx, actor, input.collectionId, 'admin', 'collection_id');
+    if (!isUuid(input.collectionId)) throw new AppError('invalid_input', { detail: 'collection_id: forventet UUID' });
+    const collection = await requireLevel(trx, actor, input.collectionId, 'admin', 'collection_id');
+    if (collection.node_kind !== 'collection') throw new AppError('not_found', { detail: 'collection_id' });
     const token = randomUUID();
     const createdBy = input.createdBy ?? actor.personId;
     const id = await insertNode(trx, {
