@@ -93,6 +93,12 @@ describe('POST /intentions/create_webhook', () => {
     }
   });
 
+  it('answers 400 Ugyldig JSON i forespørselen to a body that is not JSON', async () => {
+    const res = await request(app).post('/intentions/create_webhook').set('Authorization', owner).set('Content-Type', 'application/json').send('{"collection_id":');
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(/^Ugyldig JSON i forespørselen/);
+  });
+
   it('answers 400 to an unknown template_id', async () => {
     const res = await post('/intentions/create_webhook', owner, { collection_id: ctx.collectionId, template_id: 'no-such-template' });
     expect(res.status).toBe(400);
