@@ -25,6 +25,8 @@ export interface AppDeps {
   baseUrl: string;
   databaseReady: () => Promise<void>;
   bodyLimitBytes: number;
+  /** Check every registry route's answer against its response schema (on in tests). */
+  checkResponses?: boolean;
   slowRequestMs: number;
 }
 
@@ -36,7 +38,7 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   installRequestLogging(app, { logger: deps.logger, slowMs: deps.slowRequestMs });
   // Every route declares itself here, so /openapi.json covers the whole surface.
-  const routes = new RouteRegistry();
+  const routes = new RouteRegistry({ checkResponses: deps.checkResponses });
   installHealth(app, routes, deps);
   installWebhookIntake(app, routes, { store: deps.intakeStore, logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes });
   const auth = requireCaller({ verifier: deps.verifier, directory: deps.identities });

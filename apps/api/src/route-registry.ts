@@ -56,6 +56,12 @@ export interface RouteInput<Params, Query, Body> {
 export class RouteRegistry {
   readonly routes: RouteSpec[] = [];
 
+  /**
+   * @param checkResponses parse every answer with its response schema before sending it (tests
+   *   turn this on, so a handler that drifts from its documented shape fails loudly).
+   */
+  constructor(private readonly options: { checkResponses?: boolean } = {}) {}
+
   /** Records a route whose handler is installed elsewhere. */
   describe(spec: RouteSpec): void {
     this.routes.push(spec);
@@ -80,7 +86,9 @@ export class RouteRegistry {
         caller: spec.auth === 'jwt' ? callerOf(res) : (undefined as unknown as Caller),
         req,
       } as RouteInput<z.infer<Params>, z.infer<Query>, z.infer<Body>>;
-      res.status(spec.response.status).json(await handler(input));
+      const output = await handler(input);
+      if (this.options.checkResponses) spec.response.schema.parse(output);
+      res.status(spec.response.status).json(output);
     });
   }
 }

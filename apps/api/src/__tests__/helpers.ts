@@ -93,6 +93,7 @@ export async function setupTestContext(): Promise<TestContext> {
         identities: new PostgresIdentityDirectory(database.db),
         db: database.db,
         baseUrl: BASE_URL,
+        checkResponses: true,
         databaseReady: async () => {
           await sql`select 1`.execute(database.db);
         },
