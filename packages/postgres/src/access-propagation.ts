@@ -40,11 +40,11 @@ const MAX_DEPTH = 64;
 export async function refreshAccess(trx: Transaction<Database>, pairs: readonly AccessPair[]): Promise<void> {
   if (pairs.length === 0) return;
   await lockObjects(trx, pairs);
-  await recomputePairs(trx, pairs);
-  let frontier = await inheritorsOf(trx, pairs);
-  for (let depth = 0; frontier.length > 0; depth++) {
+  await recompute(trx, pairs, 'these');
+  let parents: readonly AccessPair[] = pairs;
+  for (let depth = 0; parents.length > 0; depth++) {
     if (depth >= MAX_DEPTH) throw new Error('access propagation did not settle: belongs_to cycle?');
-    frontier = await inheritorsOf(trx, await recomputePairs(trx, frontier));
+    parents = await recompute(trx, parents, 'inheritors');
   }
 }
 
@@ -71,50 +71,56 @@ export async function pairsInheritedFrom(trx: Transaction<Database>, objectId: s
   return rows.map((r) => ({ subject_id: r.subject_id, object_id: inheritorId }));
 }
 
-async function recomputePairs(trx: Transaction<Database>, pairs: readonly AccessPair[]): Promise<AccessPair[]> {
-  if (pairs.length === 0) return [];
-  const subjects = pairs.map((p) => p.subject_id);
-  const objects = pairs.map((p) => p.object_id);
+/**
+ * Recomputes `these` pairs, or the pairs (subject, X) for every X that belongs_to one of the
+ * given pairs' objects (`inheritors`), in one statement. Returns the changed pairs whose object
+ * has inheritors of its own: the next level to visit (content nodes have none, so a level of
+ * 100 000 of them returns nothing).
+ */
+async function recompute(trx: Transaction<Database>, given: readonly AccessPair[], which: 'these' | 'inheritors'): Promise<AccessPair[]> {
+  const subjects = given.map((p) => p.subject_id);
+  const objects = given.map((p) => p.object_id);
+  const pairs =
+    which === 'these'
+      ? sql`select distinct subject_id, object_id from unnest(${subjects}::uuid[], ${objects}::uuid[]) as g (subject_id, object_id)`
+      : sql`select distinct g.subject_id, e.source_id as object_id
+              from unnest(${subjects}::uuid[], ${objects}::uuid[]) as g (subject_id, object_id)
+              join edges e on e.target_id = g.object_id and e.edge_type = 'belongs_to'`;
   const { rows } = await sql<AccessPair>`
-    with pairs as (
-      select distinct subject_id, object_id from unnest(${subjects}::uuid[], ${objects}::uuid[]) as p (subject_id, object_id)
-    ), candidates as (
-      select p.subject_id, p.object_id, access_granted_by(e.edge_type, e.metadata) as access, e.id as via_edge, e.created_at
+    with pairs as (${pairs}), best as (
+      -- Per pair, by index lookups only: the strongest grant, oldest edge first on a tie.
+      select p.subject_id, p.object_id, g.access, g.via_edge
         from pairs p
-        join edges e on e.source_id = p.subject_id and e.target_id = p.object_id
-       where access_granted_by(e.edge_type, e.metadata) is not null
-      union all
-      select p.subject_id, p.object_id, a.access, e.id, e.created_at
-        from pairs p
-        join edges e on e.source_id = p.object_id and e.edge_type = 'belongs_to'
-        join node_access a on a.object_id = e.target_id and a.subject_id = p.subject_id
-       where p.subject_id <> p.object_id
-    ), best as (
-      select distinct on (subject_id, object_id) subject_id, object_id, access, via_edge
-        from candidates
-       order by subject_id, object_id, access desc, created_at, via_edge
+        left join lateral (
+          select c.access, c.via_edge from (
+            select access_granted_by(e.edge_type, e.metadata) as access, e.id as via_edge, e.created_at
+              from edges e
+             where e.source_id = p.subject_id and e.target_id = p.object_id
+            union all
+            -- A scalar subquery keeps this a primary-key lookup; as a join, the planner may
+            -- scan all of the subject's rows for every pair.
+            select (select a.access from node_access a where a.subject_id = p.subject_id and a.object_id = e.target_id), e.id, e.created_at
+              from edges e
+             where e.source_id = p.object_id and e.edge_type = 'belongs_to' and p.subject_id <> p.object_id
+          ) c
+           where c.access is not null
+           order by c.access desc, c.created_at, c.via_edge
+           limit 1
+        ) g on true
     ), removed as (
-      delete from node_access n using pairs p
-       where n.subject_id = p.subject_id and n.object_id = p.object_id
-         and not exists (select 1 from best b where b.subject_id = p.subject_id and b.object_id = p.object_id)
+      delete from node_access n using best b
+       where b.access is null and n.subject_id = b.subject_id and n.object_id = b.object_id
       returning n.subject_id, n.object_id
     ), upserted as (
       insert into node_access (subject_id, object_id, access, via_edge)
-      select subject_id, object_id, access, via_edge from best
+      select subject_id, object_id, access, via_edge from best where access is not null
       on conflict (subject_id, object_id) do update set access = excluded.access, via_edge = excluded.via_edge
        where node_access.access <> excluded.access or node_access.via_edge is distinct from excluded.via_edge
       returning subject_id, object_id
+    ), changed as (
+      select subject_id, object_id from removed union select subject_id, object_id from upserted
     )
-    select subject_id, object_id from removed union select subject_id, object_id from upserted`.execute(trx);
-  return rows;
-}
-
-/** (subject, X) for every X that belongs_to one of the pairs' objects. */
-async function inheritorsOf(trx: Transaction<Database>, pairs: readonly AccessPair[]): Promise<AccessPair[]> {
-  if (pairs.length === 0) return [];
-  const { rows } = await sql<AccessPair>`
-    select distinct p.subject_id, e.source_id as object_id
-      from unnest(${pairs.map((p) => p.subject_id)}::uuid[], ${pairs.map((p) => p.object_id)}::uuid[]) as p (subject_id, object_id)
-      join edges e on e.target_id = p.object_id and e.edge_type = 'belongs_to'`.execute(trx);
+    select c.subject_id, c.object_id from changed c
+     where exists (select 1 from edges e where e.target_id = c.object_id and e.edge_type = 'belongs_to')`.execute(trx);
   return rows;
 }
