@@ -1,0 +1,65 @@
+import type { JsonObject, TemplateResult } from './types.js';
+import { factLines, oneLine } from './text-format.js';
+import { at, firstStr, textAt } from './field-access.js';
+
+/**
+ * Keys every template's extra metadata carries. `sender` names the external system; the node's
+ * own `source` (always "webhook") and `payload`/`webhook_id` are never overwritten.
+ */
+export interface MetadataBase {
+  template: string;
+  template_version: number;
+  sender: string;
+  event?: string;
+}
+
+const RESERVED = new Set(['source', 'payload', 'webhook_id']);
+
+/** The extra metadata object: base keys, then the defined facts; absent facts are left out. */
+export function extraMetadata(base: MetadataBase, facts: Record<string, unknown>): JsonObject {
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries({ ...base, ...facts })) {
+    if (value === undefined || value === null || value === '' || RESERVED.has(key)) continue;
+    if (Array.isArray(value) && value.length === 0) continue;
+    out[key] = value;
+  }
+  return out;
+}
+
+export function result(title: string, content: string, metadata: JsonObject): TemplateResult {
+  return { title: oneLine(title), content, extra_metadata: metadata };
+}
+
+/** `[repo] ` before a title, or nothing when the repository is unknown. */
+export function repoPrefix(repository: string | undefined): string {
+  return repository === undefined ? '' : `[${oneLine(repository, 100)}] `;
+}
+
+/**
+ * A known sender's event that the template does not render in detail: a generic title such as
+ * "[repo] GitHub event `star` (created) by alice", never an error.
+ */
+export function unsupportedEvent(
+  base: MetadataBase & { event: string },
+  senderName: string,
+  facts: { repository?: string; actor?: string; payload: unknown },
+): TemplateResult {
+  const action = firstStr(at(facts.payload, 'action'), at(facts.payload, 'object_attributes', 'action'));
+  const url = firstStr(textAt(facts.payload, 'repository', 'html_url'), textAt(facts.payload, 'project', 'web_url'));
+  const title =
+    `${repoPrefix(facts.repository)}${senderName} event \`${oneLine(base.event, 60)}\`` +
+    `${action ? ` (${oneLine(action, 40)})` : ''}${facts.actor ? ` by ${oneLine(facts.actor, 60)}` : ''}`;
+  const content = [
+    `This ${senderName} event is not rendered in detail by the ${base.template} template.`,
+    '',
+    ...factLines([
+      ['Event', base.event],
+      ['Action', action],
+      ['Repository', facts.repository],
+      ['Actor', facts.actor],
+      ['URL', url],
+    ]),
+  ].join('\n');
+  const metadata = extraMetadata(base, { action, repository: facts.repository, actor: facts.actor, supported: false });
+  return { ...result(title, content, metadata), unsupported_event: base.event };
+}
