@@ -26,7 +26,8 @@ export function at(value: unknown, ...keys: string[]): unknown {
 
 /** A non-blank string, or a finite number as text (senders disagree on ids and numbers). */
 export function str(value: unknown): string | undefined {
-  if (typeof value === 'string') return value.trim() === '' ? undefined : value;
+  // /\S/ stops at the first visible character, so a megabyte string costs nothing here.
+  if (typeof value === 'string') return /\S/.test(value) ? value : undefined;
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   return undefined;
 }

@@ -21,6 +21,8 @@ interface Issue {
   title?: string;
   /** Past-tense verb phrase: opened, closed, labeled, commented on, … */
   action: string;
+  /** The sender's own action word (GitHub `labeled`, GitLab `update`, Bitbucket's event key). */
+  rawAction?: string;
   /** What the action touched: the label added, the assignee, the old title. */
   detail?: string;
   state?: string;
@@ -96,6 +98,7 @@ function githubLikeIssue(payload: unknown, detected: ForgeEvent, repository?: st
     number: num(issue.number) ?? num(p.number),
     title: str(issue.title),
     action,
+    rawAction,
     detail,
     state: str(issue.state),
     stateReason: str(issue.state_reason),
@@ -148,6 +151,7 @@ function gitlabIssue(payload: unknown, detected: ForgeEvent, repository?: string
     number: num(attrs.iid),
     title: str(attrs.title),
     action,
+    rawAction: isNote ? 'note' : rawAction,
     detail,
     state: str(attrs.state),
     labels: labels.length > 0 ? labels : labelNames(attrs.labels),
@@ -173,6 +177,7 @@ function bitbucketIssue(payload: unknown, detected: ForgeEvent, repository?: str
     number: num(issue.id),
     title: str(issue.title),
     action,
+    rawAction: detected.event.slice(detected.event.indexOf(':') + 1),
     state: str(issue.state),
     labels: [str(issue.kind), str(issue.priority), textAt(issue, 'component', 'name')].filter((l) => l !== undefined),
     assignees: assignee ? [assignee] : [],
@@ -205,7 +210,7 @@ function renderIssue(issue: Issue, base: MetadataBase): TemplateResult {
   const metadata = extraMetadata(base, {
     repository: issue.repository,
     number: issue.number,
-    action: issue.action,
+    action: issue.rawAction ?? issue.action,
     state: issue.state,
     labels: issue.labels.slice(0, 50),
     assignees: issue.assignees.slice(0, 50),

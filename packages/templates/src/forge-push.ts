@@ -74,7 +74,8 @@ function readPush(payload: unknown, detected: ForgeEvent): Push | undefined {
   const { type, name } = parseRef(str(p.ref), sender === 'gitlab' && p.object_kind === 'tag_push' ? 'tag' : 'branch');
   const before = str(p.before);
   const after = firstStr(p.after, p.checkout_sha);
-  const commits = list(p.commits).map(readCommit);
+  const commits = list(p.commits).slice(0, MAX_LISTED_COMMITS).map(readCommit);
+  const listedCount = list(p.commits).length;
   const claimed = num(p.total_commits_count) ?? num(p.total_commits) ?? 0;
   const deleted = isTrue(p.deleted) || isZeroSha(str(p.after));
   const created = !deleted && (isTrue(p.created) || isZeroSha(before));
@@ -91,7 +92,7 @@ function readPush(payload: unknown, detected: ForgeEvent): Push | undefined {
         before,
         after: deleted ? undefined : firstStr(after, at(p, 'head_commit', 'id')),
         commits,
-        total: Math.max(claimed, commits.length),
+        total: Math.max(claimed, listedCount),
         truncated: false,
         url: firstStr(p.compare, p.compare_url),
       },
@@ -128,7 +129,7 @@ function bitbucketPush(payload: unknown, repository: string | undefined): Push {
     const c = fields(item);
     const next = isFields(c.new) ? c.new : undefined;
     const old = isFields(c.old) ? c.old : undefined;
-    const commits = list(c.commits).map(readCommit);
+    const commits = list(c.commits).slice(0, MAX_LISTED_COMMITS).map(readCommit);
     const deleted = isTrue(c.closed) || (next === undefined && old !== undefined);
     changes.push({
       refType: firstStr(next?.type, old?.type) === 'tag' ? 'tag' : 'branch',
@@ -137,7 +138,7 @@ function bitbucketPush(payload: unknown, repository: string | undefined): Push {
       before: textAt(old, 'target', 'hash'),
       after: textAt(next, 'target', 'hash'),
       commits,
-      total: commits.length,
+      total: list(c.commits).length,
       truncated: isTrue(c.truncated),
       url: firstStr(at(c, 'links', 'html', 'href'), at(c, 'links', 'diff', 'href')),
     });

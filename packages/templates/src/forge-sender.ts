@@ -74,8 +74,16 @@ function isBitbucket(p: Record<string, unknown>): boolean {
   return isFields(p.actor) && (isFields(p.push) || isFields(p.pullrequest) || (isFields(p.issue) && isFields(p.repository)));
 }
 
+/** Keys only GitHub sends: GraphQL node ids, URL templates, `sender.type`, push's `compare`. */
 function isGithub(p: Record<string, unknown>): boolean {
-  return at(p, 'repository', 'node_id') !== undefined || at(p, 'sender', 'node_id') !== undefined;
+  return (
+    at(p, 'repository', 'node_id') !== undefined ||
+    at(p, 'sender', 'node_id') !== undefined ||
+    at(p, 'repository', 'archive_url') !== undefined ||
+    at(p, 'sender', 'type') !== undefined ||
+    p.compare !== undefined ||
+    p.installation !== undefined
+  );
 }
 
 /** Gitea users carry `username` beside `login`; its pushes carry `total_commits`/`compare_url`. */
