@@ -89,7 +89,7 @@ function githubLikeIssue(payload: unknown, detected: ForgeEvent, repository?: st
   if (detected.kind === 'issue_comment') action = rawAction === 'created' || !rawAction ? 'commented on' : `${action} a comment on`;
   let detail: string | undefined;
   if (rawAction === 'labeled' || rawAction === 'unlabeled') detail = textAt(p, 'label', 'name');
-  else if (rawAction === 'assigned' || rawAction === 'unassigned') detail = userName(p.assignee);
+  else if (rawAction === 'assigned' || rawAction === 'unassigned') detail = userName(p.assignee) ?? userName(issue.assignee);
   else if (rawAction === 'edited' && textAt(p, 'changes', 'title', 'from')) {
     detail = `title was "${oneLine(textAt(p, 'changes', 'title', 'from') ?? '', 80)}"`;
   }

@@ -1,4 +1,5 @@
 import { at, fields, firstStr, isFields, list, str, textAt } from './field-access.js';
+import { secondsBetween } from './text-format.js';
 import type { Headers } from './types.js';
 
 /**
@@ -150,7 +151,11 @@ function bitbucketEventFromShape(p: Record<string, unknown>): string {
   if (isFields(p.push)) return 'repo:push';
   if (isFields(p.pullrequest)) {
     const state = textAt(p, 'pullrequest', 'state');
-    return `pullrequest:${state === 'MERGED' ? 'fulfilled' : state === 'DECLINED' ? 'rejected' : 'updated'}`;
+    if (state === 'MERGED') return 'pullrequest:fulfilled';
+    if (state === 'DECLINED') return 'pullrequest:rejected';
+    // Bitbucket stamps updated_on a few milliseconds after created_on when it opens a PR.
+    const age = secondsBetween(at(p, 'pullrequest', 'created_on'), at(p, 'pullrequest', 'updated_on'));
+    return age !== undefined && age < 10 ? 'pullrequest:created' : 'pullrequest:updated';
   }
   if (isFields(p.issue)) return isFields(p.comment) ? 'issue:comment_created' : 'issue:updated';
   if (isFields(p.commit_status)) return 'repo:commit_status_updated';
