@@ -46,7 +46,7 @@ export const ciBuild: Template = {
   },
 };
 
-const STATUS_TITLE_WORDS = { succeeded: 'succeeded', failed: 'failed', running: 'is running', canceled: 'was canceled', other: 'reported' };
+const STATUS_TITLE_WORDS = { succeeded: 'succeeded', failed: 'failed', running: 'is running', canceled: 'was canceled', other: 'reported' } as const;
 
 function systemName(build: CiBuild, readerName: string | undefined): string {
   if (build.system === 'woodpecker') return 'Woodpecker';
@@ -60,7 +60,8 @@ function renderBuild(build: CiBuild, system: string): TemplateResult {
   const rawNote = raw && raw.toLowerCase() !== status ? ` (${raw})` : '';
   const what = [build.pipeline, build.job].filter((s) => s !== undefined).map((s) => oneLine(s, 80)).join(' / ');
   const ref = build.tag ? `tag ${build.tag}` : build.branch;
-  const statusWord = status === 'other' && raw ? `reported ${raw}` : `${STATUS_TITLE_WORDS[status]}${rawNote}`;
+  const statusWord =
+    status !== 'other' ? `${STATUS_TITLE_WORDS[status]}${rawNote}` : raw ? `reported ${raw}` : 'event (status unknown)';
   const title =
     `${repoPrefix(build.repository)}${system}${what ? ` ${what}` : ''}${build.number ? ` #${oneLine(build.number, 40)}` : ''} ` +
     `${statusWord}${ref ? ` on ${oneLine(ref, 80)}` : ''}`;

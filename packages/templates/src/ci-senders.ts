@@ -401,7 +401,7 @@ const jenkins: CiReader = {
       branch: branchName(textAt(b, 'scm', 'branch')),
       sha: textAt(b, 'scm', 'commit'),
       durationSeconds: ms === undefined ? undefined : ms / 1000,
-      url: firstStr(b.full_url, b.url),
+      url: firstStr(b.full_url, b.url, p.url),
     };
   },
 };
