@@ -1,4 +1,4 @@
-import { at, fields, firstStr, isFields, isTrue, list, num, str, textAt, type Fields } from './field-access.js';
+import { at, fields, firstStr, isFields, isTrue, list, lookup, num, str, textAt, type Fields } from './field-access.js';
 import { header, userName } from './forge-sender.js';
 import { BUILDBOT_RESULTS, type CiStatus } from './ci-status.js';
 import { branchName, parseRef, plural, secondsBetween } from './text-format.js';
@@ -423,7 +423,7 @@ const travis: CiReader = {
       repository: owner && name ? `${owner}/${name}` : name,
       number: str(p.number),
       rawStatus: word ?? code,
-      status: word === undefined && code !== undefined ? (TRAVIS_NUMERIC[code] ?? 'other') : undefined,
+      status: word === undefined && code !== undefined ? (lookup(TRAVIS_NUMERIC, code) ?? 'other') : undefined,
       branch: str(p.branch),
       tag: str(p.tag),
       sha: str(p.commit),

@@ -58,3 +58,8 @@ export function list(value: unknown): readonly unknown[] {
 export function isTrue(value: unknown): boolean {
   return value === true;
 }
+
+/** A table lookup by a sender-chosen key: `__proto__` or `constructor` must not hit the prototype. */
+export function lookup<T>(table: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
+}

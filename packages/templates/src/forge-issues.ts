@@ -1,4 +1,4 @@
-import { at, fields, firstStr, isFields, num, str, textAt } from './field-access.js';
+import { at, fields, firstStr, isFields, lookup, num, str, textAt } from './field-access.js';
 import {
   actorName,
   detectForgeEvent,
@@ -85,7 +85,7 @@ function githubLikeIssue(payload: unknown, detected: ForgeEvent, repository?: st
   const issue = fields(p.issue);
   const rawAction = str(p.action);
   const comment = detected.kind === 'issue_comment' ? textAt(p, 'comment', 'body') : undefined;
-  let action = rawAction ? (GITEA_ACTIONS[rawAction] ?? rawAction.replace(/_/g, ' ')) : 'updated';
+  let action = rawAction ? (lookup(GITEA_ACTIONS, rawAction) ?? rawAction.replace(/_/g, ' ')) : 'updated';
   if (detected.kind === 'issue_comment') action = rawAction === 'created' || !rawAction ? 'commented on' : `${action} a comment on`;
   let detail: string | undefined;
   if (rawAction === 'labeled' || rawAction === 'unlabeled') detail = textAt(p, 'label', 'name');
@@ -126,7 +126,7 @@ function gitlabIssue(payload: unknown, detected: ForgeEvent, repository?: string
   const isNote = detected.kind === 'issue_comment';
   const attrs = fields(isNote ? p.issue : p.object_attributes);
   const rawAction = textAt(p, 'object_attributes', 'action');
-  let action = isNote ? 'commented on' : rawAction ? (GITLAB_ACTIONS[rawAction] ?? rawAction) : 'updated';
+  let action = isNote ? 'commented on' : rawAction ? (lookup(GITLAB_ACTIONS, rawAction) ?? rawAction) : 'updated';
   let detail: string | undefined;
   if (rawAction === 'update') {
     const changes = fields(p.changes);

@@ -1,4 +1,4 @@
-import { at, fields, firstStr, isTrue, num, str, textAt } from './field-access.js';
+import { at, fields, firstStr, isTrue, lookup, num, str, textAt } from './field-access.js';
 import {
   actorName,
   detectForgeEvent,
@@ -91,7 +91,7 @@ function verb(action: string | undefined, status: MergeStatus, words: Readonly<R
   if (action === 'closed' || action === 'close' || action === 'rejected') return 'closed without merging';
   if (action === 'merge' || action === 'merged') return 'attempted to merge';
   if (action === undefined) return 'updated';
-  return words[action] ?? action.replace(/_/g, ' ');
+  return lookup(words, action) ?? action.replace(/_/g, ' ');
 }
 
 const GITHUB_ACTIONS: Readonly<Record<string, string>> = {

@@ -1,4 +1,4 @@
-import { at, fields, firstStr, isFields, list, str, textAt } from './field-access.js';
+import { at, fields, firstStr, isFields, list, lookup, str, textAt } from './field-access.js';
 import { secondsBetween } from './text-format.js';
 import type { Headers } from './types.js';
 
@@ -136,7 +136,7 @@ const GITLAB_HEADER_EVENTS: Readonly<Record<string, string>> = {
 /** "Tag Push Hook" → tag_push, "Job Hook" → build: the `object_kind` GitLab puts in the body. */
 function gitlabHeaderEvent(value: string): string {
   const name = value.toLowerCase().replace(/\s*hook$/, '').trim().replace(/\s+/g, '_');
-  return GITLAB_HEADER_EVENTS[name] ?? name;
+  return lookup(GITLAB_HEADER_EVENTS, name) ?? name;
 }
 
 function gitlabKind(event: string, payload: unknown): ForgeEventKind {
