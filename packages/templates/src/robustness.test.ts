@@ -41,9 +41,13 @@ function mutate(value: unknown, choices: number[], cursor = { i: 0 }, depth = 0)
   return value;
 }
 
+const UNSTORABLE = /\u0000|\\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 function assertWellFormed(r: TemplateResult, templateId: string): void {
   expect(typeof r.title).toBe('string');
   expect(r.title).not.toMatch(/[\r\n]/);
+  // PostgreSQL text and jsonb refuse NUL and lone surrogates.
+  expect(`${r.title}${r.content}${JSON.stringify(r.extra_metadata)}`).not.toMatch(UNSTORABLE);
   expect(r.title.length).toBeLessThanOrEqual(200);
   expect(r.title.trim()).not.toBe('');
   expect(typeof r.content).toBe('string');
@@ -58,7 +62,7 @@ describe.each(TEMPLATES.map((t) => t.id))('%s never throws', (templateId) => {
 
   it('on arbitrary JSON with arbitrary event headers', () => {
     fc.assert(
-      fc.property(fc.jsonValue({ maxDepth: 6 }), headersArb, (payload, headers) => {
+      fc.property(fc.jsonValue({ maxDepth: 6, stringUnit: 'binary' }), headersArb, (payload, headers) => {
         assertWellFormed(template.render(payload, headers), templateId);
       }),
       { numRuns: 500 },

@@ -21,13 +21,21 @@ export function extraMetadata(base: MetadataBase, facts: Record<string, unknown>
   for (const [key, value] of Object.entries({ ...base, ...facts })) {
     if (value === undefined || value === null || value === '' || RESERVED.has(key)) continue;
     if (Array.isArray(value) && value.length === 0) continue;
-    out[key] = value;
+    out[key] = typeof value === 'string' ? storable(value) : Array.isArray(value) ? value.map((v) => (typeof v === 'string' ? storable(v) : v)) : value;
   }
   return out;
 }
 
 export function result(title: string, content: string, metadata: JsonObject): TemplateResult {
-  return { title: oneLine(title), content, extra_metadata: metadata };
+  return { title: storable(oneLine(title)), content: storable(content), extra_metadata: metadata };
+}
+
+/**
+ * PostgreSQL text and jsonb refuse NUL and lone UTF-16 surrogates; text copied from a payload
+ * must not turn a delivery into a database error.
+ */
+export function storable(text: string): string {
+  return text.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, (c) => (c === '\u0000' ? '' : '\uFFFD'));
 }
 
 /** `[repo] ` before a title, or nothing when the repository is unknown. */
