@@ -41,6 +41,7 @@ function mutate(value: unknown, choices: number[], cursor = { i: 0 }, depth = 0)
   return value;
 }
 
+// eslint-disable-next-line no-control-regex -- NUL is exactly what must not be stored
 const UNSTORABLE = /\u0000|\\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 function assertWellFormed(r: TemplateResult, templateId: string): void {

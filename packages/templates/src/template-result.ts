@@ -35,6 +35,7 @@ export function result(title: string, content: string, metadata: JsonObject): Te
  * must not turn a delivery into a database error.
  */
 export function storable(text: string): string {
+  // eslint-disable-next-line no-control-regex -- NUL is exactly the character to remove
   return text.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, (c) => (c === '\u0000' ? '' : '\uFFFD'));
 }
 
