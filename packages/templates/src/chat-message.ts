@@ -75,7 +75,7 @@ function slackEvent(p: Fields, headers: Headers): TemplateResult {
   const type = str(event.type) ?? str(p.type) ?? 'event_callback';
   const base = baseFor('slack', type);
   if (!MESSAGE_EVENTS.has(type)) {
-    return unsupportedEvent({ ...base, event: type }, 'Slack', {
+    return unsupportedEvent({ template: base.template, template_version: base.template_version, sender: 'slack', event: type }, 'Slack', {
       repository: undefined,
       actor: firstStr(event.user, at(event, 'item_user')),
       payload: event,
@@ -168,8 +168,7 @@ function otherChat(p: Fields): Message {
       const chat = fields(m.chat);
       const from = fields(m.from);
       const name = [str(from.first_name), str(from.last_name)].filter((s) => s !== undefined).join(' ');
-      return {
-        ...common,
+      return Object.assign({}, common, {
         channel: firstStr(chat.title, chat.username, chat.id),
         channelId: str(chat.id),
         user: firstStr(from.username, name, from.id),
@@ -179,51 +178,47 @@ function otherChat(p: Fields): Message {
         edited: isFields(p.edited_message),
         bot: from.is_bot === true,
         ts: str(m.message_id),
-      };
+      });
     }
     case 'zulip': {
       const m = fields(p.message);
       const recipient = m.display_recipient;
       const stream = typeof recipient === 'string' ? recipient : undefined;
-      return {
-        ...common,
+      return Object.assign({}, common, {
         channel: stream ? `${stream}${str(m.subject) ? ` > ${str(m.subject)}` : ''}` : 'direct message',
         user: firstStr(m.sender_full_name, m.sender_email, m.sender_id),
         userId: str(m.sender_id),
         text: firstStr(m.content, p.data) ?? '',
         ts: str(m.id),
-      };
+      });
     }
     case 'google-chat': {
       const m = fields(p.message);
-      return {
-        ...common,
+      return Object.assign({}, common, {
         channel: firstStr(at(p, 'space', 'displayName'), at(p, 'space', 'name'), at(m, 'space', 'name')),
         user: firstStr(at(m, 'sender', 'displayName'), at(p, 'user', 'displayName'), at(m, 'sender', 'name')),
         text: firstStr(m.argumentText, m.text) ?? '',
         thread: textAt(m, 'thread', 'name'),
         ts: str(m.name),
-      };
+      });
     }
     case 'teams':
-      return {
-        ...common,
+      return Object.assign({}, common, {
         channel: firstStr(at(p, 'channelData', 'channel', 'name'), at(p, 'conversation', 'name'), at(p, 'channelData', 'channel', 'id'), at(p, 'conversation', 'id')),
         user: firstStr(at(p, 'from', 'name'), at(p, 'from', 'id')),
         userId: textAt(p, 'from', 'id'),
         text: teamsText(str(p.text) ?? ''),
         thread: str(p.replyToId),
         ts: str(p.id),
-      };
+      });
     case 'flock':
-      return { ...common, channel: str(p.to), channelId: str(p.to), user: str(p.from), userId: str(p.from), text: str(p.text) ?? '', ts: firstStr(p.id, p.uid) };
+      return Object.assign({}, common, { channel: str(p.to), channelId: str(p.to), user: str(p.from), userId: str(p.from), text: str(p.text) ?? '', ts: firstStr(p.id, p.uid) });
     default: {
       // Slack/Mattermost/Rocket.Chat outgoing webhooks share these names; others are guessed.
       const channel = firstStr(p.channel_name, p.channel, at(p, 'channel', 'name'), p.room, p.conversation, p.to, p.channel_id);
       const user = firstStr(p.user_name, p.username, at(p, 'user', 'name'), p.user, p.from, at(p, 'sender', 'name'), p.sender, p.author, p.user_id);
       const text = firstStr(p.text, p.message, p.content, p.body) ?? '';
-      return {
-        ...common,
+      return Object.assign({}, common, {
         channel,
         channelId: str(p.channel_id),
         user,
@@ -234,7 +229,7 @@ function otherChat(p: Fields): Message {
         bot: p.bot === true,
         ts: firstStr(p.timestamp, p.post_id, p.message_id),
         team: firstStr(p.team_domain, p.team_id),
-      };
+      });
     }
   }
 }

@@ -60,8 +60,7 @@ const github: CiReader = {
     };
     if (event === 'workflow_run') {
       const run = fields(p.workflow_run);
-      return {
-        ...common,
+      return Object.assign({}, common, {
         pipeline: firstStr(at(p, 'workflow', 'name'), run.name),
         number: str(run.run_number),
         rawStatus: firstStr(run.conclusion, run.status),
@@ -72,7 +71,7 @@ const github: CiReader = {
         durationSeconds: run.status === 'completed' ? secondsBetween(run.run_started_at, run.updated_at) : undefined,
         url: str(run.html_url),
         details: str(run.display_title) ? [`Run: ${str(run.display_title)}`] : undefined,
-      };
+      });
     }
     if (event === 'workflow_job') {
       const job = fields(p.workflow_job);
@@ -80,8 +79,7 @@ const github: CiReader = {
         .filter((s) => at(s, 'conclusion') === 'failure')
         .map((s) => textAt(s, 'name'))
         .filter((s) => s !== undefined);
-      return {
-        ...common,
+      return Object.assign({}, common, {
         pipeline: str(job.workflow_name),
         job: str(job.name),
         number: str(job.run_id),
@@ -91,14 +89,13 @@ const github: CiReader = {
         durationSeconds: secondsBetween(job.started_at, job.completed_at),
         url: str(job.html_url),
         details: failedSteps.length > 0 ? [`Failed steps: ${failedSteps.slice(0, 10).join(', ')}`] : undefined,
-      };
+      });
     }
     if (event === 'check_run' || event === 'check_suite') {
       const check = fields(p[event]);
       const suite = event === 'check_run' ? fields(check.check_suite) : check;
       const app = firstStr(at(check, 'app', 'name'), at(suite, 'app', 'name'));
-      return {
-        ...common,
+      return Object.assign({}, common, {
         system: 'github',
         pipeline: event === 'check_run' ? firstStr(check.name, app) : app,
         rawStatus: firstStr(check.conclusion, check.status),
@@ -108,10 +105,9 @@ const github: CiReader = {
         durationSeconds: secondsBetween(check.started_at, check.completed_at),
         url: firstStr(check.html_url, check.details_url),
         details: event === 'check_run' && app ? [`Check app: ${app}`] : undefined,
-      };
+      });
     }
-    return {
-      ...common,
+    return Object.assign({}, common, {
       pipeline: str(p.context),
       rawStatus: str(p.state),
       branch: textAt(list(p.branches)[0], 'name'),
@@ -119,7 +115,7 @@ const github: CiReader = {
       message: textAt(p, 'commit', 'commit', 'message'),
       url: str(p.target_url),
       details: str(p.description) ? [str(p.description)!] : undefined,
-    };
+    });
   },
 };
 
@@ -285,8 +281,7 @@ const azure: CiReader = {
     if (event?.startsWith('ms.vss-release.')) {
       const env = fields(r.environment);
       const release = fields(firstStr(at(r, 'release', 'name')) ? r.release : at(r, 'deployment', 'release'));
-      return {
-        ...common,
+      return Object.assign({}, common, {
         repository: firstStr(at(r, 'project', 'name'), project),
         pipeline: firstStr(at(release, 'releaseDefinition', 'name'), at(r, 'releaseDefinition', 'name')),
         job: str(env.name) ? `stage ${str(env.name)}` : undefined,
@@ -294,13 +289,12 @@ const azure: CiReader = {
         rawStatus: firstStr(env.status, at(r, 'deployment', 'deploymentStatus'), event.includes('started') ? 'inProgress' : undefined, event.slice(15)),
         actor: firstStr(at(release, 'createdBy', 'displayName'), at(r, 'deployment', 'requestedFor', 'displayName')),
         url: firstStr(at(release, '_links', 'web', 'href'), at(r, 'url')),
-      };
+      });
     }
     if (event?.startsWith('ms.vss-pipelines.')) {
       const run = fields(r.run);
       const stage = isFields(r.stage) ? r.stage : isFields(r.job) ? r.job : undefined;
-      return {
-        ...common,
+      return Object.assign({}, common, {
         repository: project,
         pipeline: firstStr(at(r, 'pipeline', 'name'), at(run, 'pipeline', 'name')),
         job: str(stage?.name),
@@ -308,12 +302,11 @@ const azure: CiReader = {
         rawStatus: firstStr(stage?.result, stage?.state, run.result, run.state),
         durationSeconds: secondsBetween(run.createdDate, run.finishedDate),
         url: firstStr(at(run, '_links', 'web', 'href'), run.url),
-      };
+      });
     }
     // build.complete: sourceGetVersion reads "LG:refs/heads/master:<sha>" on older servers.
     const version = str(r.sourceGetVersion)?.split(':');
-    return {
-      ...common,
+    return Object.assign({}, common, {
       repository: firstStr(at(r, 'repository', 'name'), project),
       pipeline: textAt(r, 'definition', 'name'),
       number: firstStr(r.buildNumber, r.id),
@@ -323,7 +316,7 @@ const azure: CiReader = {
       actor: firstStr(at(r, 'requestedFor', 'displayName'), at(list(r.requests)[0], 'requestedFor', 'displayName'), at(r, 'lastChangedBy', 'displayName')),
       durationSeconds: secondsBetween(r.startTime, r.finishTime),
       url: firstStr(at(r, '_links', 'web', 'href'), r.url),
-    };
+    });
   },
 };
 

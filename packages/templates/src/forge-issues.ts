@@ -43,7 +43,7 @@ export const forgeIssues: Template = {
   senders: ['GitHub', 'GitLab', 'Gitea', 'Forgejo', 'Bitbucket Cloud'],
   render(payload: unknown, headers: Headers): TemplateResult {
     const detected = detectForgeEvent(payload, headers);
-    const base: MetadataBase = {
+    const base = {
       template: 'forge-issues',
       template_version: FORGE_ISSUES_VERSION,
       sender: detected.sender,
@@ -51,7 +51,7 @@ export const forgeIssues: Template = {
     };
     const issue = readIssue(payload, detected);
     if (!issue) {
-      return unsupportedEvent({ ...base, event: detected.event }, SENDER_NAMES[detected.sender], {
+      return unsupportedEvent(base, SENDER_NAMES[detected.sender], {
         repository: repositoryName(payload, detected.sender),
         actor: actorName(payload, detected.sender),
         payload,

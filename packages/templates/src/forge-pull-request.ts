@@ -51,14 +51,14 @@ export const forgePullRequest: Template = {
   senders: ['GitHub', 'GitLab', 'Gitea', 'Forgejo', 'Bitbucket Cloud', 'Azure DevOps Repos'],
   render(payload: unknown, headers: Headers): TemplateResult {
     const detected = detectForgeEvent(payload, headers);
-    const base: MetadataBase = {
+    const base = {
       template: 'forge-pull-request',
       template_version: FORGE_PULL_REQUEST_VERSION,
       sender: detected.sender,
       event: detected.event,
     };
     if (detected.kind !== 'pull_request') {
-      return unsupportedEvent({ ...base, event: detected.event }, SENDER_NAMES[detected.sender], {
+      return unsupportedEvent(base, SENDER_NAMES[detected.sender], {
         repository: repositoryName(payload, detected.sender),
         actor: actorName(payload, detected.sender),
         payload,

@@ -46,7 +46,7 @@ export const forgePush: Template = {
   senders: ['GitHub', 'GitLab', 'Gitea', 'Forgejo', 'Bitbucket Cloud'],
   render(payload: unknown, headers: Headers): TemplateResult {
     const detected = detectForgeEvent(payload, headers);
-    const base: MetadataBase = {
+    const base = {
       template: 'forge-push',
       template_version: FORGE_PUSH_VERSION,
       sender: detected.sender,
@@ -54,7 +54,7 @@ export const forgePush: Template = {
     };
     const push = readPush(payload, detected);
     if (!push) {
-      return unsupportedEvent({ ...base, event: detected.event }, SENDER_NAMES[detected.sender], {
+      return unsupportedEvent(base, SENDER_NAMES[detected.sender], {
         repository: repositoryName(payload, detected.sender),
         actor: actorName(payload, detected.sender),
         payload,

@@ -17,13 +17,18 @@ const RESERVED = new Set(['source', 'payload', 'webhook_id']);
 
 /** The extra metadata object: base keys, then the defined facts; absent facts are left out. */
 export function extraMetadata(base: MetadataBase, facts: Record<string, unknown>): JsonObject {
+  // for-in instead of spreads and Object.entries: this runs once per delivery and is the hot path.
   const out: JsonObject = {};
-  for (const [key, value] of Object.entries({ ...base, ...facts })) {
-    if (value === undefined || value === null || value === '' || RESERVED.has(key)) continue;
-    if (Array.isArray(value) && value.length === 0) continue;
-    out[key] = typeof value === 'string' ? storable(value) : Array.isArray(value) ? value.map((v) => (typeof v === 'string' ? storable(v) : v)) : value;
-  }
+  for (const key in base) put(out, key, base[key as keyof MetadataBase]);
+  for (const key in facts) put(out, key, facts[key]);
   return out;
+}
+
+function put(out: JsonObject, key: string, value: unknown): void {
+  if (value === undefined || value === null || value === '' || RESERVED.has(key)) return;
+  if (typeof value === 'string') out[key] = storable(value);
+  else if (!Array.isArray(value)) out[key] = value;
+  else if (value.length > 0) out[key] = value.map((v: unknown) => (typeof v === 'string' ? storable(v) : v));
 }
 
 export function result(title: string, content: string, metadata: JsonObject): TemplateResult {
@@ -36,6 +41,8 @@ export function result(title: string, content: string, metadata: JsonObject): Te
  */
 export function storable(text: string): string {
   // eslint-disable-next-line no-control-regex -- NUL is exactly the character to remove
+  if (!/[\u0000\uD800-\uDFFF]/.test(text)) return text;
+  // eslint-disable-next-line no-control-regex -- as above
   return text.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, (c) => (c === '\u0000' ? '' : '\uFFFD'));
 }
 

@@ -1,9 +1,12 @@
 /** Text shaping shared by the templates: one-line titles, excerpts, refs, counts, durations. */
 
 const TITLE_MAX = 200;
+const NEEDS_FLATTENING = /\s\s|[^\S ]|^ | $/;
 
 /** Collapses whitespace and cuts to `max` characters with an ellipsis; reads only a prefix. */
 export function oneLine(text: string, max = TITLE_MAX): string {
+  // Most values (names, refs, numbers) are already one clean line: skip the rewrite.
+  if (text.length <= max && !NEEDS_FLATTENING.test(text)) return text;
   const flat = text.slice(0, max * 4).replace(/\s+/g, ' ').trim();
   return cut(flat, max);
 }
