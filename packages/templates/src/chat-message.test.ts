@@ -1,13 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import { chatMessage, slackText } from './chat-message.js';
-import { fixture, fixturesFor } from './__tests__/fixtures.js';
+import { expectFixtureRenderings, fixture, fixturesFor, type Expectation } from './__tests__/fixtures.js';
 
 function render(file: string) {
   const f = fixture(file);
   return chatMessage.render(f.payload, f.headers);
 }
 
-const EXPECTED: Array<{ file: string; title: string; content: string[]; metadata: Record<string, unknown> }> = [
+const EXPECTED: Expectation[] = [
   {
     file: 'slack-event_callback-message_plain.json',
     title: '[Slack #C06NRA6JLER] U06NU4E26M9: Hello, this is a normal text message',
@@ -53,17 +53,7 @@ const EXPECTED: Array<{ file: string; title: string; content: string[]; metadata
 ];
 
 describe('chat-message on the shared fixtures', () => {
-  it('has an expectation for every chat-message fixture', () => {
-    expect(EXPECTED.map((e) => e.file).sort()).toEqual(fixturesFor('chat-message').map((f) => f.file.split('/')[1]).sort());
-  });
-
-  it.each(EXPECTED)('$file', ({ file, title, content, metadata }) => {
-    const r = render(file);
-    expect(r.title).toBe(title);
-    for (const line of content) expect(r.content).toContain(line);
-    expect(r.extra_metadata).toMatchObject({ template: 'chat-message', template_version: 1, ...metadata });
-  });
-
+  expectFixtureRenderings(chatMessage, EXPECTED);
   it("echoes Slack's challenge in the reply for url_verification", () => {
     expect(render('slack-url_verification-challenge.json').reply).toEqual({ challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P' });
     expect(render('slack-event_callback-message_plain.json').reply).toBeUndefined();

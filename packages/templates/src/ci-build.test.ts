@@ -1,16 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 import { ciBuild } from './ci-build.js';
 import { normalizeCiStatus } from './ci-status.js';
-import { fixture, fixturesFor } from './__tests__/fixtures.js';
+import { expectFixtureRenderings, fixture, type Expectation } from './__tests__/fixtures.js';
 
 function render(file: string) {
   const f = fixture(file);
   return ciBuild.render(f.payload, f.headers);
 }
 
-type Row = { file: string; title: string; content: string[]; metadata: Record<string, unknown> };
-
-const EXPECTED: Row[] = [
+const EXPECTED: Expectation[] = [
   {
     file: 'github-workflow_run-completed_success.json',
     title: '[octo-org/octo-repo] GitHub Actions test #163 succeeded (success) on master',
@@ -152,18 +150,7 @@ const EXPECTED: Row[] = [
 ];
 
 describe('ci-build on the shared fixtures', () => {
-  it('has an expectation for every ci-build fixture', () => {
-    expect(EXPECTED.map((e) => e.file).sort()).toEqual(fixturesFor('ci-build').map((f) => f.file.split('/')[1]).sort());
-  });
-
-  it.each(EXPECTED)('$file', ({ file, title, content, metadata }) => {
-    const r = render(file);
-    expect(r.title).toBe(title);
-    for (const line of content) expect(r.content).toContain(line);
-    expect(r.extra_metadata).toMatchObject({ template: 'ci-build', template_version: 1, ...metadata });
-    expect(['succeeded', 'failed', 'running', 'canceled', 'other']).toContain(r.extra_metadata.status);
-  });
-
+  expectFixtureRenderings(ciBuild, EXPECTED);
   it.each(EXPECTED)('$file keeps its title without headers', ({ file }) => {
     expect(ciBuild.render(fixture(file).payload, {}).title).toBe(render(file).title);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { forgeIssues } from './forge-issues.js';
-import { fixture, fixturesFor } from './__tests__/fixtures.js';
+import { expectFixtureRenderings, fixture, type Expectation } from './__tests__/fixtures.js';
 
 function render(file: string, withHeaders = true) {
   const f = fixture(file);
@@ -9,7 +9,7 @@ function render(file: string, withHeaders = true) {
 
 const SPELLING = "> It looks like you accidently spelled 'commit' with two 't's.";
 
-const EXPECTED: Array<{ file: string; title: string; content: string[]; metadata: Record<string, unknown> }> = [
+const EXPECTED: Expectation[] = [
   {
     file: 'github-issues-opened.json',
     title: '[Codertocat/Hello-World] Codertocat opened issue #1: Spelling error in the README file',
@@ -85,18 +85,7 @@ const EXPECTED: Array<{ file: string; title: string; content: string[]; metadata
 ];
 
 describe('forge-issues on the shared fixtures', () => {
-  it('has an expectation for every forge-issues fixture', () => {
-    expect(EXPECTED.map((e) => e.file).sort()).toEqual(fixturesFor('forge-issues').map((f) => f.file.split('/')[1]).sort());
-  });
-
-  it.each(EXPECTED)('$file', ({ file, title, content, metadata }) => {
-    const r = render(file);
-    expect(r.title).toBe(title);
-    for (const line of content) expect(r.content).toContain(line);
-    expect(r.extra_metadata).toMatchObject({ template: 'forge-issues', template_version: 1, ...metadata });
-    expect(r.unsupported_event).toBeUndefined();
-  });
-
+  expectFixtureRenderings(forgeIssues, EXPECTED);
   it.each(EXPECTED)('$file renders the same without its event header', ({ file }) => {
     expect(render(file, false).title).toBe(render(file).title);
   });

@@ -1,15 +1,7 @@
 import { at, fields, firstStr, isFields, lookup, num, str, textAt } from './field-access.js';
-import {
-  actorName,
-  detectForgeEvent,
-  labelNames,
-  repositoryName,
-  SENDER_NAMES,
-  userName,
-  userNames,
-  type ForgeEvent,
-} from './forge-sender.js';
-import { extraMetadata, repoPrefix, result, unsupportedEvent, type MetadataBase } from './template-result.js';
+import { renderForgeEvent } from './forge-event.js';
+import { actorName, labelNames, repositoryName, userName, userNames, type ForgeEvent } from './forge-sender.js';
+import { extraMetadata, repoPrefix, result, type MetadataBase } from './template-result.js';
 import { excerpt, factLines, nameList, oneLine, quote } from './text-format.js';
 import type { Headers, Template, TemplateResult } from './types.js';
 
@@ -42,22 +34,7 @@ export const forgeIssues: Template = {
   description: 'Issue opened, closed, reopened, edited, labeled, assigned or commented: number, title, state, labels, assignees.',
   senders: ['GitHub', 'GitLab', 'Gitea', 'Forgejo', 'Bitbucket Cloud'],
   render(payload: unknown, headers: Headers): TemplateResult {
-    const detected = detectForgeEvent(payload, headers);
-    const base = {
-      template: 'forge-issues',
-      template_version: FORGE_ISSUES_VERSION,
-      sender: detected.sender,
-      event: detected.event,
-    };
-    const issue = readIssue(payload, detected);
-    if (!issue) {
-      return unsupportedEvent(base, SENDER_NAMES[detected.sender], {
-        repository: repositoryName(payload, detected.sender),
-        actor: actorName(payload, detected.sender),
-        payload,
-      });
-    }
-    return renderIssue(issue, base);
+    return renderForgeEvent({ id: 'forge-issues', version: FORGE_ISSUES_VERSION }, payload, headers, readIssue, renderIssue);
   },
 };
 

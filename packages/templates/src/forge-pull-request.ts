@@ -1,14 +1,7 @@
 import { at, fields, firstStr, isTrue, lookup, num, str, textAt } from './field-access.js';
-import {
-  actorName,
-  detectForgeEvent,
-  labelNames,
-  repositoryName,
-  SENDER_NAMES,
-  userName,
-  type ForgeEvent,
-} from './forge-sender.js';
-import { extraMetadata, repoPrefix, result, unsupportedEvent, type MetadataBase } from './template-result.js';
+import { renderForgeEvent } from './forge-event.js';
+import { actorName, labelNames, repositoryName, userName, type ForgeEvent } from './forge-sender.js';
+import { extraMetadata, repoPrefix, result, type MetadataBase } from './template-result.js';
 import { branchName, excerpt, factLines, nameList, oneLine, quote, sha7 } from './text-format.js';
 import type { Headers, Template, TemplateResult } from './types.js';
 
@@ -50,21 +43,13 @@ export const forgePullRequest: Template = {
   description: 'Pull/merge requests: number, title, action, head → base branches and merge status in plain words.',
   senders: ['GitHub', 'GitLab', 'Gitea', 'Forgejo', 'Bitbucket Cloud', 'Azure DevOps Repos'],
   render(payload: unknown, headers: Headers): TemplateResult {
-    const detected = detectForgeEvent(payload, headers);
-    const base = {
-      template: 'forge-pull-request',
-      template_version: FORGE_PULL_REQUEST_VERSION,
-      sender: detected.sender,
-      event: detected.event,
-    };
-    if (detected.kind !== 'pull_request') {
-      return unsupportedEvent(base, SENDER_NAMES[detected.sender], {
-        repository: repositoryName(payload, detected.sender),
-        actor: actorName(payload, detected.sender),
-        payload,
-      });
-    }
-    return renderPullRequest(readPullRequest(payload, detected), base);
+    return renderForgeEvent(
+      { id: 'forge-pull-request', version: FORGE_PULL_REQUEST_VERSION },
+      payload,
+      headers,
+      (p, detected) => (detected.kind === 'pull_request' ? readPullRequest(p, detected) : undefined),
+      renderPullRequest,
+    );
   },
 };
 

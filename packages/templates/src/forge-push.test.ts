@@ -1,17 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { forgePush } from './forge-push.js';
-import { fixture, fixturesFor } from './__tests__/fixtures.js';
+import { expectFixtureRenderings, fixture, type Expectation } from './__tests__/fixtures.js';
 
 function render(file: string, withHeaders = true) {
   const f = fixture(file);
   return forgePush.render(f.payload, withHeaders ? f.headers : {});
-}
-
-interface Expectation {
-  file: string;
-  title: string;
-  content: string[];
-  metadata: Record<string, unknown>;
 }
 
 const EXPECTED: Expectation[] = [
@@ -127,18 +120,7 @@ const EXPECTED: Expectation[] = [
 ];
 
 describe('forge-push on the shared fixtures', () => {
-  it('has an expectation for every forge-push fixture', () => {
-    expect(EXPECTED.map((e) => e.file).sort()).toEqual(fixturesFor('forge-push').map((f) => f.file.split('/')[1]).sort());
-  });
-
-  it.each(EXPECTED)('$file', ({ file, title, content, metadata }) => {
-    const r = render(file);
-    expect(r.title).toBe(title);
-    for (const line of content) expect(r.content).toContain(line);
-    expect(r.extra_metadata).toMatchObject({ template: 'forge-push', template_version: 1, ...metadata });
-    expect(r.unsupported_event).toBeUndefined();
-  });
-
+  expectFixtureRenderings(forgePush, EXPECTED);
   it.each(EXPECTED)('$file renders the same without its event header', ({ file }) => {
     const withHeader = render(file);
     const without = render(file, false);

@@ -1,6 +1,7 @@
 import { at, fields, firstStr, isFields, isTrue, list, num, str, textAt } from './field-access.js';
-import { actorName, detectForgeEvent, repositoryName, SENDER_NAMES, userName, type ForgeEvent } from './forge-sender.js';
-import { extraMetadata, repoPrefix, result, unsupportedEvent, type MetadataBase } from './template-result.js';
+import { renderForgeEvent } from './forge-event.js';
+import { actorName, repositoryName, userName, type ForgeEvent } from './forge-sender.js';
+import { extraMetadata, repoPrefix, result, type MetadataBase } from './template-result.js';
 import { factLines, firstLine, isZeroSha, parseRef, plural, sha7, type RefType } from './text-format.js';
 import type { Headers, Template, TemplateResult } from './types.js';
 
@@ -45,22 +46,7 @@ export const forgePush: Template = {
     'Pushes, branch and tag creation/deletion and force pushes: repository, branch or tag, pusher and up to 20 commits.',
   senders: ['GitHub', 'GitLab', 'Gitea', 'Forgejo', 'Bitbucket Cloud'],
   render(payload: unknown, headers: Headers): TemplateResult {
-    const detected = detectForgeEvent(payload, headers);
-    const base = {
-      template: 'forge-push',
-      template_version: FORGE_PUSH_VERSION,
-      sender: detected.sender,
-      event: detected.event,
-    };
-    const push = readPush(payload, detected);
-    if (!push) {
-      return unsupportedEvent(base, SENDER_NAMES[detected.sender], {
-        repository: repositoryName(payload, detected.sender),
-        actor: actorName(payload, detected.sender),
-        payload,
-      });
-    }
-    return renderPush(push, base);
+    return renderForgeEvent({ id: 'forge-push', version: FORGE_PUSH_VERSION }, payload, headers, readPush, renderPush);
   },
 };
 

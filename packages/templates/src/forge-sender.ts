@@ -229,18 +229,17 @@ export function actorName(payload: unknown, sender: ForgeSender): string | undef
 
 /** Labels as names, whether a forge sends strings, `{name}` or GitLab's `{title}`. */
 export function labelNames(value: unknown): string[] {
-  const names: string[] = [];
-  for (const item of list(value)) {
-    const name = typeof item === 'string' ? str(item) : firstStr(at(item, 'name'), at(item, 'title'));
-    if (name !== undefined && !names.includes(name)) names.push(name);
-  }
-  return names;
+  return distinctNames(value, (item) => (typeof item === 'string' ? str(item) : firstStr(at(item, 'name'), at(item, 'title'))));
 }
 
 export function userNames(value: unknown): string[] {
+  return distinctNames(value, userName);
+}
+
+function distinctNames(value: unknown, nameOf: (item: unknown) => string | undefined): string[] {
   const names: string[] = [];
   for (const item of list(value)) {
-    const name = userName(item);
+    const name = nameOf(item);
     if (name !== undefined && !names.includes(name)) names.push(name);
   }
   return names;

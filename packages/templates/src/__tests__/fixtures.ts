@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import type { Headers } from '../types.js';
+import { expect, it } from '@jest/globals';
+import type { Headers, Template } from '../types.js';
 
 /** The shared fixtures live beside the repository: <repo>/../shared/fixtures. */
 export const FIXTURES_DIR = new URL('../../../../../shared/fixtures/', import.meta.url);
@@ -48,4 +49,28 @@ export function fixturesFor(templateId: string): Fixture[] {
 
 export function allFixtures(): Fixture[] {
   return ALL;
+}
+
+export interface Expectation {
+  file: string;
+  title: string;
+  /** Lines (or fragments) the content must contain. */
+  content: string[];
+  metadata: Record<string, unknown>;
+}
+
+/** One test per fixture of the template, with its explicit facts, plus a check that none is left out. */
+export function expectFixtureRenderings(template: Template, expected: Expectation[]): void {
+  it(`has an expectation for every ${template.id} fixture`, () => {
+    expect(expected.map((e) => e.file).sort()).toEqual(fixturesFor(template.id).map((f) => f.file.split('/')[1]).sort());
+  });
+
+  it.each(expected)('$file', ({ file, title, content, metadata }) => {
+    const f = fixture(file);
+    const r = template.render(f.payload, f.headers);
+    expect(r.title).toBe(title);
+    for (const line of content) expect(r.content).toContain(line);
+    expect(r.extra_metadata).toMatchObject({ template: template.id, template_version: 1, ...metadata });
+    expect(r.unsupported_event).toBeUndefined();
+  });
 }
