@@ -122,6 +122,22 @@ describe('forge-issues beyond the fixtures', () => {
     expect(r.content).toContain('Comment:\n> Me too');
   });
 
+  it('renders a GitLab note on an issue as a comment', () => {
+    const r = forgeIssues.render(
+      {
+        object_kind: 'note',
+        user: { username: 'ann' },
+        project: { path_with_namespace: 'g/p' },
+        object_attributes: { noteable_type: 'Issue', note: 'Reproduced on main', url: 'https://gitlab.com/g/p/-/issues/4#note_1' },
+        issue: { iid: 4, title: 'Slow start', state: 'opened', description: 'It takes ages' },
+      },
+      { 'x-gitlab-event': 'Note Hook' },
+    );
+    expect(r.title).toBe('[g/p] ann commented on issue #4: Slow start');
+    expect(r.content).toContain('Comment:\n> Reproduced on main');
+    expect(r.extra_metadata).toMatchObject({ sender: 'gitlab', event: 'note', action: 'note', number: 4 });
+  });
+
   it('cuts a long body to its start', () => {
     const r = forgeIssues.render({ action: 'opened', issue: { number: 2, title: 't', body: 'ø'.repeat(100_000) } }, { 'x-github-event': 'issues' });
     expect(r.content.length).toBeLessThan(1500);
