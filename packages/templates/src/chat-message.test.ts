@@ -1,11 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { chatMessage, slackText } from './chat-message.js';
-import { expectFixtureRenderings, fixture, fixturesFor, type Expectation } from './__tests__/fixtures.js';
+import { expectFixtureRenderings, fixturesFor, renderFixture, type Expectation } from './__tests__/fixtures.js';
 
-function render(file: string) {
-  const f = fixture(file);
-  return chatMessage.render(f.payload, f.headers);
-}
+const render = (file: string, withHeaders = true) => renderFixture(chatMessage, file, withHeaders);
 
 const EXPECTED: Expectation[] = [
   {

@@ -1,12 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { ciBuild } from './ci-build.js';
 import { normalizeCiStatus } from './ci-status.js';
-import { expectFixtureRenderings, fixture, type Expectation } from './__tests__/fixtures.js';
+import { expectFixtureRenderings, fixture, renderFixture, type Expectation } from './__tests__/fixtures.js';
 
-function render(file: string) {
-  const f = fixture(file);
-  return ciBuild.render(f.payload, f.headers);
-}
+const render = (file: string, withHeaders = true) => renderFixture(ciBuild, file, withHeaders);
 
 const EXPECTED: Expectation[] = [
   {

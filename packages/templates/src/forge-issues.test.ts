@@ -1,11 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { forgeIssues } from './forge-issues.js';
-import { expectFixtureRenderings, fixture, type Expectation } from './__tests__/fixtures.js';
+import { expectFixtureRenderings, fixture, renderFixture, type Expectation } from './__tests__/fixtures.js';
 
-function render(file: string, withHeaders = true) {
-  const f = fixture(file);
-  return forgeIssues.render(f.payload, withHeaders ? f.headers : {});
-}
+const render = (file: string, withHeaders = true) => renderFixture(forgeIssues, file, withHeaders);
 
 const SPELLING = "> It looks like you accidently spelled 'commit' with two 't's.";
 

@@ -1,11 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { forgePullRequest } from './forge-pull-request.js';
-import { expectFixtureRenderings, fixture, type Expectation } from './__tests__/fixtures.js';
+import { expectFixtureRenderings, fixture, renderFixture, type Expectation } from './__tests__/fixtures.js';
 
-function render(file: string, withHeaders = true) {
-  const f = fixture(file);
-  return forgePullRequest.render(f.payload, withHeaders ? f.headers : {});
-}
+const render = (file: string, withHeaders = true) => renderFixture(forgePullRequest, file, withHeaders);
 
 const README = 'Update the README with new information.';
 

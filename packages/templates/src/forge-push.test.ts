@@ -1,11 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { forgePush } from './forge-push.js';
-import { expectFixtureRenderings, fixture, type Expectation } from './__tests__/fixtures.js';
+import { expectFixtureRenderings, fixture, renderFixture, type Expectation } from './__tests__/fixtures.js';
 
-function render(file: string, withHeaders = true) {
-  const f = fixture(file);
-  return forgePush.render(f.payload, withHeaders ? f.headers : {});
-}
+const render = (file: string, withHeaders = true) => renderFixture(forgePush, file, withHeaders);
 
 const EXPECTED: Expectation[] = [
   {

@@ -74,3 +74,9 @@ export function expectFixtureRenderings(template: Template, expected: Expectatio
     expect(r.unsupported_event).toBeUndefined();
   });
 }
+
+/** A fixture rendered with its MANIFEST event header, or as if posted without headers. */
+export function renderFixture(template: Template, file: string, withHeaders = true) {
+  const f = fixture(file);
+  return template.render(f.payload, withHeaders ? f.headers : {});
+}
