@@ -223,7 +223,7 @@ describe('ci-build senders without shared fixtures', () => {
     const f = fixture('github-push-one_commit.json');
     const r = ciBuild.render(f.payload, f.headers);
     expect(r.unsupported_event).toBe('push');
-    expect(r.title).toBe('GitHub event `push`');
+    expect(r.title).toBe('[Codertocat/Hello-World] GitHub event `push` by Codertocat');
   });
 
   it('falls back to common field names for an unknown CI shape', () => {

@@ -1,6 +1,7 @@
 import { fields } from './field-access.js';
 import { CI_READERS, genericCiBuild, unsupportedCiEvent, type CiBuild } from './ci-senders.js';
 import { normalizeCiStatus } from './ci-status.js';
+import { actorName, repositoryName } from './forge-sender.js';
 import { extraMetadata, repoPrefix, result, unsupportedEvent, type MetadataBase } from './template-result.js';
 import { factLines, firstLine, humanDuration, oneLine, sha7 } from './text-format.js';
 import type { Headers, Template, TemplateResult } from './types.js';
@@ -37,7 +38,7 @@ export const ciBuild: Template = {
         return unsupportedEvent(
           { template: 'ci-build', template_version: CI_BUILD_VERSION, sender: unsupported.system, event: unsupported.event },
           unsupported.name,
-          { repository: undefined, actor: undefined, payload },
+          { repository: repositoryName(payload, unsupported.system), actor: actorName(payload, unsupported.system), payload },
         );
       }
     }

@@ -1,5 +1,5 @@
 import { at, fields, firstStr, isFields, isTrue, list, lookup, num, str, textAt, type Fields } from './field-access.js';
-import { header, userName } from './forge-sender.js';
+import { header, userName, type ForgeSender } from './forge-sender.js';
 import { BUILDBOT_RESULTS, type CiStatus } from './ci-status.js';
 import { branchName, parseRef, plural, secondsBetween } from './text-format.js';
 import type { Headers } from './types.js';
@@ -35,7 +35,7 @@ export interface CiReader {
 
 /** A known sender whose event is not a build (a GitHub push posted to ci-build). */
 export interface CiUnsupported {
-  system: string;
+  system: ForgeSender;
   name: string;
   event: string;
 }
