@@ -43,6 +43,21 @@ export async function receiveWebhook(
       template_id: target.templateId,
     });
   }
+  if (rendering.templateError !== undefined) {
+    logger.error('template failed on a payload; using generic extraction', {
+      webhook_id: target.webhookId,
+      template_id: target.templateId,
+      error: rendering.templateError,
+    });
+  }
+  if (rendering.result.unsupported_event !== undefined) {
+    // Senders disable hooks that fail, so such events are stored generically and only noted.
+    logger.info('event type not rendered in detail by the template', {
+      webhook_id: target.webhookId,
+      template_id: target.templateId,
+      event: rendering.result.unsupported_event,
+    });
+  }
 
   const node = webhookContentNode({
     webhookId: target.webhookId,
