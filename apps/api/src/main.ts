@@ -5,6 +5,7 @@ import { NoIssuerVerifier, OidcTokenVerifier } from './oidc-verifier.js';
 import { createApp } from './app.js';
 import { loadConfig } from './config.js';
 import { createLogger } from './logger.js';
+import { RealtimeHub } from './realtime-hub.js';
 
 // Composition root of the API process: config, adapters, app, listen, drain on SIGTERM.
 const config = loadConfig();
@@ -20,11 +21,12 @@ const verifier = config.oidcIssuer
   ? new OidcTokenVerifier(config.oidcIssuer, config.oidcAudience!, logger)
   : new NoIssuerVerifier();
 const database = openDatabase({ connectionString: config.databaseUrl, logger, slowQueryMs: config.slowQueryMs });
+const identities = new PostgresIdentityDirectory(database.db);
 const app = createApp({
   logger,
   intakeStore: new PostgresIntakeStore(database.db),
   verifier,
-  identities: new PostgresIdentityDirectory(database.db),
+  identities,
   databaseReady: async () => {
     await sql`select 1`.execute(database.db);
   },
@@ -33,6 +35,16 @@ const app = createApp({
 });
 
 const server = createServer(app);
+const realtime = new RealtimeHub(server, {
+  logger,
+  db: database.db,
+  connectionString: config.databaseUrl,
+  verifier,
+  identities,
+  maxQueue: config.realtime.maxQueue,
+  initialSync: config.realtime.initialSync,
+});
+await realtime.start();
 server.listen(config.port, () => {
   logger.info('api listening', { port: config.port, base_url: config.baseUrl });
 });
@@ -42,6 +54,8 @@ async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   logger.info('draining in-flight requests', { signal });
+  // The stream's sockets are long-lived: close them first, or close() would wait for them.
+  await realtime.stop();
   // close() stops accepting, lets in-flight requests finish and drops idle keep-alive sockets.
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await database.close();

@@ -5,6 +5,9 @@ export { startEmbeddedPostgres, type EmbeddedServer } from './embedded-server.js
 export { PostgresIntakeStore } from './intake-store.js';
 export { PostgresIdentityDirectory } from './identity-directory.js';
 export { propagateBelongsTo } from './access-propagation.js';
-export { hasAccess, nodeVisibleTo, accessLevelOf, edgeVisibleTo } from './read-filter.js';
+export { hasAccess, nodeVisibleTo, accessLevelOf, edgeVisibleTo, audienceFacts } from './read-filter.js';
+export { ChangeListener, CHANGE_CHANNELS, LISTENER_APPLICATION_NAME, type ChangeNotice, type ChangeChannel, type ChangeListenerOptions } from './change-listener.js';
+export { readChanges, type Change, type ChangeOp } from './change-reader.js';
+export { loadInitialSync, type InitialSync, type InitialSyncBounds } from './initial-sync.js';
 export { createPerson, createCollection, createWebhook } from './graph-writes.js';
 export { createTestDatabase, type TestDatabase } from './test-database.js';

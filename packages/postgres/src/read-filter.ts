@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
+import type { AudienceFacts } from '@inntak/access';
 
 /**
  * The one place reads are filtered by the caller's access (the SQL side of
@@ -38,4 +39,14 @@ export function edgeVisibleTo(callerId: string, alias = 'e'): RawBuilder<boolean
   return sql<boolean>`(case when ${edge}.system
     then ${endpoint('source_id', accessed)} or ${endpoint('target_id', accessed)}
     else ${endpoint('source_id', seen)} or ${endpoint('target_id', seen)} end)`;
+}
+
+/**
+ * The facts the audience of node `alias` is computed from (creator, visibility, access rows),
+ * as JSON: the input of packages/access/src/audience.ts, which inverts the checks above. The
+ * same SQL function fills delete notifications (db/migrations/004.do.realtime.sql), so live
+ * and deleted rows are judged from the same facts.
+ */
+export function audienceFacts(nodeIdColumn: string): RawBuilder<AudienceFacts | null> {
+  return sql<AudienceFacts | null>`inntak_node_audience_facts(${sql.ref(nodeIdColumn)})`;
 }

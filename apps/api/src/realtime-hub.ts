@@ -1,0 +1,238 @@
+import type { Server as HttpServer } from 'node:http';
+import { Server, type Socket } from 'socket.io';
+import { AppError, coerceError, type Logger } from '@inntak/core';
+import {
+  accessDeliveries,
+  authenticate,
+  edgeDeliveries,
+  nodeDeliveries,
+  nodeForReader,
+  relationOf,
+  type Caller,
+  type Delivery,
+  type IdentityDirectory,
+  type TokenVerifier,
+} from '@inntak/access';
+import { ChangeListener, loadInitialSync, readChanges, type Change, type ChangeNotice, type Db, type InitialSyncBounds } from '@inntak/postgres';
+import { errorResponse } from './errors.js';
+
+/**
+ * The realtime change stream at /ws (docs/realtime.md). Database notifications come in through
+ * one LISTEN connection, are read as full rows once per burst, and each change's audience is
+ * computed once and delivered through rooms: one per subject, and `everyone` for every
+ * authenticated client. Each client's outgoing queue is bounded; a client that overflows it
+ * loses its queue and is told to resync, so it never holds the others back.
+ */
+export interface RealtimeHubDeps {
+  logger: Logger;
+  db: Db;
+  /** For the dedicated LISTEN connection. */
+  connectionString: string;
+  verifier: TokenVerifier;
+  identities: IdentityDirectory;
+  /** Packets a client may have waiting before it is told to resync. */
+  maxQueue: number;
+  initialSync: InitialSyncBounds;
+  listenerBackoffMs?: { min: number; max: number };
+}
+
+export type ResyncReason = 'overflow' | 'listener_reconnected' | 'read_failed';
+
+export const EVERYONE_ROOM = 'everyone';
+const subjectRoom = (personId: string) => `subject:${personId}`;
+
+const EVENT_NAMES = {
+  nodes: { insert: 'node.created', update: 'node.updated', delete: 'node.deleted' },
+  edges: { insert: 'edge.created', update: 'edge.updated', delete: 'edge.deleted' },
+  node_access: { insert: 'access.created', update: 'access.updated', delete: 'access.deleted' },
+} as const;
+
+export class RealtimeHub {
+  readonly io: Server;
+  private readonly listener: ChangeListener;
+  /** Sockets that overflowed and wait for their resync to leave; they get nothing else meanwhile. */
+  private readonly resyncing = new Set<string>();
+  /** Connecting sockets whose initial_sync is being read: their events wait until it is sent. */
+  private readonly syncing = new Map<string, Array<[string, unknown]>>();
+  private readonly overflowListeners = new Set<(socketId: string) => void>();
+
+  constructor(
+    server: HttpServer,
+    private readonly deps: RealtimeHubDeps,
+  ) {
+    this.io = new Server(server, { path: '/ws', serveClient: false, cors: { origin: false } });
+    this.io.use((socket, next) => {
+      this.authenticateSocket(socket).then(
+        () => next(),
+        (error: unknown) => next(this.refusal(error)),
+      );
+    });
+    this.io.on('connection', (socket) => void this.onConnection(socket));
+    this.listener = new ChangeListener({
+      connectionString: deps.connectionString,
+      logger: deps.logger,
+      minBackoffMs: deps.listenerBackoffMs?.min,
+      maxBackoffMs: deps.listenerBackoffMs?.max,
+      onBurst: (notices) => this.onBurst(notices),
+      onReconnect: () => this.resyncAll('listener_reconnected'),
+    });
+  }
+
+  async start(): Promise<void> {
+    await this.listener.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.listener.stop();
+    this.io.disconnectSockets(true);
+    // io.close() would also close the http server; its owner does that.
+    this.io.engine.close();
+  }
+
+  /** Observes overflows (tests and metrics). */
+  onOverflow(listener: (socketId: string) => void): () => void {
+    this.overflowListeners.add(listener);
+    return () => this.overflowListeners.delete(listener);
+  }
+
+  private async authenticateSocket(socket: Socket): Promise<void> {
+    const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
+    const header = typeof token === 'string' && token !== '' ? (/^Bearer\s/i.test(token) ? token : `Bearer ${token}`) : socket.handshake.headers.authorization;
+    socket.data.caller = await authenticate(header, { verifier: this.deps.verifier, directory: this.deps.identities });
+  }
+
+  /** The handshake refusal carries the same text (and status) REST would answer. */
+  private refusal(error: unknown): Error {
+    const appError = error instanceof AppError ? error : undefined;
+    if (!appError) this.deps.logger.error('websocket handshake failed', { error: coerceError(error).message });
+    const { status, body } = errorResponse(appError ?? new AppError('invalid_token'));
+    return Object.assign(new Error(body.error), { data: { status, ...body } });
+  }
+
+  private async onConnection(socket: Socket): Promise<void> {
+    const caller = socket.data.caller as Caller;
+    // Rooms first, so no change committed after the snapshot was read can be missed; the events
+    // that arrive meanwhile wait and follow initial_sync.
+    const waiting: Array<[string, unknown]> = [];
+    this.syncing.set(socket.id, waiting);
+    await socket.join([EVERYONE_ROOM, subjectRoom(caller.personId)]);
+    try {
+      const snapshot = await loadInitialSync(this.deps.db, caller.personId, this.deps.initialSync);
+      socket.emit('initial_sync', { type: 'initial_sync', ...snapshot, mixer: [], at: new Date().toISOString() });
+      this.syncing.delete(socket.id);
+      if (waiting.length > this.deps.maxQueue) this.sendResync(socket, 'overflow');
+      else for (const [type, payload] of waiting) socket.emit(type, payload);
+    } catch (error) {
+      this.syncing.delete(socket.id);
+      this.deps.logger.error('initial_sync failed', { error: coerceError(error).message, person_id: caller.personId });
+      socket.disconnect(true);
+    }
+  }
+
+  private async onBurst(notices: ChangeNotice[]): Promise<void> {
+    let changes: Change[];
+    try {
+      changes = await readChanges(this.deps.db, notices);
+    } catch (error) {
+      this.deps.logger.error('reading changed rows failed', { error: coerceError(error).message, notices: notices.length });
+      this.resyncAll('read_failed');
+      return;
+    }
+    // A subject who gets a node's row in this burst anyway (its node change was judged with the
+    // subject's new access row) needs no separate node.visible.
+    const seenWith = new Set<string>();
+    for (const c of changes) {
+      if (c.table === 'nodes' && c.op !== 'delete') for (const [subject] of c.facts?.access ?? []) seenWith.add(`${subject}/${c.row.id}`);
+    }
+    for (const change of changes) {
+      const type = EVENT_NAMES[change.table][change.op];
+      if (change.table === 'nodes') {
+        if (change.facts) this.deliver(type, change.at, nodeDeliveries(change.row, change.facts));
+      } else if (change.table === 'edges') {
+        this.deliver(type, change.at, edgeDeliveries(change.row, change.source, change.target));
+      } else {
+        this.deliver(type, change.at, accessDeliveries(change.row, change.object));
+        const { node, object, row } = change;
+        if (node && object && change.op !== 'delete' && !seenWith.has(`${row.subject_id}/${node.id}`)) {
+          const visible = nodeForReader(node, relationOf(object, row.subject_id));
+          if (visible) this.deliver('node.visible', change.at, [{ row: visible, subjects: [row.subject_id], everyone: false }]);
+        }
+      }
+    }
+  }
+
+  /**
+   * Emits each delivery once to its rooms (socket.io encodes it once), leaving out the
+   * subjects of the change's other deliveries and every client whose queue is full.
+   */
+  private deliver(type: string, at: string, deliveries: Delivery<unknown>[]): void {
+    const named = deliveries.flatMap((d) => d.subjects.map(subjectRoom));
+    for (const delivery of deliveries) {
+      const rooms = delivery.everyone ? [EVERYONE_ROOM] : delivery.subjects.map(subjectRoom);
+      if (rooms.length === 0) continue;
+      const payload = { type, row: delivery.row, at };
+      const except = delivery.everyone ? [...named] : [];
+      for (const socketId of this.socketsIn(rooms)) {
+        const waiting = this.syncing.get(socketId);
+        if (waiting) {
+          if (!delivery.everyone || !this.named(socketId, named)) waiting.push([type, payload]);
+          except.push(socketId);
+        } else if (this.resyncing.has(socketId) || this.overflowed(socketId)) {
+          except.push(socketId);
+        }
+      }
+      this.io.to(rooms).except(except).emit(type, payload);
+    }
+  }
+
+  /** True when the socket's subject has a delivery of its own among `named` rooms. */
+  private named(socketId: string, named: string[]): boolean {
+    const socket = this.io.of('/').sockets.get(socketId);
+    return socket !== undefined && named.some((room) => socket.rooms.has(room));
+  }
+
+  private *socketsIn(rooms: string[]): Iterable<string> {
+    const index = this.io.of('/').adapter.rooms;
+    if (rooms.includes(EVERYONE_ROOM)) {
+      yield* index.get(EVERYONE_ROOM) ?? [];
+      return;
+    }
+    for (const room of rooms) yield* index.get(room) ?? [];
+  }
+
+  /** True when the client's queue is full; its queue is then dropped and a resync sent. */
+  private overflowed(socketId: string): boolean {
+    const socket = this.io.of('/').sockets.get(socketId);
+    if (!socket) return false;
+    const engine = socket.conn as unknown as { writeBuffer: unknown[]; packetsFn: unknown[] };
+    if (engine.writeBuffer.length < this.deps.maxQueue) return false;
+    engine.writeBuffer = [];
+    engine.packetsFn = [];
+    this.deps.logger.warn('realtime client overflowed its queue; resync sent', {
+      person_id: (socket.data.caller as Caller).personId,
+      max_queue: this.deps.maxQueue,
+    });
+    this.sendResync(socket, 'overflow');
+    for (const listener of this.overflowListeners) listener(socketId);
+    return true;
+  }
+
+  private sendResync(socket: Socket, reason: ResyncReason): void {
+    this.resyncing.add(socket.id);
+    // Once the resync has left the queue, the client gets events again (newer than its refetch).
+    const release = () => {
+      this.resyncing.delete(socket.id);
+      socket.conn.off('drain', release);
+      socket.conn.off('close', release);
+    };
+    socket.conn.on('drain', release);
+    socket.conn.on('close', release);
+    socket.emit('resync', { type: 'resync', reason, at: new Date().toISOString() });
+  }
+
+  private resyncAll(reason: ResyncReason): void {
+    for (const socket of this.io.of('/').sockets.values()) {
+      if (!this.resyncing.has(socket.id)) this.sendResync(socket, reason);
+    }
+  }
+}
