@@ -73,6 +73,8 @@ export class StreamClient {
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${description}`)), timeoutMs);
+      // A wait nobody awaits any more (a refused connection's initial_sync) must not hold the run.
+      timer.unref();
       this.waiters.push({
         test,
         resolve: (e) => {
