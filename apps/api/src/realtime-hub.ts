@@ -36,6 +36,17 @@ export interface RealtimeHubDeps {
   listenerBackoffMs?: { min: number; max: number };
 }
 
+/** Running totals, for /metrics and the benchmark. */
+export interface RealtimeStats {
+  bursts: number;
+  changes: number;
+  overflows: number;
+  resyncs: number;
+  /** Time spent reading and delivering bursts, from the first notice handled to the last emit. */
+  burstMsTotal: number;
+  burstMsMax: number;
+}
+
 export type ResyncReason = 'overflow' | 'listener_reconnected' | 'read_failed';
 
 export const EVERYONE_ROOM = 'everyone';
@@ -55,6 +66,7 @@ export class RealtimeHub {
   /** Connecting sockets whose initial_sync is being read: their events wait until it is sent. */
   private readonly syncing = new Map<string, Array<[string, unknown]>>();
   private readonly overflowListeners = new Set<(socketId: string) => void>();
+  private readonly counters: RealtimeStats = { bursts: 0, changes: 0, overflows: 0, resyncs: 0, burstMsTotal: 0, burstMsMax: 0 };
 
   constructor(
     server: HttpServer,
@@ -87,6 +99,10 @@ export class RealtimeHub {
     this.io.disconnectSockets(true);
     // io.close() would also close the http server; its owner does that.
     this.io.engine.close();
+  }
+
+  stats(): RealtimeStats & { clients: number } {
+    return { ...this.counters, clients: this.io.of('/').sockets.size };
   }
 
   /** Observes overflows (tests and metrics). */
@@ -130,6 +146,15 @@ export class RealtimeHub {
   }
 
   private async onBurst(notices: ChangeNotice[]): Promise<void> {
+    const started = performance.now();
+    await this.deliverBurst(notices);
+    const ms = performance.now() - started;
+    this.counters.bursts += 1;
+    this.counters.burstMsTotal += ms;
+    this.counters.burstMsMax = Math.max(this.counters.burstMsMax, ms);
+  }
+
+  private async deliverBurst(notices: ChangeNotice[]): Promise<void> {
     let changes: Change[];
     try {
       changes = await readChanges(this.deps.db, notices);
@@ -144,6 +169,7 @@ export class RealtimeHub {
     for (const c of changes) {
       if (c.table === 'nodes' && c.op !== 'delete') for (const [subject] of c.facts?.access ?? []) seenWith.add(`${subject}/${c.row.id}`);
     }
+    this.counters.changes += changes.length;
     for (const change of changes) {
       const type = EVENT_NAMES[change.table][change.op];
       if (change.table === 'nodes') {
@@ -212,12 +238,14 @@ export class RealtimeHub {
       person_id: (socket.data.caller as Caller).personId,
       max_queue: this.deps.maxQueue,
     });
+    this.counters.overflows += 1;
     this.sendResync(socket, 'overflow');
     for (const listener of this.overflowListeners) listener(socketId);
     return true;
   }
 
   private sendResync(socket: Socket, reason: ResyncReason): void {
+    this.counters.resyncs += 1;
     this.resyncing.add(socket.id);
     // Once the resync has left the queue, the client gets events again (newer than its refetch).
     const release = () => {

@@ -1,0 +1,169 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Worker } from 'node:worker_threads';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { sql } from 'kysely';
+import { uuidv7 } from '@inntak/core';
+import { createPerson, migrate, openDatabase, PostgresIdentityDirectory, PostgresIntakeStore } from '@inntak/postgres';
+import { startTestIssuer } from '@inntak/test-support';
+import { createApp } from '@inntak/api/dist/app.js';
+import { createLogger } from '@inntak/api/dist/logger.js';
+import { OidcTokenVerifier } from '@inntak/api/dist/oidc-verifier.js';
+import { RealtimeHub } from '@inntak/api/dist/realtime-hub.js';
+
+// npm run bench:ws — 1,000 connected /ws clients across 10 users, changes visible to all:
+// delivery latency (trigger time → client receipt) p50/p99, and deliveries per second sustained.
+const USERS = 10;
+const CLIENTS_PER_USER = 100;
+const LATENCY_CHANGES = 200;
+const THROUGHPUT_CHANGES = 400;
+const THROUGHPUT_CONCURRENCY = 8;
+
+const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const scratch = `inntak_bench_ws_${randomBytes(4).toString('hex')}`;
+const scratchUrl = new URL(adminUrl);
+scratchUrl.pathname = `/${scratch}`;
+
+async function admin(query: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(query);
+  } finally {
+    await client.end();
+  }
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  await admin(`create database "${scratch}"`);
+  // Slow-query warnings would flood the output: under load every query waits for the fan-out.
+  const logger = createLogger('error');
+  const database = openDatabase({ connectionString: scratchUrl.toString(), logger, max: 12 });
+  const issuer = await startTestIssuer();
+  const server = createServer();
+  let hub: RealtimeHub | undefined;
+  let worker: Worker | undefined;
+  try {
+    await migrate(scratchUrl.toString());
+    const verifier = new OidcTokenVerifier(issuer.issuer, issuer.audience, logger);
+    const identities = new PostgresIdentityDirectory(database.db);
+    server.on(
+      'request',
+      createApp({
+        logger,
+        intakeStore: new PostgresIntakeStore(database.db),
+        verifier,
+        identities,
+        databaseReady: async () => {
+          await sql`select 1`.execute(database.db);
+        },
+        bodyLimitBytes: 25 * 1024 * 1024,
+        slowRequestMs: 200,
+      }),
+    );
+    hub = new RealtimeHub(server, {
+      logger,
+      db: database.db,
+      connectionString: scratchUrl.toString(),
+      verifier,
+      identities,
+      maxQueue: 1000,
+      initialSync: { collections: 50, nodesPerCollection: 20 },
+    });
+    await hub.start();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+    const tokens: string[] = [];
+    let author = '';
+    for (let u = 0; u < USERS; u++) {
+      const person = await createPerson(database.db, { subject: `bench-user-${u}` });
+      author ||= person.id;
+      tokens.push(await issuer.token(`bench-user-${u}`, { expiresIn: '10m' }));
+    }
+
+    const connectStart = Date.now();
+    worker = new Worker(new URL('./ws-clients.js', import.meta.url), { workerData: { url, tokens, clientsPerToken: CLIENTS_PER_USER } });
+    const waiting = new Map<string, (result: { latencies: number[]; last: number }) => void>();
+    await new Promise<void>((resolve, reject) => {
+      worker!.on('message', (message: { kind: string; key?: string; latencies?: number[]; last?: number; connected?: number; message?: string }) => {
+        if (message.kind === 'connected') resolve();
+        else if (message.kind === 'error') reject(new Error(message.message));
+        else if (message.kind === 'complete') waiting.get(message.key!)?.({ latencies: message.latencies!, last: message.last! });
+      });
+      worker!.on('error', reject);
+    });
+    const clients = USERS * CLIENTS_PER_USER;
+    console.log(`connected ${clients} clients as ${USERS} users in ${Date.now() - connectStart} ms`);
+
+    const change = (key: string) =>
+      database.db
+        .insertInto('nodes')
+        .values({ id: uuidv7(), node_kind: 'content', title: key, content: 'bench', visibility: 'open', metadata: '{}', created_by: author })
+        .execute();
+    const deliveredToAll = (key: string) => new Promise<{ latencies: number[]; last: number }>((resolve) => waiting.set(key, resolve));
+
+    // Latency: one change at a time, each awaited at every client.
+    const latencies: number[] = [];
+    const endToEnd: number[] = [];
+    for (let i = 0; i < LATENCY_CHANGES; i++) {
+      const key = `latency-${i}`;
+      const done = deliveredToAll(key);
+      const t0 = Date.now();
+      await change(key);
+      const result = await done;
+      latencies.push(...result.latencies);
+      endToEnd.push(result.last - t0);
+    }
+    latencies.sort((a, b) => a - b);
+    endToEnd.sort((a, b) => a - b);
+    const quiet = hub.stats();
+
+    // Throughput: changes as fast as the database takes them, several writers at once.
+    const throughputStart = Date.now();
+    const completions: Array<Promise<{ latencies: number[]; last: number }>> = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: THROUGHPUT_CONCURRENCY }, async () => {
+        while (next < THROUGHPUT_CHANGES) {
+          const key = `throughput-${next++}`;
+          completions.push(deliveredToAll(key));
+          await change(key);
+        }
+      }),
+    );
+    const results = await Promise.all(completions);
+    const elapsedS = (Math.max(...results.map((r) => r.last)) - throughputStart) / 1000;
+    const loaded = results.flatMap((r) => r.latencies).sort((a, b) => a - b);
+
+    console.log(`latency, ${LATENCY_CHANGES} changes one at a time, each to ${clients} clients (${latencies.length} deliveries):`);
+    console.log(`  delivery (trigger → client)   p50 ${percentile(latencies, 50)} ms   p99 ${percentile(latencies, 99)} ms   max ${latencies[latencies.length - 1]} ms`);
+    console.log(`  last client (insert → all)    p50 ${percentile(endToEnd, 50)} ms   p99 ${percentile(endToEnd, 99)} ms`);
+    console.log(`  server: read + fan-out per burst  mean ${(quiet.burstMsTotal / quiet.bursts).toFixed(1)} ms   max ${quiet.burstMsMax.toFixed(1)} ms`);
+    console.log(`throughput, ${THROUGHPUT_CHANGES} changes from ${THROUGHPUT_CONCURRENCY} writers, each to ${clients} clients:`);
+    console.log(`  ${Math.round(THROUGHPUT_CHANGES / elapsedS)} changes/s → ${Math.round((THROUGHPUT_CHANGES * clients) / elapsedS)} events/s delivered, sustained over ${elapsedS.toFixed(2)} s`);
+    console.log(`  delivery under load           p50 ${percentile(loaded, 50)} ms   p99 ${percentile(loaded, 99)} ms`);
+    const all = hub.stats();
+    const bursts = all.bursts - quiet.bursts;
+    console.log(`  server: ${bursts} bursts for ${all.changes - quiet.changes} changes, mean ${((all.burstMsTotal - quiet.burstMsTotal) / bursts).toFixed(1)} ms each; overflows ${all.overflows}`);
+    console.log(`total ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  } finally {
+    if (worker) {
+      worker.postMessage({ kind: 'close' });
+      await worker.terminate();
+    }
+    await hub?.stop();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await database.close();
+    await issuer.close();
+    await admin(`drop database if exists "${scratch}" with (force)`);
+  }
+}
+
+await main();
