@@ -154,15 +154,18 @@ describe('change stream', () => {
 
   it('a deleted node and the edges that go with it reach those who could see them', async () => {
     const id = await addNode('hidden');
+    // The owner's only way to the edge is through the node being deleted.
+    const other = await addNode('hidden', { createdBy: readerId });
     const edgeId = uuidv7();
     await ctx.database.db
       .insertInto('edges')
-      .values({ id: edgeId, source_id: id, target_id: ctx.collectionId, edge_type: 'belongs_to', metadata: '{}', system: true, created_by: ctx.ownerId })
+      .values({ id: edgeId, source_id: id, target_id: other, edge_type: 'observes', metadata: '{}', system: true, created_by: null })
       .execute();
     await ctx.database.db.deleteFrom('nodes').where('id', '=', id).execute();
     const deleted = await owner.next((e) => e.type === 'node.deleted' && e.row.id === id);
     expect(deleted.row).toMatchObject({ id, content: 'innhold', visibility: 'hidden' });
     await owner.next((e) => e.type === 'edge.deleted' && e.row.id === edgeId);
+    await reader.next((e) => e.type === 'edge.deleted' && e.row.id === edgeId);
     await barrier(stranger);
     expect(stranger.of('edge.deleted', edgeId)).toEqual([]);
   });
