@@ -46,62 +46,54 @@ language sql stable as $$
     nullif(current_setting('inntak.n' || replace(node_id::text, '-', ''), true), '')::jsonb)
 $$;
 
-create function inntak_nodes_notify() returns trigger
+-- One trigger function for the three tables: the key (id, or subject and object for an access
+-- row) and the operation; for a delete also the old row and the audience facts of the node(s)
+-- it concerns. A deleted node's facts are left in a transaction-local setting for the edges and
+-- access rows its delete cascades to.
+create function inntak_notify_change() returns trigger
 language plpgsql as $$
 declare
+  changed jsonb := to_jsonb(case when tg_op = 'DELETE' then old else new end);
+  payload jsonb := jsonb_build_object('op', lower(tg_op));
   facts jsonb;
 begin
+  if tg_table_name = 'node_access' then
+    payload := payload || jsonb_build_object('subject_id', changed -> 'subject_id', 'object_id', changed -> 'object_id');
+  else
+    payload := payload || jsonb_build_object('id', changed -> 'id');
+  end if;
   if tg_op = 'DELETE' then
-    facts := inntak_node_audience_facts(old.id);
-    -- Edges and access rows cascading from this delete look the node's audience up here.
-    perform set_config('inntak.n' || replace(old.id::text, '-', ''), facts::text, true);
-    perform inntak_realtime_notify('inntak_nodes',
-      jsonb_build_object('op', 'delete', 'id', old.id, 'old', to_jsonb(old), 'facts', facts));
+    payload := payload || jsonb_build_object('old', changed);
+    if tg_table_name = 'nodes' then
+      facts := inntak_node_audience_facts((changed ->> 'id')::uuid);
+      perform set_config('inntak.n' || replace(changed ->> 'id', '-', ''), facts::text, true);
+      payload := payload || jsonb_build_object('facts', facts);
+    elsif tg_table_name = 'edges' then
+      payload := payload || jsonb_build_object(
+        'source', inntak_node_audience_facts((changed ->> 'source_id')::uuid),
+        'target', inntak_node_audience_facts((changed ->> 'target_id')::uuid));
+    else
+      payload := payload || jsonb_build_object('object', inntak_node_audience_facts((changed ->> 'object_id')::uuid));
+    end if;
+  end if;
+  perform inntak_realtime_notify(tg_argv[0], payload);
+  if tg_op = 'DELETE' then
     return old;
   end if;
-  perform inntak_realtime_notify('inntak_nodes', jsonb_build_object('op', lower(tg_op), 'id', new.id));
-  return null;
-end $$;
-
-create function inntak_edges_notify() returns trigger
-language plpgsql as $$
-begin
-  if tg_op = 'DELETE' then
-    perform inntak_realtime_notify('inntak_edges', jsonb_build_object(
-      'op', 'delete', 'id', old.id, 'old', to_jsonb(old),
-      'source', inntak_node_audience_facts(old.source_id),
-      'target', inntak_node_audience_facts(old.target_id)));
-    return old;
-  end if;
-  perform inntak_realtime_notify('inntak_edges', jsonb_build_object('op', lower(tg_op), 'id', new.id));
-  return null;
-end $$;
-
-create function inntak_node_access_notify() returns trigger
-language plpgsql as $$
-begin
-  if tg_op = 'DELETE' then
-    perform inntak_realtime_notify('inntak_access', jsonb_build_object(
-      'op', 'delete', 'subject_id', old.subject_id, 'object_id', old.object_id, 'old', to_jsonb(old),
-      'object', inntak_node_audience_facts(old.object_id)));
-    return old;
-  end if;
-  perform inntak_realtime_notify('inntak_access',
-    jsonb_build_object('op', lower(tg_op), 'subject_id', new.subject_id, 'object_id', new.object_id));
   return null;
 end $$;
 
 -- Deletes notify BEFORE the row goes (the cascades that follow would take the audience with
 -- them); inserts and updates AFTER, so the listener reads what was written.
 create trigger nodes_notify_write after insert or update on nodes
-  for each row execute function inntak_nodes_notify();
+  for each row execute function inntak_notify_change('inntak_nodes');
 create trigger nodes_notify_delete before delete on nodes
-  for each row execute function inntak_nodes_notify();
+  for each row execute function inntak_notify_change('inntak_nodes');
 create trigger edges_notify_write after insert or update on edges
-  for each row execute function inntak_edges_notify();
+  for each row execute function inntak_notify_change('inntak_edges');
 create trigger edges_notify_delete before delete on edges
-  for each row execute function inntak_edges_notify();
+  for each row execute function inntak_notify_change('inntak_edges');
 create trigger node_access_notify_write after insert or update on node_access
-  for each row execute function inntak_node_access_notify();
+  for each row execute function inntak_notify_change('inntak_access');
 create trigger node_access_notify_delete before delete on node_access
-  for each row execute function inntak_node_access_notify();
+  for each row execute function inntak_notify_change('inntak_access');
