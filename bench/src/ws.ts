@@ -1,16 +1,12 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { sql } from 'kysely';
 import { uuidv7 } from '@inntak/core';
-import { createPerson, migrate, openDatabase, PostgresIdentityDirectory, PostgresIntakeStore } from '@inntak/postgres';
+import { createPerson, migrate, openDatabase } from '@inntak/postgres';
 import { startTestIssuer } from '@inntak/test-support';
-import { createApp } from '@inntak/api/dist/app.js';
+import { startApiServer, type ApiServer } from '@inntak/api/dist/api-server.js';
 import { createLogger } from '@inntak/api/dist/logger.js';
 import { OidcTokenVerifier } from '@inntak/api/dist/oidc-verifier.js';
-import { RealtimeHub } from '@inntak/api/dist/realtime-hub.js';
 
 // npm run bench:ws — 1,000 connected /ws clients across 10 users, changes visible to all:
 // delivery latency (trigger time → client receipt) p50/p99, and deliveries per second sustained.
@@ -46,39 +42,24 @@ async function main(): Promise<void> {
   const logger = createLogger('error');
   const database = openDatabase({ connectionString: scratchUrl.toString(), logger, max: 12 });
   const issuer = await startTestIssuer();
-  const server = createServer();
-  let hub: RealtimeHub | undefined;
+  let api: ApiServer | undefined;
   let worker: Worker | undefined;
   try {
     await migrate(scratchUrl.toString());
-    const verifier = new OidcTokenVerifier(issuer.issuer, issuer.audience, logger);
-    const identities = new PostgresIdentityDirectory(database.db);
-    server.on(
-      'request',
-      createApp({
+    api = await startApiServer(
+      {
         logger,
-        intakeStore: new PostgresIntakeStore(database.db),
-        verifier,
-        identities,
-        databaseReady: async () => {
-          await sql`select 1`.execute(database.db);
-        },
+        database,
+        databaseUrl: scratchUrl.toString(),
+        verifier: new OidcTokenVerifier(issuer.issuer, issuer.audience, logger),
         bodyLimitBytes: 25 * 1024 * 1024,
         slowRequestMs: 200,
-      }),
+        realtime: { maxQueue: 1000, initialSync: { collections: 50, nodesPerCollection: 20 } },
+      },
+      0,
+      '127.0.0.1',
     );
-    hub = new RealtimeHub(server, {
-      logger,
-      db: database.db,
-      connectionString: scratchUrl.toString(),
-      verifier,
-      identities,
-      maxQueue: 1000,
-      initialSync: { collections: 50, nodesPerCollection: 20 },
-    });
-    await hub.start();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { hub, url } = api;
 
     const tokens: string[] = [];
     let author = '';
@@ -158,8 +139,7 @@ async function main(): Promise<void> {
       worker.postMessage({ kind: 'close' });
       await worker.terminate();
     }
-    await hub?.stop();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await api?.close();
     await database.close();
     await issuer.close();
     await admin(`drop database if exists "${scratch}" with (force)`);

@@ -4,12 +4,13 @@ import request from 'supertest';
 import pg from 'pg';
 import { uuidv7 } from '@inntak/core';
 import { LISTENER_APPLICATION_NAME } from '@inntak/postgres';
+import type { ApiServer } from './api-server.js';
 import { OWNER_SUBJECT, setupTestContext, type TestContext } from './__tests__/helpers.js';
-import { connectStream, startApiInstance, type ApiInstance, type StreamClient } from './__tests__/realtime-helpers.js';
+import { connectStream, startApiInstance, type StreamClient } from './__tests__/realtime-helpers.js';
 
 let ctx: TestContext;
-let api: ApiInstance;
-const instances: ApiInstance[] = [];
+let api: ApiServer;
+const instances: ApiServer[] = [];
 const clients: StreamClient[] = [];
 
 beforeAll(async () => {
@@ -22,13 +23,13 @@ afterAll(async () => {
   await ctx.close();
 });
 
-async function start(maxQueue = 1000): Promise<ApiInstance> {
+async function start(maxQueue = 1000): Promise<ApiServer> {
   const instance = await startApiInstance(ctx, { maxQueue });
   instances.push(instance);
   return instance;
 }
 
-async function connect(instance: ApiInstance): Promise<StreamClient> {
+async function connect(instance: ApiServer): Promise<StreamClient> {
   const client = await connectStream(instance.url, await ctx.tokenFor(OWNER_SUBJECT));
   clients.push(client);
   return client;

@@ -3,11 +3,12 @@ import request from 'supertest';
 import { uuidv7 } from '@inntak/core';
 import type { Visibility } from '@inntak/graph';
 import { createPerson, createWebhook } from '@inntak/postgres';
+import type { ApiServer } from './api-server.js';
 import { OWNER_SUBJECT, setupTestContext, type TestContext } from './__tests__/helpers.js';
-import { connectStream, startApiInstance, type ApiInstance, type StreamClient } from './__tests__/realtime-helpers.js';
+import { connectStream, startApiInstance, type StreamClient } from './__tests__/realtime-helpers.js';
 
 let ctx: TestContext;
-let api: ApiInstance;
+let api: ApiServer;
 let readerId: string;
 let owner: StreamClient, reader: StreamClient, stranger: StreamClient;
 const clients: StreamClient[] = [];

@@ -1,43 +1,24 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { io as connectClient, type Socket } from 'socket.io-client';
-import { PostgresIdentityDirectory } from '@inntak/postgres';
 import { OidcTokenVerifier } from '../oidc-verifier.js';
-import { RealtimeHub, type RealtimeHubDeps } from '../realtime-hub.js';
+import { startApiServer, type ApiServer } from '../api-server.js';
+import type { RealtimeHubDeps } from '../realtime-hub.js';
 import type { TestContext } from './helpers.js';
 
-/** An API instance as main.ts builds it: the app and the realtime hub on one http server, port 0. */
-export interface ApiInstance {
-  url: string;
-  hub: RealtimeHub;
-  server: Server;
-  close(): Promise<void>;
-}
-
-export async function startApiInstance(ctx: TestContext, overrides: Partial<RealtimeHubDeps> = {}): Promise<ApiInstance> {
-  const server = createServer(ctx.app());
-  const hub = new RealtimeHub(server, {
-    logger: ctx.logger,
-    db: ctx.database.db,
-    connectionString: ctx.testDb.url,
-    verifier: new OidcTokenVerifier(ctx.issuer.issuer, ctx.issuer.audience, ctx.logger),
-    identities: new PostgresIdentityDirectory(ctx.database.db),
-    maxQueue: 1000,
-    initialSync: { collections: 50, nodesPerCollection: 20 },
-    listenerBackoffMs: { min: 20, max: 200 },
-    ...overrides,
-  });
-  await hub.start();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    hub,
-    server,
-    async close() {
-      await hub.stop();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+/** An API instance as main.ts starts it (app and realtime hub on one http server), on port 0. */
+export function startApiInstance(ctx: TestContext, realtime: Partial<RealtimeHubDeps> = {}): Promise<ApiServer> {
+  return startApiServer(
+    {
+      logger: ctx.logger,
+      database: ctx.database,
+      databaseUrl: ctx.testDb.url,
+      verifier: new OidcTokenVerifier(ctx.issuer.issuer, ctx.issuer.audience, ctx.logger),
+      bodyLimitBytes: 25 * 1024 * 1024,
+      slowRequestMs: 200,
+      realtime: { maxQueue: 1000, initialSync: { collections: 50, nodesPerCollection: 20 }, listenerBackoffMs: { min: 20, max: 200 }, ...realtime },
     },
-  };
+    0,
+    '127.0.0.1',
+  );
 }
 
 export interface StreamEvent {
