@@ -37,7 +37,7 @@ function onCreated(event: { row: { title: string }; at: string }): void {
 
 async function connectAll(): Promise<void> {
   let connected = 0;
-  const batch = 50;
+  const batch = 100;
   for (let i = 0; i < total; i += batch) {
     await Promise.all(
       Array.from({ length: Math.min(batch, total - i) }, (_, j) => {

@@ -12,8 +12,8 @@ import { OidcTokenVerifier } from '@inntak/api/dist/oidc-verifier.js';
 // delivery latency (trigger time → client receipt) p50/p99, and deliveries per second sustained.
 const USERS = 10;
 const CLIENTS_PER_USER = 100;
-const LATENCY_CHANGES = 200;
-const THROUGHPUT_CHANGES = 400;
+const LATENCY_CHANGES = 100;
+const THROUGHPUT_CHANGES = 300;
 const THROUGHPUT_CONCURRENCY = 8;
 
 const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -170,66 +170,62 @@ export class RealtimeHub {
       if (c.table === 'nodes' && c.op !== 'delete') for (const [subject] of c.facts?.access ?? []) seenWith.add(`${subject}/${c.row.id}`);
     }
     this.counters.changes += changes.length;
+    const held = this.holdBack();
     for (const change of changes) {
       const type = EVENT_NAMES[change.table][change.op];
       if (change.table === 'nodes') {
-        if (change.facts) this.deliver(type, change.at, nodeDeliveries(change.row, change.facts));
+        if (change.facts) this.deliver(type, change.at, nodeDeliveries(change.row, change.facts), held);
       } else if (change.table === 'edges') {
-        this.deliver(type, change.at, edgeDeliveries(change.row, change.source, change.target));
+        this.deliver(type, change.at, edgeDeliveries(change.row, change.source, change.target), held);
       } else {
-        this.deliver(type, change.at, accessDeliveries(change.row, change.object));
+        this.deliver(type, change.at, accessDeliveries(change.row, change.object), held);
         const { node, object, row } = change;
         if (node && object && change.op !== 'delete' && !seenWith.has(`${row.subject_id}/${node.id}`)) {
           const visible = nodeForReader(node, relationOf(object, row.subject_id));
-          if (visible) this.deliver('node.visible', change.at, [{ row: visible, subjects: [row.subject_id], everyone: false }]);
+          if (visible) this.deliver('node.visible', change.at, [{ row: visible, subjects: [row.subject_id], everyone: false }], held);
         }
       }
     }
   }
 
   /**
-   * Emits each delivery once to its rooms (socket.io encodes it once), leaving out the
-   * subjects of the change's other deliveries and every client whose queue is full.
+   * The clients that get nothing from this burst: those whose queue is still full from earlier
+   * bursts (now dropped, and told to resync) and those waiting for a resync to leave. Checked
+   * once per burst, so a healthy client is never judged by the burst it is being sent.
    */
-  private deliver(type: string, at: string, deliveries: Delivery<unknown>[]): void {
+  private holdBack(): string[] {
+    const held: string[] = [];
+    for (const socket of this.io.of('/').sockets.values()) {
+      if (this.resyncing.has(socket.id) || this.overflowed(socket)) held.push(socket.id);
+    }
+    return held;
+  }
+
+  /**
+   * Emits each delivery once to its rooms (socket.io encodes it once), leaving out the
+   * subjects of the change's other deliveries and the held-back clients. Clients still waiting
+   * for their initial_sync get theirs queued.
+   */
+  private deliver(type: string, at: string, deliveries: Delivery<unknown>[], held: string[]): void {
     const named = deliveries.flatMap((d) => d.subjects.map(subjectRoom));
     for (const delivery of deliveries) {
       const rooms = delivery.everyone ? [EVERYONE_ROOM] : delivery.subjects.map(subjectRoom);
       if (rooms.length === 0) continue;
       const payload = { type, row: delivery.row, at };
-      const except = delivery.everyone ? [...named] : [];
-      for (const socketId of this.socketsIn(rooms)) {
-        const waiting = this.syncing.get(socketId);
-        if (waiting) {
-          if (!delivery.everyone || !this.named(socketId, named)) waiting.push([type, payload]);
-          except.push(socketId);
-        } else if (this.resyncing.has(socketId) || this.overflowed(socketId)) {
-          except.push(socketId);
-        }
+      const except = delivery.everyone ? [...named, ...held] : [...held];
+      for (const [socketId, waiting] of this.syncing) {
+        const socket = this.io.of('/').sockets.get(socketId);
+        except.push(socketId);
+        if (!socket || !rooms.some((room) => socket.rooms.has(room))) continue;
+        if (delivery.everyone && named.some((room) => socket.rooms.has(room))) continue;
+        waiting.push([type, payload]);
       }
       this.io.to(rooms).except(except).emit(type, payload);
     }
   }
 
-  /** True when the socket's subject has a delivery of its own among `named` rooms. */
-  private named(socketId: string, named: string[]): boolean {
-    const socket = this.io.of('/').sockets.get(socketId);
-    return socket !== undefined && named.some((room) => socket.rooms.has(room));
-  }
-
-  private *socketsIn(rooms: string[]): Iterable<string> {
-    const index = this.io.of('/').adapter.rooms;
-    if (rooms.includes(EVERYONE_ROOM)) {
-      yield* index.get(EVERYONE_ROOM) ?? [];
-      return;
-    }
-    for (const room of rooms) yield* index.get(room) ?? [];
-  }
-
   /** True when the client's queue is full; its queue is then dropped and a resync sent. */
-  private overflowed(socketId: string): boolean {
-    const socket = this.io.of('/').sockets.get(socketId);
-    if (!socket) return false;
+  private overflowed(socket: Socket): boolean {
     const engine = socket.conn as unknown as { writeBuffer: unknown[]; packetsFn: unknown[] };
     if (engine.writeBuffer.length < this.deps.maxQueue) return false;
     engine.writeBuffer = [];
@@ -240,7 +236,7 @@ export class RealtimeHub {
     });
     this.counters.overflows += 1;
     this.sendResync(socket, 'overflow');
-    for (const listener of this.overflowListeners) listener(socketId);
+    for (const listener of this.overflowListeners) listener(socket.id);
     return true;
   }
 
