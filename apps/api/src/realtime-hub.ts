@@ -45,6 +45,8 @@ export interface RealtimeStats {
   /** Time spent reading and delivering bursts, from the first notice handled to the last emit. */
   burstMsTotal: number;
   burstMsMax: number;
+  /** Of burstMsTotal, the time spent reading rows from the database. */
+  readMsTotal: number;
 }
 
 export type ResyncReason = 'overflow' | 'listener_reconnected' | 'read_failed';
@@ -66,7 +68,7 @@ export class RealtimeHub {
   /** Connecting sockets whose initial_sync is being read: their events wait until it is sent. */
   private readonly syncing = new Map<string, Array<[string, unknown]>>();
   private readonly overflowListeners = new Set<(socketId: string) => void>();
-  private readonly counters: RealtimeStats = { bursts: 0, changes: 0, overflows: 0, resyncs: 0, burstMsTotal: 0, burstMsMax: 0 };
+  private readonly counters: RealtimeStats = { bursts: 0, changes: 0, overflows: 0, resyncs: 0, burstMsTotal: 0, burstMsMax: 0, readMsTotal: 0 };
 
   constructor(
     server: HttpServer,
@@ -156,8 +158,10 @@ export class RealtimeHub {
 
   private async deliverBurst(notices: ChangeNotice[]): Promise<void> {
     let changes: Change[];
+    const started = performance.now();
     try {
       changes = await readChanges(this.deps.db, notices);
+      this.counters.readMsTotal += performance.now() - started;
     } catch (error) {
       this.deps.logger.error('reading changed rows failed', { error: coerceError(error).message, notices: notices.length });
       this.resyncAll('read_failed');
