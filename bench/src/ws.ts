@@ -1,12 +1,12 @@
 import { Worker } from 'node:worker_threads';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { uuidv7 } from '@inntak/core';
-import { createPerson, migrate, openDatabase } from '@inntak/postgres';
+import { createPerson, openDatabase } from '@inntak/postgres';
 import { startTestIssuer } from '@inntak/test-support';
 import { startApiServer, type ApiServer } from '@inntak/api/dist/api-server.js';
 import { createLogger } from '@inntak/api/dist/logger.js';
 import { OidcTokenVerifier } from '@inntak/api/dist/oidc-verifier.js';
+import { percentile, scratchDatabase } from './bench-database.js';
 
 // npm run bench:ws — 1,000 connected /ws clients across 10 users, changes visible to all:
 // delivery latency (trigger time → client receipt) p50/p99, and deliveries per second sustained.
@@ -16,41 +16,21 @@ const LATENCY_CHANGES = 100;
 const THROUGHPUT_CHANGES = 300;
 const THROUGHPUT_CONCURRENCY = 8;
 
-const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const scratch = `inntak_bench_ws_${randomBytes(4).toString('hex')}`;
-const scratchUrl = new URL(adminUrl);
-scratchUrl.pathname = `/${scratch}`;
-
-async function admin(query: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(query);
-  } finally {
-    await client.end();
-  }
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
 async function main(): Promise<void> {
   const started = Date.now();
-  await admin(`create database "${scratch}"`);
+  const scratch = await scratchDatabase(`inntak_bench_ws_${randomBytes(4).toString('hex')}`);
   // Slow-query warnings would flood the output: under load every query waits for the fan-out.
   const logger = createLogger('error');
-  const database = openDatabase({ connectionString: scratchUrl.toString(), logger, max: 12 });
+  const database = openDatabase({ connectionString: scratch.url, logger, max: 12 });
   const issuer = await startTestIssuer();
   let api: ApiServer | undefined;
   let worker: Worker | undefined;
   try {
-    await migrate(scratchUrl.toString());
     api = await startApiServer(
       {
         logger,
         database,
-        databaseUrl: scratchUrl.toString(),
+        databaseUrl: scratch.url,
         verifier: new OidcTokenVerifier(issuer.issuer, issuer.audience, logger),
         bodyLimitBytes: 25 * 1024 * 1024,
         slowRequestMs: 200,
@@ -144,7 +124,7 @@ async function main(): Promise<void> {
     await api?.close();
     await database.close();
     await issuer.close();
-    await admin(`drop database if exists "${scratch}" with (force)`);
+    await scratch.drop();
   }
 }
 
