@@ -86,16 +86,21 @@ export async function readChanges(db: Db, notices: ChangeNotice[]): Promise<Chan
   return changes;
 }
 
-/** Notices too large for NOTIFY were parked in realtime_overflow; fetch them all at once. */
+/**
+ * Notices too large for NOTIFY were parked in realtime_overflow; fetch them all at once. One
+ * that is gone fails the burst, so the clients are told to resync.
+ */
 async function resolveOverflow(db: Db, notices: ChangeNotice[]): Promise<ChangeNotice[]> {
   const ids = notices.filter((n) => n.payload.overflow !== undefined).map((n) => String(n.payload.overflow));
   if (ids.length === 0) return notices;
   const rows = await db.selectFrom('realtime_overflow').select(['id', 'payload']).where('id', 'in', ids).execute();
   const byId = new Map(rows.map((r) => [String(r.id), r.payload]));
-  return notices.flatMap((n) => {
-    if (n.payload.overflow === undefined) return [n];
+  return notices.map((n) => {
+    if (n.payload.overflow === undefined) return n;
     const payload = byId.get(String(n.payload.overflow));
-    return payload ? [{ channel: n.channel, payload }] : [];
+    // Pruned before we read it (this listener was stalled for minutes): the change is lost.
+    if (!payload) throw new Error(`realtime_overflow row ${String(n.payload.overflow)} is gone`);
+    return { channel: n.channel, payload };
   });
 }
 
