@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { randomBytes } from 'node:crypto';
+import { cpus, loadavg } from 'node:os';
 import { uuidv7 } from '@inntak/core';
 import { createPerson, openDatabase } from '@inntak/postgres';
 import { startTestIssuer } from '@inntak/test-support';
@@ -13,7 +14,7 @@ import { percentile, scratchDatabase } from './bench-database.js';
 const USERS = 10;
 const CLIENTS_PER_USER = 100;
 const LATENCY_CHANGES = 100;
-const THROUGHPUT_CHANGES = 300;
+const THROUGHPUT_CHANGES = 200;
 const THROUGHPUT_CONCURRENCY = 8;
 
 async function main(): Promise<void> {
@@ -115,7 +116,7 @@ async function main(): Promise<void> {
     const all = hub.stats();
     const bursts = all.bursts - quiet.bursts;
     console.log(`  server: ${bursts} bursts for ${all.changes - quiet.changes} changes, mean ${((all.burstMsTotal - quiet.burstMsTotal) / bursts).toFixed(1)} ms each; overflows ${all.overflows}`);
-    console.log(`total ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(`total ${((Date.now() - started) / 1000).toFixed(1)} s on ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   } finally {
     if (worker) {
       worker.postMessage({ kind: 'close' });
