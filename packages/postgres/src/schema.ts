@@ -44,12 +44,19 @@ export interface SystemAdminsTable {
   created_at: Generated<Date>;
 }
 
+export interface RealtimeOverflowTable {
+  id: Generated<string>;
+  payload: JsonObject;
+  created_at: Generated<Date>;
+}
+
 export interface Database {
   nodes: NodesTable;
   edges: EdgesTable;
   node_access: NodeAccessTable;
   auth_identities: AuthIdentitiesTable;
   system_admins: SystemAdminsTable;
+  realtime_overflow: RealtimeOverflowTable;
 }
 
 export type NodeRow = Selectable<NodesTable>;
