@@ -1,4 +1,4 @@
-import { AppError, isUuid, type Logger } from '@inntak/core';
+import { AppError, isUuid, storableJson, type Logger } from '@inntak/core';
 import { webhookBelongsToEdge, webhookContentNode, type NewEdge, type NewNode } from '@inntak/graph';
 import { renderPayload, type Headers, type JsonObject } from '@inntak/templates';
 import type { IntakeStore } from './ports.js';
@@ -59,11 +59,18 @@ export async function receiveWebhook(
     });
   }
 
+  // jsonb cannot hold NUL or lone surrogates: the one way a payload is not stored unchanged.
+  const payload = storableJson(request.payload);
+  if (payload !== request.payload) {
+    logger.warn('payload held NUL or lone surrogate characters, which PostgreSQL cannot store; replaced', {
+      webhook_id: target.webhookId,
+    });
+  }
   const node = webhookContentNode({
     webhookId: target.webhookId,
     title: rendering.result.title,
     content: rendering.result.content,
-    payload: request.payload,
+    payload,
     extraMetadata: rendering.result.extra_metadata,
   });
   const edge = webhookBelongsToEdge(node.id, target.collectionId, target.webhookId);

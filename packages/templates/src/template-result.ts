@@ -1,3 +1,4 @@
+import { storable } from '@inntak/core';
 import type { JsonObject, TemplateResult } from './types.js';
 import { factLines, oneLine } from './text-format.js';
 import { at, firstStr, textAt } from './field-access.js';
@@ -33,17 +34,6 @@ function put(out: JsonObject, key: string, value: unknown): void {
 
 export function result(title: string, content: string, metadata: JsonObject): TemplateResult {
   return { title: storable(oneLine(title)), content: storable(content), extra_metadata: metadata };
-}
-
-/**
- * PostgreSQL text and jsonb refuse NUL and lone UTF-16 surrogates; text copied from a payload
- * must not turn a delivery into a database error.
- */
-export function storable(text: string): string {
-  // eslint-disable-next-line no-control-regex -- NUL is exactly the character to remove
-  if (!/[\u0000\uD800-\uDFFF]/.test(text)) return text;
-  // eslint-disable-next-line no-control-regex -- as above
-  return text.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, (c) => (c === '\u0000' ? '' : '\uFFFD'));
 }
 
 /** `[repo] ` before a title, or nothing when the repository is unknown. */
