@@ -5,6 +5,8 @@ export { startEmbeddedPostgres, type EmbeddedServer } from './embedded-server.js
 export { PostgresIntakeStore } from './intake-store.js';
 export { PostgresIdentityDirectory } from './identity-directory.js';
 export { propagateBelongsTo } from './access-propagation.js';
-export { hasAccess, nodeVisibleTo, accessLevelOf, edgeVisibleTo } from './read-filter.js';
+export { hasAccess, nodeVisibleTo, accessLevelOf, edgeVisibleTo, visibleNodeParts, type VisiblePart } from './read-filter.js';
 export { createPerson, createCollection, createWebhook } from './graph-writes.js';
 export { createTestDatabase, type TestDatabase } from './test-database.js';
+export { queryNodes, PostgresNodeQueryStore } from './node-query.js';
+export { readDatabaseStats, type DatabaseStats, type TableStats, type IndexStats } from './database-stats.js';
