@@ -2,9 +2,13 @@ import express, { type Express } from 'express';
 import type { Logger } from '@inntak/core';
 import type { IdentityDirectory, TokenVerifier } from '@inntak/access';
 import type { IntakeStore } from '@inntak/intake';
+import type { NodeQueryStore } from '@inntak/graph';
+import type { DatabaseStats } from '@inntak/postgres';
 import { installMe, requireCaller } from './auth.js';
 import { errorHandler } from './errors.js';
 import { installHealth } from './health.js';
+import { createMetrics, installMetrics, installRequestCounting } from './metrics.js';
+import { installQueryNodes } from './query-nodes.js';
 import { installRequestLogging } from './request-logging.js';
 import { installWebhookIntake } from './webhook-intake.js';
 
@@ -14,6 +18,10 @@ export interface AppDeps {
   verifier: TokenVerifier;
   identities: IdentityDirectory;
   databaseReady: () => Promise<void>;
+  nodeQueries: NodeQueryStore;
+  databaseStats: () => Promise<DatabaseStats>;
+  /** Bearer token a metrics scraper may use instead of an admin JWT; absent: admins only. */
+  metricsToken?: string;
   bodyLimitBytes: number;
   slowRequestMs: number;
 }
@@ -22,11 +30,15 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
+  const metrics = createMetrics();
+  installRequestCounting(app, metrics);
   installRequestLogging(app, { logger: deps.logger, slowMs: deps.slowRequestMs });
   installHealth(app, deps);
   installWebhookIntake(app, { store: deps.intakeStore, logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes });
   const auth = requireCaller({ verifier: deps.verifier, directory: deps.identities });
   installMe(app, auth);
+  installQueryNodes(app, auth, { store: deps.nodeQueries });
+  installMetrics(app, auth, { metrics, databaseStats: deps.databaseStats, metricsToken: deps.metricsToken });
   app.use((_req, res) => {
     res.status(404).json({ error: 'Finnes ikke' });
   });

@@ -13,6 +13,8 @@ export interface ApiConfig {
   baseUrl: string;
   slowRequestMs: number;
   slowQueryMs: number;
+  /** Bearer token that may read GET /metrics (for a scraper); absent: only admin JWTs may. */
+  metricsToken: string | undefined;
 }
 
 const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'];
@@ -30,6 +32,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
   if (env.OIDC_ISSUER && !env.OIDC_AUDIENCE) {
     throw new Error('OIDC_AUDIENCE must be set when OIDC_ISSUER is (the client id tokens must be issued for)');
   }
+  const metricsToken = env.METRICS_TOKEN || undefined;
+  if (metricsToken !== undefined && !/^\S{32,}$/.test(metricsToken)) {
+    throw new Error('METRICS_TOKEN must be at least 32 characters without spaces (e.g. openssl rand -hex 32)');
+  }
   return {
     databaseUrl: env.DATABASE_URL || undefined,
     port,
@@ -40,6 +46,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     baseUrl,
     slowRequestMs: 200,
     slowQueryMs: 100,
+    metricsToken,
   };
 }
 

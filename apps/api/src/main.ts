@@ -1,6 +1,12 @@
 import { createServer } from 'node:http';
 import { sql } from 'kysely';
-import { openDatabase, PostgresIdentityDirectory, PostgresIntakeStore } from '@inntak/postgres';
+import {
+  openDatabase,
+  PostgresIdentityDirectory,
+  PostgresIntakeStore,
+  PostgresNodeQueryStore,
+  readDatabaseStats,
+} from '@inntak/postgres';
 import { NoIssuerVerifier, OidcTokenVerifier } from './oidc-verifier.js';
 import { createApp } from './app.js';
 import { loadConfig } from './config.js';
@@ -28,6 +34,9 @@ const app = createApp({
   databaseReady: async () => {
     await sql`select 1`.execute(database.db);
   },
+  nodeQueries: new PostgresNodeQueryStore(database.db),
+  databaseStats: () => readDatabaseStats(database.db),
+  metricsToken: config.metricsToken,
   bodyLimitBytes: config.bodyLimitBytes,
   slowRequestMs: config.slowRequestMs,
 });
