@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { GraphNode, JsonObject, NodeQuery, NodeQueryPage, NodeQueryStore, QueriedNode, Visibility } from '@inntak/graph';
+import type { GraphNode, NodeQuery, NodeQueryPage, NodeQueryStore, QueriedNode } from '@inntak/graph';
 import type { Db } from './database.js';
 import { accessLevelOf, nodeVisibleTo, visibleNodeParts } from './read-filter.js';
 
@@ -31,15 +31,7 @@ export class PostgresNodeQueryStore implements NodeQueryStore {
   }
 }
 
-interface Row {
-  id: string;
-  node_kind: string;
-  title: string | null;
-  content: string | null;
-  visibility: Visibility;
-  metadata: JsonObject;
-  created_by: string | null;
-  created_at: Date;
+interface Row extends GraphNode {
   rank?: string;
   creator: boolean;
   access: QueriedNode['access'];
@@ -51,12 +43,15 @@ async function listing(db: Db, callerId: string, query: NodeQuery, take: number)
   const wanted = query.visibilities;
   const parts = visibleNodeParts(callerId, 'n').filter((part) => !wanted || part.visibilities.some((v) => wanted.includes(v)));
   if (parts.length === 0) return [];
-  const branches = parts.map(
-    (part) => sql`(select ${NODE_COLUMNS} from ${part.from}
-      where ${part.where} and ${filters(query, 'n')}
-        ${query.after ? sql`and ${part.orderKey} < ${query.after.id}` : sql``}
-      order by ${part.orderKey} desc limit ${take})`,
-  );
+  // Rows of a closed created_at range are found through nodes_created_at_idx and sorted: an
+  // id-ordered scan would walk every newer node first when the range lies in the past.
+  const closedRange = query.createdFrom !== undefined && query.createdBefore !== undefined;
+  const branches = parts.map((part) => {
+    const where = sql`${part.where} and ${filters(query, 'n')} ${query.after ? sql`and ${part.orderKey} < ${query.after.id}` : sql``}`;
+    return closedRange
+      ? sql`(select * from (select ${NODE_COLUMNS} from ${part.from} where ${where} offset 0) n order by n.id desc limit ${take})`
+      : sql`(select ${NODE_COLUMNS} from ${part.from} where ${where} order by ${part.orderKey} desc limit ${take})`;
+  });
   const result = await sql<Row>`
     select ${NODE_COLUMNS}, ${relation(callerId)}
       from (${sql.join(branches, sql` union all `)}) n
@@ -102,15 +97,6 @@ function filters(query: NodeQuery, alias: string): RawBuilder<boolean> {
 }
 
 function toQueried(row: Row): QueriedNode {
-  const node: GraphNode = {
-    id: row.id,
-    node_kind: row.node_kind,
-    title: row.title,
-    content: row.content,
-    visibility: row.visibility,
-    metadata: row.metadata,
-    created_by: row.created_by,
-    created_at: row.created_at,
-  };
-  return { node, creator: row.creator, access: row.access, ...(row.rank === undefined ? {} : { rank: row.rank }) };
+  const { rank, creator, access, ...node } = row;
+  return { node, creator, access, ...(rank === undefined ? {} : { rank }) };
 }
