@@ -15,7 +15,8 @@
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import type { NodeQuery } from '@inntak/graph';
-import { migrate, openDatabase, queryNodes, startEmbeddedPostgres, type Db } from '@inntak/postgres';
+import { AppError } from '@inntak/core';
+import { migrate, openDatabase, queryNodes, readDatabaseStats, SEARCH_TIMEOUT_MS, startEmbeddedPostgres, type Db } from '@inntak/postgres';
 
 const DB_NAME = 'inntak_bench_query';
 const NODES = 1_000_000;
@@ -254,34 +255,52 @@ async function run(db: Db, url: string): Promise<void> {
     { name: 'search: common word (top 10)', query: (_c, i) => ({ limit: 50, text: word(0, 10, i) }), iterations: 3 },
   ];
   // Warm the cache once per case, then measure.
-  for (const kase of cases) for (const caller of callers) await queryNodes(db, caller.id, kase.query(caller, 0));
+  for (const kase of cases) for (const caller of callers) await queryNodes(db, caller.id, kase.query(caller, 0)).catch(() => undefined);
   console.log(`\n${ITERATIONS} runs per caller and query (common word: 3) (${callers.map((c) => `${c.label}: ${c.collections.length} collections`).join('; ')})`);
   console.log(`${'query'.padEnd(34)} ${'p50 ms'.padStart(8)} ${'p95 ms'.padStart(8)} ${'max ms'.padStart(8)} ${'rows'.padStart(6)}`);
   for (const kase of cases) {
     const times: number[] = [];
     let rows = 0;
+    let cancelled = 0;
+    // A search past SEARCH_TIMEOUT_MS is cancelled (the route answers 400); it counts at its time.
+    const timed = async (caller: Caller, query: NodeQuery) => {
+      const t = performance.now();
+      try {
+        const page = await queryNodes(db, caller.id, query);
+        times.push(performance.now() - t);
+        return page;
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        times.push(performance.now() - t);
+        cancelled++;
+        return undefined;
+      }
+    };
     const iterations = Math.min(ITERATIONS, kase.iterations ?? ITERATIONS);
     for (let i = 0; i < iterations; i++) {
       for (const caller of callers) {
         const query = kase.query(caller, i + 1);
-        const t = performance.now();
-        const page = await queryNodes(db, caller.id, query);
-        times.push(performance.now() - t);
-        rows += page.rows.length;
-        if (i === 0 && page.next) {
-          // The second page through the cursor costs the same as the first.
-          const t2 = performance.now();
-          await queryNodes(db, caller.id, { ...query, after: page.next });
-          times.push(performance.now() - t2);
-        }
+        const page = await timed(caller, query);
+        rows += page?.rows.length ?? 0;
+        // The second page through the cursor costs the same as the first.
+        if (i === 0 && page?.next) await timed(caller, { ...query, after: page.next });
       }
     }
     times.sort((a, b) => a - b);
     const pct = (p: number) => times[Math.min(times.length - 1, Math.ceil((p / 100) * times.length) - 1)]!;
     console.log(
-      `${kase.name.padEnd(34)} ${pct(50).toFixed(2).padStart(8)} ${pct(95).toFixed(2).padStart(8)} ${times[times.length - 1]!.toFixed(2).padStart(8)} ${(rows / (iterations * callers.length)).toFixed(0).padStart(6)}`,
+      `${kase.name.padEnd(34)} ${pct(50).toFixed(2).padStart(8)} ${pct(95).toFixed(2).padStart(8)} ${times[times.length - 1]!.toFixed(2).padStart(8)} ${(rows / (iterations * callers.length)).toFixed(0).padStart(6)}${cancelled ? `  (${cancelled} of ${times.length} cancelled at ${SEARCH_TIMEOUT_MS} ms)` : ''}`,
     );
   }
+  // What GET /metrics costs at this size: its pg_stats read, count(*) of node_access included.
+  const statTimes: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const t = performance.now();
+    await readDatabaseStats(db);
+    statTimes.push(performance.now() - t);
+  }
+  statTimes.sort((a, b) => a - b);
+  console.log(`${'metrics pg_stats read (5 runs)'.padEnd(34)} ${statTimes[2]!.toFixed(2).padStart(8)} ${statTimes[4]!.toFixed(2).padStart(8)}`);
 }
 
 await main();

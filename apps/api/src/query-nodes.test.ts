@@ -3,7 +3,8 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { uuidv7 } from '@inntak/core';
 import type { Visibility } from '@inntak/graph';
-import { createCollection, createPerson } from '@inntak/postgres';
+import { createCollection, createPerson, PostgresNodeQueryStore } from '@inntak/postgres';
+import { sql } from 'kysely';
 import { OWNER_SUBJECT, setupTestContext, type TestContext } from './__tests__/helpers.js';
 
 let ctx: TestContext;
@@ -320,5 +321,22 @@ describe('limit', () => {
     const most = await get('stranger', { q: 'mengde', limit: 100 });
     expect(most.body.nodes).toHaveLength(60);
     expect(most.body.next_cursor).toBeNull();
+  });
+});
+
+describe('a search too broad to rank in time', () => {
+  it('is cancelled and answers 400 Ugyldig forespørsel: q: ... add words or filters', async () => {
+    await sql`insert into nodes (id, node_kind, title, content, visibility, created_by)
+      select gen_random_uuid(), 'content', 'overalt ' || i, 'overalt og alltid', 'open', null
+        from generate_series(1, 30000) i`.execute(ctx.database.db);
+    const impatient = ctx.app({ nodeQueries: new PostgresNodeQueryStore(ctx.database.db, { searchTimeoutMs: 1 }) });
+    const res = await request(impatient)
+      .get('/query/nodes')
+      .query({ q: 'overalt' })
+      .set('Authorization', `Bearer ${await ctx.tokenFor('stranger')}`);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'Ugyldig forespørsel: q: matches too many nodes to rank in time; add words or filters' });
+    // The same search with the default time limit is answered.
+    expect((await get('stranger', { q: 'overalt', limit: 5 })).body.nodes).toHaveLength(5);
   });
 });

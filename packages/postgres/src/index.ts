@@ -8,5 +8,5 @@ export { propagateBelongsTo } from './access-propagation.js';
 export { hasAccess, nodeVisibleTo, accessLevelOf, edgeVisibleTo, visibleNodeParts, type VisiblePart } from './read-filter.js';
 export { createPerson, createCollection, createWebhook } from './graph-writes.js';
 export { createTestDatabase, type TestDatabase } from './test-database.js';
-export { queryNodes, PostgresNodeQueryStore } from './node-query.js';
+export { queryNodes, PostgresNodeQueryStore, SEARCH_TIMEOUT_MS, type QueryOptions } from './node-query.js';
 export { readDatabaseStats, type DatabaseStats, type TableStats, type IndexStats } from './database-stats.js';

@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { GraphNode, NodeQuery, NodeQueryPage, NodeQueryStore, QueriedNode } from '@inntak/graph';
+import { AppError } from '@inntak/core';
 import type { Db } from './database.js';
 import { accessLevelOf, nodeVisibleTo, visibleNodeParts } from './read-filter.js';
 
@@ -11,9 +12,12 @@ import { accessLevelOf, nodeVisibleTo, visibleNodeParts } from './read-filter.js
  * so the cost follows the page size, not the table. A search ranks every visible match, so it
  * filters once with nodeVisibleTo and orders by (rank, id) descending.
  */
-export async function queryNodes(db: Db, callerId: string, query: NodeQuery): Promise<NodeQueryPage> {
+export async function queryNodes(db: Db, callerId: string, query: NodeQuery, options: QueryOptions = {}): Promise<NodeQueryPage> {
   const take = query.limit + 1;
-  const found = query.text === undefined ? await listing(db, callerId, query, take) : await search(db, callerId, query, query.text, take);
+  const found =
+    query.text === undefined
+      ? await listing(db, callerId, query, take)
+      : await search(db, callerId, query, query.text, take, options.searchTimeoutMs ?? SEARCH_TIMEOUT_MS);
   const more = found.length > query.limit;
   const rows = more ? found.slice(0, query.limit) : found;
   const last = rows[rows.length - 1];
@@ -23,11 +27,26 @@ export async function queryNodes(db: Db, callerId: string, query: NodeQuery): Pr
   };
 }
 
+export interface QueryOptions {
+  /** A search still ranking after this long is cancelled (default SEARCH_TIMEOUT_MS). */
+  searchTimeoutMs?: number;
+}
+
+/**
+ * Ranking costs time per matching row, and a word in most nodes matches most of the table:
+ * such a search is cancelled and answered 400 (add words or filters) rather than left to hold
+ * a connection for seconds.
+ */
+export const SEARCH_TIMEOUT_MS = 2_000;
+
 export class PostgresNodeQueryStore implements NodeQueryStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly options: QueryOptions = {},
+  ) {}
 
   queryNodes(callerId: string, query: NodeQuery): Promise<NodeQueryPage> {
-    return queryNodes(this.db, callerId, query);
+    return queryNodes(this.db, callerId, query, this.options);
   }
 }
 
@@ -36,6 +55,8 @@ interface Row extends GraphNode {
   creator: boolean;
   access: QueriedNode['access'];
 }
+
+const QUERY_CANCELED = '57014';
 
 const NODE_COLUMNS = sql.raw('n.id, n.node_kind, n.title, n.content, n.visibility, n.metadata, n.created_by, n.created_at');
 
@@ -60,10 +81,14 @@ async function listing(db: Db, callerId: string, query: NodeQuery, take: number)
   return result.rows.map(toQueried);
 }
 
-async function search(db: Db, callerId: string, query: NodeQuery, text: string, take: number): Promise<QueriedNode[]> {
+async function search(db: Db, callerId: string, query: NodeQuery, text: string, take: number, timeoutMs: number): Promise<QueriedNode[]> {
   const terms = sql`websearch_to_tsquery('simple', ${text})`;
   const after = query.after;
-  const result = await sql<Row>`
+  const result = await db
+    .transaction()
+    .execute(async (trx) => {
+      await sql`select set_config('statement_timeout', ${String(Math.max(1, Math.round(timeoutMs)))}, true)`.execute(trx);
+      return sql<Row>`
     select ${NODE_COLUMNS}, n.rank::text as rank, ${relation(callerId)}
       from (select ${NODE_COLUMNS}, ts_rank(node_search_document(n.title, n.content), ${terms}) as rank
               from nodes n
@@ -71,7 +96,14 @@ async function search(db: Db, callerId: string, query: NodeQuery, text: string, 
                and ${filters(query, 'n')} and ${nodeVisibleTo(callerId, 'n')}) n
      ${after ? sql`where (n.rank, n.id) < (${after.rank ?? '0'}::real, ${after.id}::uuid)` : sql``}
      order by n.rank desc, n.id desc
-     limit ${take}`.execute(db);
+     limit ${take}`.execute(trx);
+    })
+    .catch((err: unknown) => {
+      if ((err as { code?: unknown }).code === QUERY_CANCELED) {
+        throw new AppError('invalid_input', { cause: err, detail: 'q: matches too many nodes to rank in time; add words or filters' });
+      }
+      throw err;
+    });
   return result.rows.map(toQueried);
 }
 
