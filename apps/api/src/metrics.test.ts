@@ -83,7 +83,7 @@ describe('GET /metrics as JSON', () => {
       expect.objectContaining({ live_rows: expect.any(Number), seq_scans: expect.any(Number), heap_blocks_hit: expect.any(Number), size_bytes: expect.any(Number) }),
     );
     const indexes = (stats.indexes as Array<{ index: string }>).map((i) => i.index);
-    expect(indexes).toEqual(expect.arrayContaining(['nodes_pkey', 'nodes_search_idx', 'node_access_pkey']));
+    expect(indexes).toEqual(expect.arrayContaining(['nodes_pkey', 'node_search_document_idx', 'node_access_pkey']));
     expect(stats.cache_hit_ratio.tables).toBeGreaterThan(0);
     expect(stats.cache_hit_ratio.tables).toBeLessThanOrEqual(1);
     const count = await sql<{ n: string }>`select count(*) as n from node_access`.execute(ctx.database.db);
@@ -131,7 +131,7 @@ describe('GET /metrics as Prometheus text', () => {
     expect(res.text).toContain(`inntak_pg_node_access_rows ${count.rows[0]!.n}`);
     expect(res.text).toContain('inntak_http_requests_total{method="POST",route="/api/webhook/:token",status="200"} 1');
     expect(res.text).toMatch(/inntak_pg_table_rows\{table="nodes",state="live"\} \d+/);
-    expect(res.text).toMatch(/inntak_pg_index_scans\{table="nodes",index="nodes_search_idx"\} \d+/);
+    expect(res.text).toMatch(/inntak_pg_index_scans\{table="node_search",index="node_search_document_idx"\} \d+/);
     expect(res.text).toMatch(/inntak_pg_cache_hit_ratio\{source="tables"\} [\d.]+/);
     expect(res.text).not.toContain(webhook.token);
   });

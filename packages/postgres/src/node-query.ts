@@ -90,9 +90,9 @@ async function search(db: Db, callerId: string, query: NodeQuery, text: string, 
       await sql`select set_config('statement_timeout', ${String(Math.max(1, Math.round(timeoutMs)))}, true)`.execute(trx);
       return sql<Row>`
     select ${NODE_COLUMNS}, n.rank::text as rank, ${relation(callerId)}
-      from (select ${NODE_COLUMNS}, ts_rank(node_search_document(n.title, n.content), ${terms}) as rank
-              from nodes n
-             where node_search_document(n.title, n.content) @@ ${terms}
+      from (select ${NODE_COLUMNS}, ts_rank(s.document, ${terms}) as rank
+              from node_search s join nodes n on n.id = s.node_id
+             where s.document @@ ${terms}
                and ${filters(query, 'n')} and ${nodeVisibleTo(callerId, 'n')}) n
      ${after ? sql`where (n.rank, n.id) < (${after.rank ?? '0'}::real, ${after.id}::uuid)` : sql``}
      order by n.rank desc, n.id desc

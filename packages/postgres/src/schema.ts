@@ -44,12 +44,19 @@ export interface SystemAdminsTable {
   created_at: Generated<Date>;
 }
 
+/** One search document per node, kept by triggers (db/migrations/005.do.query.sql). */
+export interface NodeSearchTable {
+  node_id: string;
+  document: string;
+}
+
 export interface Database {
   nodes: NodesTable;
   edges: EdgesTable;
   node_access: NodeAccessTable;
   auth_identities: AuthIdentitiesTable;
   system_admins: SystemAdminsTable;
+  node_search: NodeSearchTable;
 }
 
 export type NodeRow = Selectable<NodesTable>;
