@@ -232,6 +232,14 @@ describe('full-text search', () => {
     expect(await ids('stranger', { q: 'TJENESTEN' })).toEqual([inTitle, inContent]);
   });
 
+  it('finds a node by its new words after its title or content changes, and no longer by the old', async () => {
+    const id = await addNode({ title: 'førsteutkast', content: 'gammel tekst', visibility: 'open' });
+    await ctx.database.db.updateTable('nodes').set({ title: 'ferdigversjon', content: 'ny tekst' }).where('id', '=', id).execute();
+    expect(await ids('stranger', { q: 'ferdigversjon' })).toEqual([id]);
+    expect(await ids('stranger', { q: 'førsteutkast' })).toEqual([]);
+    expect(await ids('stranger', { q: 'gammel' })).toEqual([]);
+  });
+
   it('takes web-search syntax: quoted phrases, or, and -exclusion', async () => {
     const a = await addNode({ title: 'rød bil', visibility: 'open' });
     const b = await addNode({ title: 'rød båt', visibility: 'open' });
