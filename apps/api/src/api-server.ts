@@ -3,7 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import type { Logger } from '@inntak/core';
 import type { TokenVerifier } from '@inntak/access';
-import { PostgresIdentityDirectory, PostgresIntakeStore, type DatabaseHandle } from '@inntak/postgres';
+import {
+  PostgresIdentityDirectory,
+  PostgresIntakeStore,
+  PostgresNodeQueryStore,
+  readDatabaseStats,
+  type DatabaseHandle,
+} from '@inntak/postgres';
 import { createApp, type AppDeps } from './app.js';
 import { RealtimeHub, type RealtimeHubDeps } from './realtime-hub.js';
 
@@ -17,6 +23,8 @@ export interface ApiServerOptions {
   verifier: TokenVerifier;
   bodyLimitBytes: number;
   slowRequestMs: number;
+  /** Bearer token a metrics scraper may use (METRICS_TOKEN); absent: admins only. */
+  metricsToken?: string;
   realtime: Pick<RealtimeHubDeps, 'maxQueue' | 'initialSync' | 'listenerBackoffMs'>;
   /** Replaces adapters of the Express app (tests). */
   app?: Partial<AppDeps>;
@@ -45,6 +53,9 @@ export async function startApiServer(options: ApiServerOptions, port: number, ho
     identities,
     db: database.db,
     baseUrl: options.baseUrl,
+    nodeQueries: new PostgresNodeQueryStore(database.db),
+    databaseStats: () => readDatabaseStats(database.db),
+    metricsToken: options.metricsToken,
     databaseReady: async () => {
       await sql`select 1`.execute(database.db);
     },

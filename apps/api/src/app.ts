@@ -3,12 +3,16 @@ import type { Logger } from '@inntak/core';
 import type { IdentityDirectory, TokenVerifier } from '@inntak/access';
 import type { IntakeStore } from '@inntak/intake';
 import type { Db } from '@inntak/postgres';
+import type { NodeQueryStore } from '@inntak/graph';
+import type { DatabaseStats } from '@inntak/postgres';
 import { installMe, requireCaller } from './auth.js';
 import { errorHandler } from './errors.js';
 import { installGraphIntentions } from './graph-intentions.js';
 import { installHealth } from './health.js';
 import { installNodeRead } from './node-read.js';
 import { installOpenApi } from './openapi.js';
+import { createMetrics, installMetrics, installRequestCounting } from './metrics.js';
+import { installQueryNodes } from './query-nodes.js';
 import { installRequestLogging } from './request-logging.js';
 import { RouteRegistry } from './route-registry.js';
 import { installWebhookAdmin } from './webhook-admin.js';
@@ -24,6 +28,10 @@ export interface AppDeps {
   /** Public base URL, for the intake URLs the webhook operations hand out. */
   baseUrl: string;
   databaseReady: () => Promise<void>;
+  nodeQueries: NodeQueryStore;
+  databaseStats: () => Promise<DatabaseStats>;
+  /** Bearer token a metrics scraper may use instead of an admin JWT; absent: admins only. */
+  metricsToken?: string;
   bodyLimitBytes: number;
   /** Check every registry route's answer against its response schema (on in tests). */
   checkResponses?: boolean;
@@ -36,6 +44,8 @@ const API_VERSION = '0.1.0';
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
+  const metrics = createMetrics();
+  installRequestCounting(app, metrics);
   installRequestLogging(app, { logger: deps.logger, slowMs: deps.slowRequestMs });
   // Every route declares itself here, so /openapi.json covers the whole surface.
   const routes = new RouteRegistry({ checkResponses: deps.checkResponses });
@@ -46,6 +56,8 @@ export function createApp(deps: AppDeps): Express {
   installWebhookAdmin(app, routes, auth, deps);
   installGraphIntentions(app, routes, auth, deps);
   installNodeRead(app, routes, auth, deps);
+  installQueryNodes(app, routes, auth, { store: deps.nodeQueries });
+  installMetrics(app, routes, auth, { metrics, databaseStats: deps.databaseStats, metricsToken: deps.metricsToken });
   installOpenApi(app, routes, { version: API_VERSION, baseUrl: deps.baseUrl });
   app.use((_req, res) => {
     res.status(404).json({ error: 'Finnes ikke' });

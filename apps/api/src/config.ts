@@ -19,6 +19,8 @@ export interface ApiConfig {
     /** REALTIME_SYNC_COLLECTIONS / REALTIME_SYNC_NODES: bounds of initial_sync. */
     initialSync: { collections: number; nodesPerCollection: number };
   };
+  /** Bearer token that may read GET /metrics (for a scraper); absent: only admin JWTs may. */
+  metricsToken: string | undefined;
 }
 
 const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'];
@@ -35,6 +37,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
   }
   if (env.OIDC_ISSUER && !env.OIDC_AUDIENCE) {
     throw new Error('OIDC_AUDIENCE must be set when OIDC_ISSUER is (the client id tokens must be issued for)');
+  }
+  const metricsToken = env.METRICS_TOKEN || undefined;
+  if (metricsToken !== undefined && !/^\S{32,}$/.test(metricsToken)) {
+    throw new Error('METRICS_TOKEN must be at least 32 characters without spaces (e.g. openssl rand -hex 32)');
   }
   return {
     databaseUrl: env.DATABASE_URL || undefined,
@@ -53,6 +59,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
         nodesPerCollection: integer(env.REALTIME_SYNC_NODES ?? '20', 'REALTIME_SYNC_NODES', 0, 10_000),
       },
     },
+    metricsToken,
   };
 }
 

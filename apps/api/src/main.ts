@@ -28,6 +28,7 @@ const api = await startApiServer(
     bodyLimitBytes: config.bodyLimitBytes,
     slowRequestMs: config.slowRequestMs,
     realtime: config.realtime,
+    metricsToken: config.metricsToken,
   },
   config.port,
 );

@@ -80,9 +80,9 @@ export class RouteRegistry {
     if (spec.body) middleware.push(express.json({ limit: '1mb', strict: false }));
     app[spec.method](expressPath(spec.path), ...middleware, async (req: Request, res: Response) => {
       const input = {
-        params: parse(spec.params, req.params, 'path'),
-        query: parse(spec.query, req.query, 'query'),
-        body: parse(spec.body, req.body ?? {}, 'body'),
+        params: parseInput(spec.params, req.params, 'path'),
+        query: parseInput(spec.query, req.query, 'query'),
+        body: parseInput(spec.body, req.body ?? {}, 'body'),
         caller: spec.auth === 'jwt' ? callerOf(res) : (undefined as unknown as Caller),
         req,
       } as RouteInput<z.infer<Params>, z.infer<Query>, z.infer<Body>>;
@@ -93,8 +93,9 @@ export class RouteRegistry {
   }
 }
 
-function parse(schema: z.ZodType | undefined, value: unknown, where: string): unknown {
-  if (!schema) return {};
+/** Validates request input with a zod schema; a failure is 400 naming the first bad field. */
+export function parseInput<S extends z.ZodType>(schema: S | undefined, value: unknown, where: string): z.output<S> {
+  if (!schema) return {} as z.output<S>;
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   throw new AppError('invalid_input', { detail: describeIssue(result.error.issues[0]!, where) });

@@ -1,2 +1,13 @@
 export * from './types.js';
 export { webhookContentNode, webhookBelongsToEdge } from './content-node.js';
+export {
+  encodeCursor,
+  decodeCursor,
+  MAX_QUERY_LIMIT,
+  DEFAULT_QUERY_LIMIT,
+  type NodeQuery,
+  type Keyset,
+  type QueriedNode,
+  type NodeQueryPage,
+  type NodeQueryStore,
+} from './node-query.js';

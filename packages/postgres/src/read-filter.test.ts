@@ -4,7 +4,8 @@ import { createCollection, createPerson } from './graph-writes.js';
 import { createWebhook } from './webhook-admin.js';
 import { openDatabase, type DatabaseHandle } from './database.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
-import { edgeVisibleTo, nodeVisibleTo } from './read-filter.js';
+import { sql } from 'kysely';
+import { edgeVisibleTo, nodeVisibleTo, visibleNodeParts } from './read-filter.js';
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 let testDb: TestDatabase;
@@ -57,5 +58,25 @@ describe('read filter', () => {
       h.db.selectFrom('edges as e').select('e.id').where(edgeVisibleTo(caller, 'e')).where('e.id', '=', webhook.edgeId).execute();
     expect(await visible(stranger)).toEqual([]);
     expect(await visible(owner)).toEqual([{ id: webhook.edgeId }]);
+  });
+
+  it('the three visible parts a listing reads are disjoint and together are exactly what nodeVisibleTo admits', async () => {
+    // A hidden node of the stranger's own, and one the stranger reaches through an access row.
+    const own = uuidv7();
+    await h.db.insertInto('nodes').values({ id: own, node_kind: 'content', title: 'own', content: null, metadata: '{}', created_by: stranger }).execute();
+    await h.db.insertInto('node_access').values({ subject_id: stranger, object_id: nodes.hidden!, access: 'reader', via_edge: null }).execute();
+    await h.db.insertInto('node_access').values({ subject_id: stranger, object_id: own, access: 'owner', via_edge: null }).execute();
+    for (const caller of [owner, stranger, collection]) {
+      const whole = await h.db.selectFrom('nodes as n').select('n.id').where(nodeVisibleTo(caller, 'n')).execute();
+      const parts = [];
+      for (const part of visibleNodeParts(caller, 'n')) {
+        const rows = await sql<{ id: string; visibility: string }>`select n.id, n.visibility from ${part.from} where ${part.where}`.execute(h.db);
+        for (const row of rows.rows) expect(part.visibilities).toContain(row.visibility);
+        parts.push(...rows.rows.map((r) => r.id));
+      }
+      expect(new Set(parts).size).toBe(parts.length);
+      expect(parts.sort()).toEqual(whole.map((r) => r.id).sort());
+    }
+    await h.db.deleteFrom('node_access').where('subject_id', '=', stranger).execute();
   });
 });

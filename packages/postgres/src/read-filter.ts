@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { AccessLevel, AudienceFacts } from '@inntak/access';
+import type { Visibility } from '@inntak/graph';
 
 /**
  * The one place reads are filtered by the caller's access (the SQL side of
@@ -55,4 +56,45 @@ export function hasAccessAtLeast(callerId: string, level: AccessLevel, alias = '
  */
 export function audienceFacts(nodeIdColumn: string): RawBuilder<AudienceFacts | null> {
   return sql<AudienceFacts | null>`inntak_node_audience_facts(${sql.ref(nodeIdColumn)})`;
+}
+
+/**
+ * The set nodeVisibleTo admits, split into three disjoint parts so a listing can read each from
+ * an index that yields it in id order and stop after a page, instead of testing every node:
+ * the non-hidden nodes; hidden nodes the caller created; hidden nodes someone else created that
+ * the caller has an access-matrix row on (driven from node_access's primary key).
+ */
+export interface VisiblePart {
+  /** The visibilities this part can hold: a query filtering on others skips it. */
+  visibilities: readonly Visibility[];
+  /** FROM items binding the node to the alias given. */
+  from: RawBuilder<unknown>;
+  where: RawBuilder<boolean>;
+  /** An expression equal to the node's id whose order this part's index yields. */
+  orderKey: RawBuilder<string>;
+}
+
+export function visibleNodeParts(callerId: string, alias = 'n'): VisiblePart[] {
+  const node = sql.table(alias);
+  return [
+    {
+      visibilities: ['discoverable', 'readable', 'open'],
+      from: sql`nodes ${node}`,
+      where: sql<boolean>`${node}.visibility <> 'hidden'`,
+      orderKey: sql<string>`${node}.id`,
+    },
+    {
+      visibilities: ['hidden'],
+      from: sql`nodes ${node}`,
+      where: sql<boolean>`${node}.visibility = 'hidden' and ${node}.created_by = ${callerId}`,
+      orderKey: sql<string>`${node}.id`,
+    },
+    {
+      visibilities: ['hidden'],
+      from: sql`node_access acc join nodes ${node} on ${node}.id = acc.object_id`,
+      where: sql<boolean>`acc.subject_id = ${callerId} and ${node}.visibility = 'hidden'
+        and ${node}.created_by is distinct from ${callerId}`,
+      orderKey: sql<string>`acc.object_id`,
+    },
+  ];
 }

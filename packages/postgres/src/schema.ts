@@ -50,6 +50,12 @@ export interface RealtimeOverflowTable {
   created_at: Generated<Date>;
 }
 
+/** One search document per node, kept by triggers (db/migrations/005.do.query.sql). */
+export interface NodeSearchTable {
+  node_id: string;
+  document: string;
+}
+
 export interface Database {
   nodes: NodesTable;
   edges: EdgesTable;
@@ -57,6 +63,7 @@ export interface Database {
   auth_identities: AuthIdentitiesTable;
   system_admins: SystemAdminsTable;
   realtime_overflow: RealtimeOverflowTable;
+  node_search: NodeSearchTable;
 }
 
 export type NodeRow = Selectable<NodesTable>;

@@ -11,6 +11,8 @@ import {
   openDatabase,
   PostgresIdentityDirectory,
   PostgresIntakeStore,
+  PostgresNodeQueryStore,
+  readDatabaseStats,
   type DatabaseHandle,
   type TestDatabase,
 } from '@inntak/postgres';
@@ -97,6 +99,8 @@ export async function setupTestContext(): Promise<TestContext> {
         databaseReady: async () => {
           await sql`select 1`.execute(database.db);
         },
+        nodeQueries: new PostgresNodeQueryStore(database.db),
+        databaseStats: () => readDatabaseStats(database.db),
         bodyLimitBytes: 25 * 1024 * 1024,
         slowRequestMs: 200,
         ...overrides,

@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { sql } from 'kysely';
+import { createPerson } from '@inntak/postgres';
+import { loadConfig } from './config.js';
+import { OWNER_SUBJECT, setupTestContext, type TestContext } from './__tests__/helpers.js';
+
+const METRICS_TOKEN = 'scraper-secret-0123456789abcdef-0123456789';
+let ctx: TestContext;
+let webhook: { id: string; token: string; edgeId: string };
+
+beforeAll(async () => {
+  ctx = await setupTestContext();
+  await createPerson(ctx.database.db, { subject: 'admin', admin: true });
+  webhook = await ctx.addWebhook();
+});
+afterAll(() => ctx.close());
+
+async function bearer(subject: string): Promise<string> {
+  return `Bearer ${await ctx.tokenFor(subject)}`;
+}
+
+interface RequestCount {
+  method: string;
+  route: string;
+  status: string;
+  count: number;
+}
+
+describe('GET /metrics: who may read it', () => {
+  it('answers 401 Mangler Authorization-header without the header', async () => {
+    const res = await request(ctx.app()).get('/metrics');
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: 'Mangler Authorization-header' });
+  });
+
+  it('answers 403 Ingen tilgang to a known caller who is not a system admin', async () => {
+    const res = await request(ctx.app()).get('/metrics').set('Authorization', await bearer(OWNER_SUBJECT));
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ error: 'Ingen tilgang' });
+  });
+
+  it('answers 200 to a system admin\'s JWT', async () => {
+    const res = await request(ctx.app()).get('/metrics').set('Authorization', await bearer('admin'));
+    expect(res.status).toBe(200);
+  });
+
+  it('answers 200 to the configured METRICS_TOKEN, and treats any other bearer as a JWT', async () => {
+    const app = ctx.app({ metricsToken: METRICS_TOKEN });
+    expect((await request(app).get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`)).status).toBe(200);
+    const wrong = await request(app).get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}x`);
+    expect(wrong.status).toBe(401);
+    expect(wrong.body).toEqual({ error: 'Ugyldig token' });
+  });
+
+  it('without METRICS_TOKEN configured, no bearer but an admin JWT opens it', async () => {
+    const res = await request(ctx.app()).get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`);
+    expect(res.status).toBe(401);
+  });
+
+  it('METRICS_TOKEN must be long enough to be a secret', () => {
+    expect(() => loadConfig({ METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN must be at least 32 characters/);
+    expect(loadConfig({ METRICS_TOKEN }).metricsToken).toBe(METRICS_TOKEN);
+    expect(loadConfig({}).metricsToken).toBeUndefined();
+  });
+});
+
+describe('GET /metrics as JSON', () => {
+  it('has pg_stats with per-table and per-index statistics, cache hit ratio and the node_access row count', async () => {
+    // Backends publish their statistics lazily; make this one publish its reads now.
+    await ctx.database.db.connection().execute(async (c) => {
+      await sql`select count(*) from nodes`.execute(c);
+      await sql`select pg_stat_force_next_flush()`.execute(c);
+      await sql`select 1`.execute(c);
+    });
+    const res = await request(ctx.app()).get('/metrics').set('Authorization', await bearer('admin'));
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    const stats = res.body.pg_stats;
+    const tables = (stats.tables as Array<{ table: string }>).map((t) => t.table);
+    expect(tables).toEqual(expect.arrayContaining(['nodes', 'edges', 'node_access', 'auth_identities', 'system_admins']));
+    expect(stats.tables.find((t: { table: string }) => t.table === 'nodes')).toEqual(
+      expect.objectContaining({ live_rows: expect.any(Number), seq_scans: expect.any(Number), heap_blocks_hit: expect.any(Number), size_bytes: expect.any(Number) }),
+    );
+    const indexes = (stats.indexes as Array<{ index: string }>).map((i) => i.index);
+    expect(indexes).toEqual(expect.arrayContaining(['nodes_pkey', 'node_search_document_idx', 'node_access_pkey']));
+    expect(stats.cache_hit_ratio.tables).toBeGreaterThan(0);
+    expect(stats.cache_hit_ratio.tables).toBeLessThanOrEqual(1);
+    const count = await sql<{ n: string }>`select count(*) as n from node_access`.execute(ctx.database.db);
+    expect(stats.node_access_rows).toBe(Number(count.rows[0]!.n));
+    expect(stats.node_access_rows).toBeGreaterThan(0);
+  });
+
+  it('counts requests by method, route pattern and status, never by the raw path with its webhook token', async () => {
+    const app = ctx.app();
+    await request(app).post(`/api/webhook/${webhook.token}`).send({ title: 't' }).expect(200);
+    await request(app).post(`/api/webhook/${webhook.token}`).send({ title: 't' }).expect(200);
+    await request(app).post('/api/webhook/00000000-0000-4000-8000-000000000000').send({}).expect(404);
+    await request(app).get('/me').expect(401);
+    await request(app).get('/no/such/route').expect(404);
+    const res = await request(app).get('/metrics').set('Authorization', await bearer('admin'));
+    const requests = res.body.requests as RequestCount[];
+    expect(requests).toEqual(
+      expect.arrayContaining([
+        { method: 'POST', route: '/api/webhook/:token', status: '200', count: 2 },
+        { method: 'POST', route: '/api/webhook/:token', status: '404', count: 1 },
+        { method: 'GET', route: '/me', status: '401', count: 1 },
+        { method: 'GET', route: 'unmatched', status: '404', count: 1 },
+      ]),
+    );
+    expect(JSON.stringify(res.body)).not.toContain(webhook.token);
+  });
+
+  it('keeps each app\'s counts apart (one registry per app)', async () => {
+    const first = ctx.app();
+    const second = ctx.app();
+    await request(first).get('/health');
+    const res = await request(second).get('/metrics').set('Authorization', await bearer('admin'));
+    expect((res.body.requests as RequestCount[]).filter((r) => r.route === '/health')).toEqual([]);
+  });
+});
+
+describe('GET /metrics as Prometheus text', () => {
+  it('?format=prometheus gives the same figures as Prometheus text', async () => {
+    const app = ctx.app();
+    await request(app).post(`/api/webhook/${webhook.token}`).send({}).expect(200);
+    const res = await request(app).get('/metrics?format=prometheus').set('Authorization', await bearer('admin'));
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    const count = await sql<{ n: string }>`select count(*) as n from node_access`.execute(ctx.database.db);
+    expect(res.text).toContain(`inntak_pg_node_access_rows ${count.rows[0]!.n}`);
+    expect(res.text).toContain('inntak_http_requests_total{method="POST",route="/api/webhook/:token",status="200"} 1');
+    expect(res.text).toMatch(/inntak_pg_table_rows\{table="nodes",state="live"\} \d+/);
+    expect(res.text).toMatch(/inntak_pg_index_scans\{table="node_search",index="node_search_document_idx"\} \d+/);
+    expect(res.text).toMatch(/inntak_pg_cache_hit_ratio\{source="tables"\} [\d.]+/);
+    expect(res.text).not.toContain(webhook.token);
+  });
+
+  it('an Accept: text/plain request gets Prometheus text too', async () => {
+    const res = await request(ctx.app()).get('/metrics').set('Accept', 'text/plain').set('Authorization', await bearer('admin'));
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    expect(res.text).toContain('# TYPE inntak_http_requests_total counter');
+  });
+
+  it('a Prometheus scraper\'s Accept header gets Prometheus text', async () => {
+    const res = await request(ctx.app({ metricsToken: METRICS_TOKEN }))
+      .get('/metrics')
+      .set('Accept', 'application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5,*/*;q=0.1')
+      .set('Authorization', `Bearer ${METRICS_TOKEN}`);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+  });
+
+  it('an unknown format answers 400 Ugyldig forespørsel: format: ...', async () => {
+    const res = await request(ctx.app()).get('/metrics?format=xml').set('Authorization', await bearer('admin'));
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(/^Ugyldig forespørsel: format: /);
+  });
+});

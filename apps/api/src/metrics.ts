@@ -1,0 +1,159 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Express, Request, RequestHandler } from 'express';
+import { Counter, Gauge, Registry } from 'prom-client';
+import { z } from 'zod';
+import { AppError } from '@inntak/core';
+import type { DatabaseStats } from '@inntak/postgres';
+import { callerOf } from './auth.js';
+import { parseInput, type RouteRegistry } from './route-registry.js';
+
+/**
+ * GET /metrics (docs/metrics.md). It exposes internals (table sizes, traffic by route), so it is
+ * for system administrators (admin JWT) and, when METRICS_TOKEN is set, for a scraper holding
+ * that token as its bearer token.
+ */
+
+/** One registry per app, so several apps in one process (tests) keep their own counts. */
+export interface Metrics {
+  registry: Registry;
+  requests: Counter<'method' | 'route' | 'status'>;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  const requests = new Counter({
+    name: 'inntak_http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  return { registry, requests };
+}
+
+/** Counts every answered request by its route pattern, never the raw path: webhook tokens are secrets. */
+export function installRequestCounting(app: Express, metrics: Metrics): void {
+  app.use((req, res, next) => {
+    res.on('finish', () => {
+      metrics.requests.inc({ method: req.method, route: routeOf(req), status: String(res.statusCode) });
+    });
+    next();
+  });
+}
+
+function routeOf(req: Request): string {
+  const path = (req.route as { path?: unknown } | undefined)?.path;
+  return typeof path === 'string' ? `${req.baseUrl}${path}` : 'unmatched';
+}
+
+const PROMETHEUS_TYPES = ['text/plain', 'text/plain;version=0.0.4', 'application/openmetrics-text'];
+
+export const metricsParams = z.strictObject({
+  format: z.enum(['json', 'prometheus']).optional(),
+});
+
+export interface MetricsDeps {
+  metrics: Metrics;
+  databaseStats: () => Promise<DatabaseStats>;
+  /** A bearer token that may read /metrics without a JWT; absent: admins only. */
+  metricsToken: string | undefined;
+}
+
+export function installMetrics(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: MetricsDeps): void {
+  const gauges = pgGauges(deps.metrics.registry);
+  const allowed: RequestHandler = async (req, res, next) => {
+    if (deps.metricsToken && bearerIs(req.headers.authorization, deps.metricsToken)) return next();
+    await new Promise<void>((resolve, reject) => {
+      Promise.resolve(auth(req, res, (err?: unknown) => (err ? reject(err) : resolve()))).catch(reject);
+    });
+    if (!callerOf(res).isAdmin) throw new AppError('forbidden');
+    next();
+  };
+  registry.describe({
+    method: 'get',
+    path: '/metrics',
+    summary: 'Metrics: pg_stats and request counters (JSON, or Prometheus text)',
+    description: 'For system administrators (JWT) or a scraper holding METRICS_TOKEN. `format=prometheus` or a text/plain Accept header gives Prometheus text.',
+    tags: ['metrics'],
+    auth: 'jwt',
+    query: metricsParams,
+    response: { status: 200, schema: z.object({ pg_stats: z.record(z.string(), z.unknown()), requests: z.array(z.record(z.string(), z.unknown())) }) },
+    errors: [400, 401, 403],
+  });
+  app.get('/metrics', allowed, async (req, res) => {
+    const { format } = parseInput(metricsParams, req.query, 'query');
+    // A Prometheus scraper asks for openmetrics or versioned text/plain and gets the text format.
+    const prometheus = format ? format === 'prometheus' : req.accepts(['application/json', ...PROMETHEUS_TYPES]) !== 'application/json';
+    const stats = await deps.databaseStats();
+    if (prometheus) {
+      gauges.set(stats);
+      res.status(200).type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+      return;
+    }
+    const counts = await deps.metrics.requests.get();
+    res.status(200).json({
+      pg_stats: stats,
+      requests: counts.values.map((v) => ({ ...v.labels, count: v.value })),
+    });
+  });
+}
+
+function bearerIs(authorization: string | undefined, token: string): boolean {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+  if (!match) return false;
+  const given = Buffer.from(match[1]!);
+  const expected = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** pg_stats as Prometheus gauges, set from a fresh read at each scrape. */
+function pgGauges(registry: Registry) {
+  const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+    new Gauge<L>({ name: `inntak_pg_${name}`, help, labelNames, registers: [registry] });
+  const tableRows = gauge('table_rows', 'Estimated rows per table, live or dead', ['table', 'state']);
+  const tableScans = gauge('table_scans', 'Scans started on the table, sequential or through an index', ['table', 'kind']);
+  const tableTuples = gauge('table_tuples', 'Rows read by sequential scans, fetched by index scans, inserted, updated, deleted', ['table', 'op']);
+  const tableBlocks = gauge('table_blocks', 'Blocks of the table (heap) or its indexes found in shared buffers (hit) or read', ['table', 'source', 'result']);
+  const tableSize = gauge('table_size_bytes', 'Size of the table with its indexes and TOAST', ['table']);
+  const indexScans = gauge('index_scans', 'Scans started on the index', ['table', 'index']);
+  const indexTuples = gauge('index_tuples', 'Index entries read, and rows fetched through the index', ['table', 'index', 'op']);
+  const indexBlocks = gauge('index_blocks', 'Index blocks found in shared buffers (hit) or read', ['table', 'index', 'result']);
+  const indexSize = gauge('index_size_bytes', 'Size of the index', ['table', 'index']);
+  const hitRatio = gauge('cache_hit_ratio', 'Share of block reads served from shared buffers', ['source']);
+  const accessRows = gauge('node_access_rows', 'Rows in the access matrix (exact count)', []);
+  const all = [tableRows, tableScans, tableTuples, tableBlocks, tableSize, indexScans, indexTuples, indexBlocks, indexSize, hitRatio, accessRows];
+  return {
+    set(stats: DatabaseStats): void {
+      // A dropped table or index must not linger from an earlier scrape.
+      for (const g of all) g.reset();
+      for (const t of stats.tables) {
+        const table = t.table;
+        tableRows.set({ table, state: 'live' }, t.live_rows);
+        tableRows.set({ table, state: 'dead' }, t.dead_rows);
+        tableScans.set({ table, kind: 'seq' }, t.seq_scans);
+        tableScans.set({ table, kind: 'index' }, t.index_scans);
+        tableTuples.set({ table, op: 'seq_read' }, t.seq_rows_read);
+        tableTuples.set({ table, op: 'index_fetch' }, t.index_rows_fetched);
+        tableTuples.set({ table, op: 'insert' }, t.rows_inserted);
+        tableTuples.set({ table, op: 'update' }, t.rows_updated);
+        tableTuples.set({ table, op: 'delete' }, t.rows_deleted);
+        tableBlocks.set({ table, source: 'heap', result: 'hit' }, t.heap_blocks_hit);
+        tableBlocks.set({ table, source: 'heap', result: 'read' }, t.heap_blocks_read);
+        tableBlocks.set({ table, source: 'index', result: 'hit' }, t.index_blocks_hit);
+        tableBlocks.set({ table, source: 'index', result: 'read' }, t.index_blocks_read);
+        tableSize.set({ table }, t.size_bytes);
+      }
+      for (const i of stats.indexes) {
+        const labels = { table: i.table, index: i.index };
+        indexScans.set(labels, i.scans);
+        indexTuples.set({ ...labels, op: 'read' }, i.rows_read);
+        indexTuples.set({ ...labels, op: 'fetch' }, i.rows_fetched);
+        indexBlocks.set({ ...labels, result: 'hit' }, i.blocks_hit);
+        indexBlocks.set({ ...labels, result: 'read' }, i.blocks_read);
+        indexSize.set(labels, i.size_bytes);
+      }
+      if (stats.cache_hit_ratio.tables !== null) hitRatio.set({ source: 'tables' }, stats.cache_hit_ratio.tables);
+      if (stats.cache_hit_ratio.indexes !== null) hitRatio.set({ source: 'indexes' }, stats.cache_hit_ratio.indexes);
+      accessRows.set(stats.node_access_rows);
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import { AppError, isUuid } from '@inntak/core';
+import type { GraphNode, Visibility } from './types.js';
+
+/**
+ * GET /query/nodes as the domain sees it: which nodes, in which order, from which point.
+ * - keyset: the last row of a page — its id, and its rank when the query is a ranked search.
+ *   The next page is every row strictly after it in the query's order.
+ * - cursor: a keyset packed into an opaque text for the client to send back unchanged.
+ */
+export interface NodeQuery {
+  /** Words to search title and content for; results are ranked. */
+  text?: string;
+  nodeKinds?: string[];
+  visibilities?: Visibility[];
+  createdBy?: string;
+  /** Nodes with a belongs_to edge to this collection. */
+  collectionId?: string;
+  /** Inclusive lower and exclusive upper bound on created_at. */
+  createdFrom?: Date;
+  createdBefore?: Date;
+  /** Page size, 1..MAX_QUERY_LIMIT. */
+  limit: number;
+  after?: Keyset;
+}
+
+export interface Keyset {
+  id: string;
+  /** The row's rank, as PostgreSQL printed the float4 (exact round trip); ranked search only. */
+  rank?: string;
+}
+
+export interface QueriedNode {
+  node: GraphNode;
+  rank?: string;
+  creator: boolean;
+  access: 'reader' | 'member' | 'admin' | 'owner' | null;
+}
+
+export interface NodeQueryPage {
+  rows: QueriedNode[];
+  /** Present when more rows follow. */
+  next?: Keyset;
+}
+
+/** The read side's port: runs a query as a caller, returning only rows the caller may see. */
+export interface NodeQueryStore {
+  queryNodes(callerId: string, query: NodeQuery): Promise<NodeQueryPage>;
+}
+
+export const MAX_QUERY_LIMIT = 100;
+export const DEFAULT_QUERY_LIMIT = 50;
+
+const RANK_PATTERN = /^(?:\d+(?:\.\d+)?(?:e[-+]?\d+)?)$/i;
+
+/** base64url of a small JSON array: [id] or [id, rank]. Opaque to clients by contract only. */
+export function encodeCursor(keyset: Keyset): string {
+  const parts = keyset.rank === undefined ? [keyset.id] : [keyset.id, keyset.rank];
+  return Buffer.from(JSON.stringify(parts)).toString('base64url');
+}
+
+/** Throws invalid_input for anything encodeCursor did not make. */
+export function decodeCursor(cursor: string): Keyset {
+  let parts: unknown;
+  try {
+    parts = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    parts = undefined;
+  }
+  if (Array.isArray(parts) && (parts.length === 1 || parts.length === 2) && isUuid(parts[0])) {
+    if (parts.length === 1) return { id: parts[0].toLowerCase() };
+    if (typeof parts[1] === 'string' && RANK_PATTERN.test(parts[1])) return { id: parts[0].toLowerCase(), rank: parts[1] };
+  }
+  throw new AppError('invalid_input', { detail: 'cursor: not a cursor from this endpoint' });
+}

@@ -1,0 +1,86 @@
+import { sql } from 'kysely';
+import type { Db } from './database.js';
+
+/**
+ * The `pg_stats` part of GET /metrics (docs/metrics.md): PostgreSQL's cumulative statistics for
+ * the schema's own tables and indexes, since the server's last statistics reset.
+ */
+export interface DatabaseStats {
+  tables: TableStats[];
+  indexes: IndexStats[];
+  /** Share of heap and index block reads served from shared buffers; null before any read. */
+  cache_hit_ratio: { tables: number | null; indexes: number | null };
+  /** Exact count(*) of the access matrix. */
+  node_access_rows: number;
+}
+
+export interface TableStats {
+  table: string;
+  live_rows: number;
+  dead_rows: number;
+  seq_scans: number;
+  seq_rows_read: number;
+  index_scans: number;
+  index_rows_fetched: number;
+  rows_inserted: number;
+  rows_updated: number;
+  rows_deleted: number;
+  heap_blocks_hit: number;
+  heap_blocks_read: number;
+  index_blocks_hit: number;
+  index_blocks_read: number;
+  size_bytes: number;
+  last_vacuum: Date | null;
+  last_analyze: Date | null;
+}
+
+export interface IndexStats {
+  table: string;
+  index: string;
+  scans: number;
+  rows_read: number;
+  rows_fetched: number;
+  blocks_hit: number;
+  blocks_read: number;
+  size_bytes: number;
+}
+
+export async function readDatabaseStats(db: Db): Promise<DatabaseStats> {
+  // bigint columns arrive as text from pg; ::float8 keeps them numbers (exact below 2^53).
+  const tables = await sql<TableStats>`
+    select t.relname as "table",
+           t.n_live_tup::float8 as live_rows, t.n_dead_tup::float8 as dead_rows,
+           coalesce(t.seq_scan, 0)::float8 as seq_scans, coalesce(t.seq_tup_read, 0)::float8 as seq_rows_read,
+           coalesce(t.idx_scan, 0)::float8 as index_scans, coalesce(t.idx_tup_fetch, 0)::float8 as index_rows_fetched,
+           t.n_tup_ins::float8 as rows_inserted, t.n_tup_upd::float8 as rows_updated, t.n_tup_del::float8 as rows_deleted,
+           coalesce(io.heap_blks_hit, 0)::float8 as heap_blocks_hit, coalesce(io.heap_blks_read, 0)::float8 as heap_blocks_read,
+           coalesce(io.idx_blks_hit, 0)::float8 as index_blocks_hit, coalesce(io.idx_blks_read, 0)::float8 as index_blocks_read,
+           pg_total_relation_size(t.relid)::float8 as size_bytes,
+           greatest(t.last_vacuum, t.last_autovacuum) as last_vacuum,
+           greatest(t.last_analyze, t.last_autoanalyze) as last_analyze
+      from pg_stat_user_tables t
+      join pg_statio_user_tables io on io.relid = t.relid
+     where t.schemaname = 'public'
+     order by t.relname`.execute(db);
+  const indexes = await sql<IndexStats>`
+    select i.relname as "table", i.indexrelname as "index",
+           i.idx_scan::float8 as scans, i.idx_tup_read::float8 as rows_read, i.idx_tup_fetch::float8 as rows_fetched,
+           coalesce(io.idx_blks_hit, 0)::float8 as blocks_hit, coalesce(io.idx_blks_read, 0)::float8 as blocks_read,
+           pg_relation_size(i.indexrelid)::float8 as size_bytes
+      from pg_stat_user_indexes i
+      join pg_statio_user_indexes io on io.indexrelid = i.indexrelid
+     where i.schemaname = 'public'
+     order by i.relname, i.indexrelname`.execute(db);
+  const count = await sql<{ n: number }>`select count(*)::float8 as n from node_access`.execute(db);
+  const ratio = (hit: number, read: number) => (hit + read === 0 ? null : hit / (hit + read));
+  const sum = <T>(rows: T[], pick: (row: T) => number) => rows.reduce((total, row) => total + pick(row), 0);
+  return {
+    tables: tables.rows,
+    indexes: indexes.rows,
+    cache_hit_ratio: {
+      tables: ratio(sum(tables.rows, (t) => t.heap_blocks_hit), sum(tables.rows, (t) => t.heap_blocks_read)),
+      indexes: ratio(sum(tables.rows, (t) => t.index_blocks_hit), sum(tables.rows, (t) => t.index_blocks_read)),
+    },
+    node_access_rows: count.rows[0]!.n,
+  };
+}
