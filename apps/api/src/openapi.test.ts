@@ -40,8 +40,10 @@ describe('GET /openapi.json', () => {
       '/intentions/rotate_webhook_token',
       '/intentions/set_template',
       '/me',
+      '/metrics',
       '/nodes/{id}',
       '/openapi.json',
+      '/query/nodes',
     ]);
   });
 
