@@ -15,7 +15,8 @@ export type ErrorCode =
   | 'forbidden'
   | 'not_found'
   | 'invalid_input'
-  | 'conflict';
+  | 'conflict'
+  | 'job_wrong_state';
 
 export class AppError extends Error {
   readonly code: ErrorCode;
