@@ -1,0 +1,225 @@
+import { hostname } from 'node:os';
+import { sql, type Transaction } from 'kysely';
+import {
+  admit,
+  DEFAULT_LIMITS,
+  ruleFor,
+  type Admission,
+  type GovernorLimits,
+  type JobPayload,
+  type JobRule,
+  type JobStatus,
+  type RunningJob,
+} from '@inntak/jobs';
+import type { Database, JobPriorityRuleRow } from './schema.js';
+import type { Db } from './database.js';
+
+type DbOrTrx = Db | Transaction<Database>;
+
+export interface EnqueueOptions {
+  maxAttempts?: number;
+  runAt?: Date;
+}
+
+/**
+ * Queues a job: history row, type flag and rule priority, in the caller's transaction when
+ * given one (inntak_enqueue_job in 003.do.jobs.sql). Returns the history id.
+ */
+export async function enqueueJob<T extends string>(db: DbOrTrx, jobType: T, payload: JobPayload<T>, options: EnqueueOptions = {}): Promise<number> {
+  const { rows } = await sql<{ id: string }>`select inntak_enqueue_job(${jobType}, ${JSON.stringify(payload)}::jsonb, ${options.maxAttempts ?? null}::int, ${options.runAt ?? null}::timestamptz) as id`.execute(db);
+  return Number(rows[0]!.id);
+}
+
+export function toJobRule(row: JobPriorityRuleRow): JobRule {
+  return {
+    jobType: row.job_type,
+    basePriority: row.base_priority,
+    cpuWeight: row.cpu_weight,
+    maxConcurrent: row.max_concurrent,
+    livekitPriorityAdj: row.livekit_priority_adj,
+    blockDuringLivekit: row.block_during_livekit,
+    timeoutSeconds: row.timeout_seconds,
+  };
+}
+
+export async function loadRules(db: DbOrTrx): Promise<Map<string, JobRule>> {
+  const rows = await db.selectFrom('job_priority_rules').selectAll().execute();
+  return new Map(rows.map((row) => [row.job_type, toJobRule(row)]));
+}
+
+/** The running set across every worker process. */
+export async function loadRunningSet(db: DbOrTrx): Promise<RunningJob[]> {
+  const rows = await db.selectFrom('job_queue').select(['job_type', 'cpu_weight']).where('status', '=', 'running').execute();
+  return rows.map((row) => ({ jobType: row.job_type, cpuWeight: row.cpu_weight }));
+}
+
+/** A worker process, as the history and the heartbeat name it. */
+export interface WorkerProcess {
+  processId: string;
+}
+
+export function newWorkerProcess(): WorkerProcess {
+  return { processId: `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}` };
+}
+
+export interface JobStart {
+  workerJobId: string;
+  jobType: string;
+  payload: unknown;
+  /** graphile-worker's attempt count, this attempt included. */
+  attempts: number;
+  maxAttempts: number;
+  workerId: string;
+}
+
+export type StartDecision =
+  | { kind: 'admitted'; historyId: number; rule: JobRule }
+  | { kind: 'deferred'; historyId: number; reason: string }
+  | { kind: 'cancelled'; historyId: number };
+
+/**
+ * The strict half of the governor. forbiddenFlags keeps most over-limit jobs from being fetched,
+ * but two workers can pass it at once; so every start serialises on one advisory lock, re-reads
+ * the running set and either marks the job running or hands it back to the queue a little later
+ * without counting the attempt.
+ */
+export async function startJob(
+  db: Db,
+  worker: WorkerProcess,
+  job: JobStart,
+  options: { liveRoomActive: boolean; limits?: GovernorLimits; deferMs: number },
+): Promise<StartDecision> {
+  return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(hashtext('inntak.governor'))`.execute(trx);
+    let row = await trx
+      .selectFrom('job_queue')
+      .select(['id', 'status', 'cancel_requested_at'])
+      .where('worker_job_id', '=', job.workerJobId)
+      .executeTakeFirst();
+    if (!row) {
+      // A job queued around enqueueJob (plain add_job): give it a history row now.
+      row = await trx
+        .insertInto('job_queue')
+        .values({ job_type: job.jobType, payload: JSON.stringify(job.payload ?? {}), max_attempts: job.maxAttempts, worker_job_id: job.workerJobId })
+        .returning(['id', 'status', 'cancel_requested_at'])
+        .executeTakeFirstOrThrow();
+    }
+    const historyId = Number(row.id);
+    if (row.status === 'cancelled' || row.cancel_requested_at) return { kind: 'cancelled', historyId };
+    const [rules, running] = await Promise.all([loadRules(trx), loadRunningSet(trx)]);
+    const decision: Admission = admit(job.jobType, { rules, running, liveRoomActive: options.liveRoomActive, limits: options.limits ?? DEFAULT_LIMITS });
+    if (!decision.admitted) {
+      const { rows } = await sql<{ job_id: string }>`select inntak_schedule_job(${historyId}, now() + ${`${options.deferMs} milliseconds`}::interval) as job_id`.execute(trx);
+      // The fetch counted an attempt; the governor's hand-back must not.
+      await sql`select graphile_worker.reschedule_jobs(array[${rows[0]!.job_id}]::bigint[], attempts => ${job.attempts - 1})`.execute(trx);
+      await trx.updateTable('job_queue').set({ attempts: job.attempts - 1 }).where('id', '=', String(historyId)).execute();
+      return { kind: 'deferred', historyId, reason: decision.reason };
+    }
+    const rule = ruleFor(rules, job.jobType);
+    await trx
+      .insertInto('job_workers')
+      .values({ worker_id: job.workerId, process_id: worker.processId, hostname: hostname(), pid: process.pid })
+      .onConflict((oc) => oc.column('worker_id').doUpdateSet({ last_seen_at: sql`now()` }))
+      .execute();
+    await trx
+      .updateTable('job_queue')
+      .set({
+        status: 'running',
+        attempts: job.attempts,
+        worker_id: job.workerId,
+        worker_process: worker.processId,
+        cpu_weight: rule.cpuWeight,
+        started_at: sql`now()`,
+        finished_at: null,
+        updated_at: sql`now()`,
+      })
+      .where('id', '=', String(historyId))
+      .execute();
+    return { kind: 'admitted', historyId, rule };
+  });
+}
+
+export type JobOutcome =
+  | { kind: 'completed' }
+  | { kind: 'cancelled'; error?: string }
+  /** A failed attempt: `final` when no attempt is left (graphile-worker keeps it failed). */
+  | { kind: 'failed'; error: string; final: boolean };
+
+export async function finishJob(db: Db, historyId: number, outcome: JobOutcome): Promise<void> {
+  const status: JobStatus = outcome.kind === 'failed' ? (outcome.final ? 'failed' : 'queued') : outcome.kind;
+  const ended = status !== 'queued';
+  await db
+    .updateTable('job_queue')
+    .set({
+      status,
+      ...(outcome.kind === 'completed' ? {} : { last_error: 'error' in outcome ? (outcome.error ?? 'cancelled') : null }),
+      finished_at: ended ? sql`now()` : null,
+      ...(ended ? {} : { worker_id: null, worker_process: null }),
+      updated_at: sql`now()`,
+    })
+    .where('id', '=', String(historyId))
+    .execute();
+}
+
+export async function isCancelRequested(db: Db, historyId: number): Promise<boolean> {
+  const row = await db.selectFrom('job_queue').select('cancel_requested_at').where('id', '=', String(historyId)).executeTakeFirst();
+  return Boolean(row?.cancel_requested_at);
+}
+
+/** Registers a graphile-worker worker id of this process (its jobs are released if it dies). */
+export async function registerWorker(db: Db, worker: WorkerProcess, workerId: string): Promise<void> {
+  await db
+    .insertInto('job_workers')
+    .values({ worker_id: workerId, process_id: worker.processId, hostname: hostname(), pid: process.pid })
+    .onConflict((oc) => oc.column('worker_id').doUpdateSet({ last_seen_at: sql`now()` }))
+    .execute();
+}
+
+export async function heartbeat(db: Db, worker: WorkerProcess): Promise<void> {
+  await db.updateTable('job_workers').set({ last_seen_at: sql`now()` }).where('process_id', '=', worker.processId).execute();
+}
+
+export async function unregisterWorkerProcess(db: Db, worker: WorkerProcess): Promise<void> {
+  await db.deleteFrom('job_workers').where('process_id', '=', worker.processId).execute();
+}
+
+export interface ReconcileReport {
+  deadProcesses: string[];
+  releasedJobs: number[];
+}
+
+/**
+ * Worker processes that stopped heartbeating (kill -9, lost host) are dead: their graphile-worker
+ * locks are released now instead of after graphile-worker's 4 hours, and their running history
+ * rows go back to queued (or to failed when no attempt is left), saying why.
+ */
+export async function reconcileDeadWorkers(db: Db, staleAfterMs: number): Promise<ReconcileReport> {
+  return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(hashtext('inntak.governor'))`.execute(trx);
+    const dead = await trx
+      .deleteFrom('job_workers')
+      .where('last_seen_at', '<', sql<Date>`now() - ${`${staleAfterMs} milliseconds`}::interval`)
+      .returning(['worker_id', 'process_id'])
+      .execute();
+    if (dead.length > 0) {
+      await sql`select graphile_worker.force_unlock_workers(${dead.map((d) => d.worker_id)}::text[])`.execute(trx);
+    }
+    const released = await trx
+      .updateTable('job_queue')
+      .set({
+        status: sql`case when attempts >= max_attempts then 'failed' else 'queued' end`,
+        last_error: sql`'worker process ' || worker_process || ' stopped (no heartbeat); job released for retry'`,
+        finished_at: sql`case when attempts >= max_attempts then now() end`,
+        worker_id: null,
+        worker_process: null,
+        updated_at: sql`now()`,
+      })
+      .where('status', '=', 'running')
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('job_workers as w').select('w.worker_id').whereRef('w.process_id', '=', 'job_queue.worker_process'))),
+      )
+      .returning('id')
+      .execute();
+    return { deadProcesses: [...new Set(dead.map((d) => d.process_id))], releasedJobs: released.map((r) => Number(r.id)) };
+  });
+}
