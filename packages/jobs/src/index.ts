@@ -15,3 +15,4 @@ export { admit, forbiddenTypes, effectivePriority, ruleFor, validateRule, type G
 export { classifyDisk, usedPercent, DISK_LEVELS, DISK_THRESHOLDS, type DiskLevel, type DiskUsage, type DiskProbe } from './disk.js';
 export type { JobPayloads, JobPayload } from './payloads.js';
 export { cachedLiveRoomStatus, LIVE_ROOM_CACHE_MS, type LiveRoomStatus } from './live-room.js';
+export { PermanentJobError, NotImplementedJobError } from './errors.js';

