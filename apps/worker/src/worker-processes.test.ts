@@ -185,6 +185,13 @@ describe('resource governor with two worker processes', () => {
     workers = workers.filter((w) => w !== victim);
   }, 15_000);
 
+  it('--once runs what is runnable now, then exits', async () => {
+    const ids = await Promise.all([1, 2, 3].map(() => enqueueJob(database.db, 'sleep_light', { ms: 10, tag: 'sleep_light' })));
+    const once = await spawnWorker(testDb.url, {}, ['--once']);
+    expect(await once.exited).toBe(0);
+    await waitFor(async () => (await statusOf(ids)).completed === 3, 5_000);
+  });
+
   it('SIGTERM lets a running job finish, then the worker exits cleanly', async () => {
     const survivor = workers[0]!;
     const id = await enqueueJob(database.db, 'sleep_light', { ms: 400, tag: 'sleep_light' });

@@ -40,9 +40,10 @@ const sleep: JobBody<SleepPayload> = async (payload, { signal, attempt }) => {
 const worker = await startWorker(config, logger, {
   extraBodies: { sleep_light: sleep, sleep_medium: sleep, sleep_heavy: sleep, sleep_live: sleep } as Record<string, JobBody<never>>,
 });
-process.on('SIGTERM', () => {
-  void worker.stop().then(async () => {
-    await probeDb.close();
-    process.exit(0);
-  });
-});
+async function exit(): Promise<void> {
+  await worker.stop();
+  await probeDb.close();
+  process.exit(0);
+}
+process.on('SIGTERM', () => void exit());
+if (config.once) await worker.done.then(exit);

@@ -44,6 +44,7 @@ export interface WorkerProcessHandle {
   child: ChildProcess;
   logs: LogLine[];
   waitForLog(predicate: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
+  exited: Promise<number | null>;
   /** SIGTERM and wait for exit; returns the exit code. */
   stop(): Promise<number | null>;
 }
@@ -61,9 +62,9 @@ export const TEST_WORKER_ENV = {
   LOG_LEVEL: 'info',
 };
 
-export async function spawnWorker(databaseUrl: string, env: Record<string, string> = {}): Promise<WorkerProcessHandle> {
+export async function spawnWorker(databaseUrl: string, env: Record<string, string> = {}, args: string[] = []): Promise<WorkerProcessHandle> {
   const entry = await buildTestWorker();
-  const child = spawn(process.execPath, [entry], {
+  const child = spawn(process.execPath, [entry, ...args], {
     env: { ...process.env, ...TEST_WORKER_ENV, ...env, DATABASE_URL: databaseUrl },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -83,6 +84,7 @@ export async function spawnWorker(databaseUrl: string, env: Record<string, strin
   const handle: WorkerProcessHandle = {
     child,
     logs,
+    exited,
     waitForLog(predicate, timeoutMs = 10_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
