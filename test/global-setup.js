@@ -1,23 +1,31 @@
-// Jest global setup: a PostgreSQL server for the run (DATABASE_URL's, or an embedded one in a
-// child process) and a migrated template database that each test file clones.
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+// Jest global setup: a PostgreSQL server for the run (DATABASE_URL's, or a throw-away embedded
+// one in its own process) and a migrated template database that each test file clones.
+import { chmodSync, mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
-import { migrate } from '@inntak/postgres';
+import { migrate, spawnEmbeddedPostgres } from '@inntak/postgres';
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 export default async function globalSetup() {
   let adminUrl = process.env.DATABASE_URL;
   if (!adminUrl) {
-    const child = spawn(process.execPath, [fileURLToPath(new URL('./embedded-postgres-process.js', import.meta.url))], {
-      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-    });
-    globalThis.__inntakEmbeddedPostgres = child;
-    adminUrl = await new Promise((resolve, reject) => {
-      const lines = createInterface({ input: child.stdout });
-      lines.once('line', (line) => resolve(JSON.parse(line).url));
-      child.once('exit', (code) => reject(new Error(`embedded PostgreSQL exited with ${code} before it was ready`)));
-    });
+    const dataDir = mkdtempSync(join(tmpdir(), 'inntak-test-pg-'));
+    chmodSync(dataDir, 0o755);
+    const server = await spawnEmbeddedPostgres({ dataDir, port: await freePort(), database: 'postgres', ephemeral: true });
+    globalThis.__inntakEmbeddedPostgres = server;
+    adminUrl = server.url;
   }
   const template = `inntak_template_${process.pid}`;
   const admin = new pg.Client({ connectionString: adminUrl });

@@ -1,12 +1,9 @@
 import pg from 'pg';
 
 export default async function globalTeardown() {
-  const child = globalThis.__inntakEmbeddedPostgres;
-  if (child) {
-    await new Promise((resolve) => {
-      child.once('exit', resolve);
-      child.kill('SIGTERM');
-    });
+  const server = globalThis.__inntakEmbeddedPostgres;
+  if (server) {
+    await server.stop();
     return;
   }
   // A shared server (DATABASE_URL): drop our template; each test file drops its own database.

@@ -1,6 +1,8 @@
 import express, { type Express } from 'express';
 import type { Logger } from '@inntak/core';
+import type { IdentityDirectory, TokenVerifier } from '@inntak/access';
 import type { IntakeStore } from '@inntak/intake';
+import { installMe, requireCaller } from './auth.js';
 import { errorHandler } from './errors.js';
 import { installHealth } from './health.js';
 import { installRequestLogging } from './request-logging.js';
@@ -9,6 +11,8 @@ import { installWebhookIntake } from './webhook-intake.js';
 export interface AppDeps {
   logger: Logger;
   intakeStore: IntakeStore;
+  verifier: TokenVerifier;
+  identities: IdentityDirectory;
   databaseReady: () => Promise<void>;
   bodyLimitBytes: number;
   slowRequestMs: number;
@@ -21,6 +25,8 @@ export function createApp(deps: AppDeps): Express {
   installRequestLogging(app, { logger: deps.logger, slowMs: deps.slowRequestMs });
   installHealth(app, deps);
   installWebhookIntake(app, { store: deps.intakeStore, logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes });
+  const auth = requireCaller({ verifier: deps.verifier, directory: deps.identities });
+  installMe(app, auth);
   app.use((_req, res) => {
     res.status(404).json({ error: 'Finnes ikke' });
   });

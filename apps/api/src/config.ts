@@ -27,6 +27,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
   } catch {
     throw new Error(`BASE_URL must be an absolute URL; got "${env.BASE_URL}"`);
   }
+  if (env.OIDC_ISSUER && !env.OIDC_AUDIENCE) {
+    throw new Error('OIDC_AUDIENCE must be set when OIDC_ISSUER is (the client id tokens must be issued for)');
+  }
   return {
     databaseUrl: env.DATABASE_URL || undefined,
     port,

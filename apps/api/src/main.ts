@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import { sql } from 'kysely';
-import { openDatabase, PostgresIntakeStore } from '@inntak/postgres';
+import { openDatabase, PostgresIdentityDirectory, PostgresIntakeStore } from '@inntak/postgres';
+import { NoIssuerVerifier, OidcTokenVerifier } from './oidc-verifier.js';
 import { createApp } from './app.js';
 import { loadConfig } from './config.js';
 import { createLogger } from './logger.js';
@@ -12,10 +13,18 @@ if (!config.databaseUrl) {
   logger.error('DATABASE_URL is not set (npm start sets it, with an embedded PostgreSQL)');
   process.exit(1);
 }
+if (!config.oidcIssuer) {
+  logger.warn('OIDC_ISSUER is not set: intake and /health work, every authenticated operation answers 401');
+}
+const verifier = config.oidcIssuer
+  ? new OidcTokenVerifier(config.oidcIssuer, config.oidcAudience!, logger)
+  : new NoIssuerVerifier();
 const database = openDatabase({ connectionString: config.databaseUrl, logger, slowQueryMs: config.slowQueryMs });
 const app = createApp({
   logger,
   intakeStore: new PostgresIntakeStore(database.db),
+  verifier,
+  identities: new PostgresIdentityDirectory(database.db),
   databaseReady: async () => {
     await sql`select 1`.execute(database.db);
   },

@@ -7,14 +7,16 @@ export function installRequestLogging(app: Express, deps: { logger: Logger; slow
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      if (durationMs <= deps.slowMs) return;
       const meta = {
         method: req.method,
         path: redactPath(req.originalUrl),
         status: res.statusCode,
         duration_ms: Math.round(durationMs),
       };
-      if (durationMs > deps.slowMs) deps.logger.warn('slow request', { tag: 'slow_request', ...meta });
-      else deps.logger.debug('request', meta);
+      // Only slow requests are logged: a line per request would cost the hot intake path more
+      // than the request itself (winston builds each entry before filtering it by level).
+      deps.logger.warn('slow request', { tag: 'slow_request', ...meta });
     });
     next();
   });

@@ -26,6 +26,7 @@ export interface DatabaseHandle {
 export function openDatabase(options: DatabaseOptions): DatabaseHandle {
   const pool = new pg.Pool({ connectionString: options.connectionString, max: options.max ?? 10 });
   pool.on('error', (err) => options.logger.error('idle database client failed', { error: err.message }));
+  pool.on('connect', (client) => client.on('error', (err) => options.logger.error('database client failed', { error: err.message })));
   const slowMs = options.slowQueryMs ?? 100;
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool }),

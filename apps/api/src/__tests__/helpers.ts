@@ -9,12 +9,15 @@ import {
   createTestDatabase,
   createWebhook,
   openDatabase,
+  PostgresIdentityDirectory,
   PostgresIntakeStore,
   type DatabaseHandle,
   type TestDatabase,
 } from '@inntak/postgres';
 import { createApp, type AppDeps } from '../app.js';
 import { createLogger } from '../logger.js';
+import { OidcTokenVerifier } from '../oidc-verifier.js';
+import { startTestIssuer, type TestIssuer } from './issuer.js';
 
 export interface LogEntry {
   level: string;
@@ -39,35 +42,50 @@ export interface TestContext {
   database: DatabaseHandle;
   logger: winston.Logger;
   logs: LogEntry[];
+  issuer: TestIssuer;
+  /** The person who owns the collection; their subject is OWNER_SUBJECT. */
   ownerId: string;
   collectionId: string;
+  /** A valid token for a subject (known or not). */
+  tokenFor(subject: string): Promise<string>;
   close(): Promise<void>;
   app(overrides?: Partial<AppDeps>): Express;
   addWebhook(templateId?: string | null): Promise<{ id: string; token: string; edgeId: string }>;
 }
 
-/** A fresh database with an owner, a collection and an app factory wired to real adapters. */
+export const OWNER_SUBJECT = 'owner-subject';
+
+/**
+ * A fresh database with an owner, a collection, a real local OpenID issuer and an app factory
+ * wired to real adapters.
+ */
 export async function setupTestContext(): Promise<TestContext> {
   const testDb = await createTestDatabase();
   const { logger, entries } = captureLogger();
   const database = openDatabase({ connectionString: testDb.url, logger });
-  const owner = await createPerson(database.db, { subject: 'owner-subject', name: 'Eier' });
+  const issuer = await startTestIssuer();
+  const owner = await createPerson(database.db, { subject: OWNER_SUBJECT, name: 'Eier' });
   const collection = await createCollection(database.db, { title: 'Innboks', ownerId: owner.id });
   return {
     testDb,
     database,
     logger,
     logs: entries,
+    issuer,
+    tokenFor: (subject) => issuer.token(subject),
     ownerId: owner.id,
     collectionId: collection.id,
     async close() {
       await database.close();
+      await issuer.close();
       await testDb.drop();
     },
     app(overrides = {}) {
       return createApp({
         logger,
         intakeStore: new PostgresIntakeStore(database.db) as IntakeStore,
+        verifier: new OidcTokenVerifier(issuer.issuer, issuer.audience, logger),
+        identities: new PostgresIdentityDirectory(database.db),
         databaseReady: async () => {
           await sql`select 1`.execute(database.db);
         },

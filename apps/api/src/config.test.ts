@@ -1,0 +1,37 @@
+import { describe, expect, it } from '@jest/globals';
+import { loadConfig, parseSize } from './config.js';
+
+describe('API configuration', () => {
+  it('has the documented defaults', () => {
+    expect(loadConfig({})).toMatchObject({
+      databaseUrl: undefined,
+      port: 8080,
+      bodyLimitBytes: 25 * 1024 * 1024,
+      logLevel: 'info',
+      baseUrl: 'http://localhost:8080',
+      oidcIssuer: undefined,
+    });
+  });
+
+  it('reads sizes like 25mb, 512kb or a byte count', () => {
+    expect(parseSize('512kb', 'X')).toBe(512 * 1024);
+    expect(parseSize('1048576', 'X')).toBe(1048576);
+    expect(parseSize('1.5MB', 'X')).toBe(1.5 * 1024 * 1024);
+  });
+
+  it('fails fast, naming the variable, on a bad value', () => {
+    expect(() => loadConfig({ PORT: 'http' })).toThrow(/PORT/);
+    expect(() => loadConfig({ BODY_LIMIT: 'lots' })).toThrow(/BODY_LIMIT/);
+    expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
+    expect(() => loadConfig({ BASE_URL: 'not a url' })).toThrow(/BASE_URL/);
+  });
+
+  it('requires OIDC_AUDIENCE when OIDC_ISSUER is set', () => {
+    expect(() => loadConfig({ OIDC_ISSUER: 'https://idp.example' })).toThrow(/OIDC_AUDIENCE/);
+    expect(loadConfig({ OIDC_ISSUER: 'https://idp.example', OIDC_AUDIENCE: 'inntak' }).oidcAudience).toBe('inntak');
+  });
+
+  it('drops a trailing slash from BASE_URL so webhook URLs join cleanly', () => {
+    expect(loadConfig({ BASE_URL: 'https://inntak.example/' }).baseUrl).toBe('https://inntak.example');
+  });
+});

@@ -1,0 +1,43 @@
+import { AppError } from '@inntak/core';
+
+/**
+ * Who is calling: a person node, and whether that person is a system administrator
+ * (`inntak person add --admin`), who may use every admin operation.
+ */
+export interface Caller {
+  personId: string;
+  isAdmin: boolean;
+}
+
+/** The identity provider's port: checks a bearer token and says whose it is. */
+export interface TokenVerifier {
+  /** Resolves to the token's issuer and subject; rejects for any token it does not accept. */
+  verify(token: string): Promise<{ issuer: string; subject: string }>;
+}
+
+/** Looks a verified (issuer, subject) up among the known identities. */
+export interface IdentityDirectory {
+  findCaller(issuer: string, subject: string): Promise<Caller | undefined>;
+}
+
+/**
+ * The one authentication path for REST and the WebSocket: header → token → verified subject →
+ * person. Each failure has the spec's own answer.
+ */
+export async function authenticate(
+  authorization: string | undefined,
+  deps: { verifier: TokenVerifier; directory: IdentityDirectory },
+): Promise<Caller> {
+  if (authorization === undefined || authorization.trim() === '') throw new AppError('missing_authorization');
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  if (!match) throw new AppError('invalid_token');
+  let identity;
+  try {
+    identity = await deps.verifier.verify(match[1]!);
+  } catch (cause) {
+    throw new AppError('invalid_token', { cause });
+  }
+  const caller = await deps.directory.findCaller(identity.issuer, identity.subject);
+  if (!caller) throw new AppError('unknown_identity');
+  return caller;
+}

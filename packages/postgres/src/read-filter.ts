@@ -1,0 +1,41 @@
+import { sql, type RawBuilder } from 'kysely';
+
+/**
+ * The one place reads are filtered by the caller's access (the SQL side of
+ * packages/access/src/read-rules.ts). Every read path — /query/nodes, the admin listings, the
+ * realtime stream's snapshot — composes these fragments instead of writing its own check.
+ */
+
+/** True when the caller has access to node `alias`: creator or an access-matrix row. */
+export function hasAccess(callerId: string, alias = 'n'): RawBuilder<boolean> {
+  const node = sql.table(alias);
+  return sql<boolean>`(${node}.created_by = ${callerId} or exists (
+    select 1 from node_access acc where acc.object_id = ${node}.id and acc.subject_id = ${callerId}))`;
+}
+
+/** True when the caller may see node `alias` at all (in full or as a discoverable summary). */
+export function nodeVisibleTo(callerId: string, alias = 'n'): RawBuilder<boolean> {
+  return sql<boolean>`(${sql.table(alias)}.visibility <> 'hidden' or ${hasAccess(callerId, alias)})`;
+}
+
+/** The caller's access level on node `alias`, or null. */
+export function accessLevelOf(callerId: string, alias = 'n'): RawBuilder<string | null> {
+  return sql<string | null>`(select acc.access::text from node_access acc
+    where acc.object_id = ${sql.table(alias)}.id and acc.subject_id = ${callerId})`;
+}
+
+/**
+ * True when the caller may see edge `alias`: an ordinary edge when they may see an endpoint; a
+ * system edge only when they have access to an endpoint (visibility alone does not reveal the
+ * service's own bookkeeping).
+ */
+export function edgeVisibleTo(callerId: string, alias = 'e'): RawBuilder<boolean> {
+  const edge = sql.table(alias);
+  const endpoint = (column: 'source_id' | 'target_id', test: (a: string) => RawBuilder<boolean>) =>
+    sql<boolean>`exists (select 1 from nodes ep where ep.id = ${edge}.${sql.ref(column)} and ${test('ep')})`;
+  const seen = (a: string) => nodeVisibleTo(callerId, a);
+  const accessed = (a: string) => hasAccess(callerId, a);
+  return sql<boolean>`(case when ${edge}.system
+    then ${endpoint('source_id', accessed)} or ${endpoint('target_id', accessed)}
+    else ${endpoint('source_id', seen)} or ${endpoint('target_id', seen)} end)`;
+}
