@@ -3,6 +3,7 @@ import type { Logger } from '@inntak/core';
 import type { IdentityDirectory, TokenVerifier } from '@inntak/access';
 import type { IntakeStore } from '@inntak/intake';
 import { installMe, requireCaller } from './auth.js';
+import { installJobAdmin, type JobAdminDeps } from './job-admin.js';
 import { errorHandler } from './errors.js';
 import { installHealth } from './health.js';
 import { installRequestLogging } from './request-logging.js';
@@ -16,6 +17,7 @@ export interface AppDeps {
   databaseReady: () => Promise<void>;
   bodyLimitBytes: number;
   slowRequestMs: number;
+  jobAdmin: JobAdminDeps;
 }
 
 /** Builds the Express app from its dependencies; listening is the caller's business. */
@@ -27,6 +29,7 @@ export function createApp(deps: AppDeps): Express {
   installWebhookIntake(app, { store: deps.intakeStore, logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes });
   const auth = requireCaller({ verifier: deps.verifier, directory: deps.identities });
   installMe(app, auth);
+  installJobAdmin(app, auth, deps.jobAdmin);
   app.use((_req, res) => {
     res.status(404).json({ error: 'Finnes ikke' });
   });

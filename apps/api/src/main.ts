@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import { sql } from 'kysely';
-import { openDatabase, PostgresIdentityDirectory, PostgresIntakeStore } from '@inntak/postgres';
+import { cachedLiveRoomStatus } from '@inntak/jobs';
+import { openDatabase, PostgresIdentityDirectory, PostgresIntakeStore, PostgresLiveRoomStatus } from '@inntak/postgres';
 import { NoIssuerVerifier, OidcTokenVerifier } from './oidc-verifier.js';
 import { createApp } from './app.js';
 import { loadConfig } from './config.js';
@@ -30,6 +31,7 @@ const app = createApp({
   },
   bodyLimitBytes: config.bodyLimitBytes,
   slowRequestMs: config.slowRequestMs,
+  jobAdmin: { db: database.db, liveRooms: cachedLiveRoomStatus(new PostgresLiveRoomStatus(database.db)) },
 });
 
 const server = createServer(app);

@@ -11,6 +11,7 @@ import {
   openDatabase,
   PostgresIdentityDirectory,
   PostgresIntakeStore,
+  PostgresLiveRoomStatus,
   type DatabaseHandle,
   type TestDatabase,
 } from '@inntak/postgres';
@@ -91,6 +92,7 @@ export async function setupTestContext(): Promise<TestContext> {
         },
         bodyLimitBytes: 25 * 1024 * 1024,
         slowRequestMs: 200,
+        jobAdmin: { db: database.db, liveRooms: new PostgresLiveRoomStatus(database.db) },
         ...overrides,
       });
     },
