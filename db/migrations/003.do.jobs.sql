@@ -129,6 +129,18 @@ begin
 end;
 $$ language plpgsql volatile;
 
+-- The governor hands a fetched job back: queued again a little later, and the attempt that the
+-- fetch counted is given back (graphile-worker and the history agree on attempts).
+create function inntak_defer_job(p_id bigint, p_delay interval, p_attempts integer) returns void as $$
+declare
+  v_job_id bigint;
+begin
+  v_job_id := inntak_schedule_job(p_id, now() + p_delay);
+  perform graphile_worker.reschedule_jobs(array[v_job_id], attempts => p_attempts);
+  update job_queue set attempts = p_attempts where id = p_id;
+end;
+$$ language plpgsql volatile;
+
 -- The one way to queue a job, from SQL or TS, in the caller's transaction. Returns the history id.
 create function inntak_enqueue_job(
   p_job_type text,

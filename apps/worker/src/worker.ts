@@ -35,7 +35,7 @@ export interface RunningWorker {
 /** Wires one worker process: pool, governor, task list, heartbeat/reconciliation and the runner. */
 export async function startWorker(config: WorkerConfig, logger: winston.Logger, overrides: WorkerOverrides = {}): Promise<RunningWorker> {
   // concurrency workers + the notification listener + heartbeat/governor reads.
-  const database = openDatabase({ connectionString: config.databaseUrl, logger, max: config.concurrency + 3 });
+  const database = openDatabase({ connectionString: config.databaseUrl, logger, max: config.concurrency + 3, asyncCommit: true });
   const { db, pool } = database;
   const worker = newWorkerProcess();
   const bodies = { ...jobBodies(db), ...overrides.extraBodies };

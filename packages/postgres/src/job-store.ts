@@ -91,50 +91,47 @@ export async function startJob(
 ): Promise<StartDecision> {
   return db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(hashtext('inntak.governor'))`.execute(trx);
-    let row = await trx
-      .selectFrom('job_queue')
-      .select(['id', 'status', 'cancel_requested_at'])
-      .where('worker_job_id', '=', job.workerJobId)
-      .executeTakeFirst();
+    // One round trip for the whole view while the lock is held: the row, the rules, the running set.
+    const { rows } = await sql<{ row: { id: string; status: JobStatus; cancel_requested_at: string | null } | null; rules: JobPriorityRuleRow[]; running: { job_type: string; cpu_weight: number }[] }>`
+      select
+        (select json_build_object('id', id, 'status', status, 'cancel_requested_at', cancel_requested_at)
+           from job_queue where worker_job_id = ${job.workerJobId}) as row,
+        coalesce((select json_agg(r) from job_priority_rules r), '[]') as rules,
+        coalesce((select json_agg(json_build_object('job_type', job_type, 'cpu_weight', cpu_weight))
+           from job_queue where status = 'running'), '[]') as running`.execute(trx);
+    const view = rows[0]!;
+    let row = view.row;
     if (!row) {
       // A job queued around enqueueJob (plain add_job): give it a history row now.
-      row = await trx
+      const inserted = await trx
         .insertInto('job_queue')
         .values({ job_type: job.jobType, payload: JSON.stringify(job.payload ?? {}), max_attempts: job.maxAttempts, worker_job_id: job.workerJobId })
-        .returning(['id', 'status', 'cancel_requested_at'])
+        .returning(['id', 'status'])
         .executeTakeFirstOrThrow();
+      row = { ...inserted, cancel_requested_at: null };
     }
     const historyId = Number(row.id);
     if (row.status === 'cancelled' || row.cancel_requested_at) return { kind: 'cancelled', historyId };
-    const [rules, running] = await Promise.all([loadRules(trx), loadRunningSet(trx)]);
+    const rules = new Map(view.rules.map((r) => [r.job_type, toJobRule(r)]));
+    const running = view.running.map((r) => ({ jobType: r.job_type, cpuWeight: r.cpu_weight }));
     const decision: Admission = admit(job.jobType, { rules, running, liveRoomActive: options.liveRoomActive, limits: options.limits ?? DEFAULT_LIMITS });
     if (!decision.admitted) {
-      const { rows } = await sql<{ job_id: string }>`select inntak_schedule_job(${historyId}, now() + ${`${options.deferMs} milliseconds`}::interval) as job_id`.execute(trx);
       // The fetch counted an attempt; the governor's hand-back must not.
-      await sql`select graphile_worker.reschedule_jobs(array[${rows[0]!.job_id}]::bigint[], attempts => ${job.attempts - 1})`.execute(trx);
-      await trx.updateTable('job_queue').set({ attempts: job.attempts - 1 }).where('id', '=', String(historyId)).execute();
+      await sql`select inntak_defer_job(${historyId}, ${`${options.deferMs} milliseconds`}::interval, ${job.attempts - 1})`.execute(trx);
       return { kind: 'deferred', historyId, reason: decision.reason };
     }
     const rule = ruleFor(rules, job.jobType);
-    await trx
-      .insertInto('job_workers')
-      .values({ worker_id: job.workerId, process_id: worker.processId, hostname: hostname(), pid: process.pid })
-      .onConflict((oc) => oc.column('worker_id').doUpdateSet({ last_seen_at: sql`now()` }))
-      .execute();
-    await trx
-      .updateTable('job_queue')
-      .set({
-        status: 'running',
-        attempts: job.attempts,
-        worker_id: job.workerId,
-        worker_process: worker.processId,
-        cpu_weight: rule.cpuWeight,
-        started_at: sql`now()`,
-        finished_at: null,
-        updated_at: sql`now()`,
-      })
-      .where('id', '=', String(historyId))
-      .execute();
+    await sql`
+      with registered as (
+        insert into job_workers (worker_id, process_id, hostname, pid)
+        values (${job.workerId}, ${worker.processId}, ${hostname()}, ${process.pid})
+        on conflict (worker_id) do update set last_seen_at = now()
+        returning 1
+      )
+      update job_queue
+      set status = 'running', attempts = ${job.attempts}, worker_id = ${job.workerId}, worker_process = ${worker.processId},
+          cpu_weight = ${rule.cpuWeight}, started_at = now(), finished_at = null, updated_at = now()
+      where id = ${historyId} and exists (select 1 from registered)`.execute(trx);
     return { kind: 'admitted', historyId, rule };
   });
 }
