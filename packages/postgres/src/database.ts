@@ -64,6 +64,8 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
       if (closed) return;
       closed = true;
       await db.destroy();
+      // kysely ends the pool only if it ever used it; graphile-worker may have been its only user.
+      if (!pool.ended) await pool.end();
     },
   };
 }
