@@ -204,9 +204,10 @@ export async function reconcileDeadWorkers(db: Db, staleAfterMs: number): Promis
     const released = await trx
       .updateTable('job_queue')
       .set({
-        status: sql`case when attempts >= max_attempts then 'failed' else 'queued' end`,
+        // A cancel asked of the dead worker is honoured: its job already lost its retries.
+        status: sql`case when cancel_requested_at is not null then 'cancelled' when attempts >= max_attempts then 'failed' else 'queued' end`,
         last_error: sql`'worker process ' || worker_process || ' stopped (no heartbeat); job released for retry'`,
-        finished_at: sql`case when attempts >= max_attempts then now() end`,
+        finished_at: sql`case when cancel_requested_at is not null or attempts >= max_attempts then now() end`,
         worker_id: null,
         worker_process: null,
         updated_at: sql`now()`,
