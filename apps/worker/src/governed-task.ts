@@ -49,6 +49,11 @@ export function governed<P>(jobType: string, body: JobBody<P>, deps: GovernedDep
 
     const controller = new AbortController();
     const untrack = deps.governor.track(decision.historyId, controller);
+    // Every process hears every cancel; only the row says whether this run is the one cancelled
+    // (a retried job's row has no cancel_requested_at).
+    if (deps.governor.takeEarlyCancel(decision.historyId) && (await isCancelRequested(deps.db, decision.historyId))) {
+      controller.abort(new JobCancelledError(decision.historyId));
+    }
     const onShutdown = () => controller.abort(new Error('worker shut down before the job finished; released for retry'));
     helpers.abortSignal.addEventListener('abort', onShutdown, { once: true });
     const timeoutSeconds = decision.rule.timeoutSeconds;

@@ -24,6 +24,8 @@ export class Governor {
   private rules: { value: Promise<Map<string, JobRule>>; at: number } | undefined;
   private runningInFlight: Promise<RunningJob[]> | undefined;
   private readonly running = new Map<number, AbortController>();
+  /** Cancels that arrived before their job was tracked (NOTIFY can overtake the admission's reply). */
+  private readonly earlyCancels = new Map<number, number>();
   private listener: pg.PoolClient | undefined;
   private stopped = false;
 
@@ -64,6 +66,17 @@ export class Governor {
     return () => this.running.delete(historyId);
   }
 
+  /** Whether a cancel for this job arrived before it was tracked (the caller re-checks the row). */
+  takeEarlyCancel(historyId: number): boolean {
+    return this.earlyCancels.delete(historyId);
+  }
+
+  private rememberEarlyCancel(id: number): void {
+    const now = Date.now();
+    for (const [other, at] of this.earlyCancels) if (now - at > 60_000) this.earlyCancels.delete(other);
+    this.earlyCancels.set(id, now);
+  }
+
   async listen(): Promise<void> {
     if (this.stopped) return;
     try {
@@ -76,7 +89,9 @@ export class Governor {
           this.options.logger.info('job priority rules changed; reloading');
         } else if (message.payload.startsWith('cancel:')) {
           const id = Number(message.payload.slice('cancel:'.length));
-          this.running.get(id)?.abort(new JobCancelledError(id));
+          const controller = this.running.get(id);
+          if (controller) controller.abort(new JobCancelledError(id));
+          else this.rememberEarlyCancel(id);
         }
       });
       client.on('error', (err) => {

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
 import { AppError, type Logger } from '@inntak/core';
+import { effectivePriority } from '@inntak/jobs';
 import { openDatabase, type DatabaseHandle } from './database.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
-import { enqueueJob, newWorkerProcess, reconcileDeadWorkers, registerWorker, startJob } from './job-store.js';
+import { enqueueJob, loadRules, newWorkerProcess, reconcileDeadWorkers, registerWorker, startJob } from './job-store.js';
 import { cancelJob, getJob, listJobs, retryJob, updateRule } from './job-admin.js';
 import { recordDiskStatus } from './resource-log.js';
 import { startLiveRoom } from './live-rooms.js';
@@ -48,7 +49,16 @@ describe('job queue on PostgreSQL', () => {
     await startLiveRoom(database.db, 'room-1');
     const id = await enqueueJob(database.db, 'rendering', {});
     expect((await getJob(database.db, id)).priority).toBe(10 + 20);
+    // The SQL enqueue path and the domain's priority rule agree for every seeded rule.
+    for (const rule of (await loadRules(database.db)).values()) {
+      const live = await enqueueJob(database.db, rule.jobType, {});
+      expect((await getJob(database.db, live)).priority).toBe(effectivePriority(rule, true));
+    }
     await sql`delete from live_rooms`.execute(database.db);
+    for (const rule of (await loadRules(database.db)).values()) {
+      const quiet = await enqueueJob(database.db, rule.jobType, {});
+      expect((await getJob(database.db, quiet)).priority).toBe(effectivePriority(rule, false));
+    }
   });
 
   it('startJob hands a job over the limits back to the queue without counting the attempt', async () => {
@@ -93,7 +103,9 @@ describe('job queue on PostgreSQL', () => {
     expect(page2.jobs[0]!.id).toBeLessThan(page1.jobs[1]!.id);
     const byType = await listJobs(database.db, { limit: 10, type: 'orchestrate', status: 'queued' });
     expect(byType.jobs.every((j) => j.job_type === 'orchestrate' && j.status === 'queued')).toBe(true);
-    expect(byType.counts.queued).toBe(1);
+    const { rows } = await sql<{ n: string }>`select count(*) as n from job_queue where job_type = 'orchestrate' and status = 'queued'`.execute(database.db);
+    expect(byType.counts.queued).toBe(Number(rows[0]!.n));
+    expect(byType.counts.cancelled).toBe(0);
   });
 
   it('rejects a rule that would break the limits', async () => {

@@ -91,11 +91,12 @@ export async function startJob(
 ): Promise<StartDecision> {
   return db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(hashtext('inntak.governor'))`.execute(trx);
-    // One round trip for the whole view while the lock is held: the row, the rules, the running set.
+    // One round trip for the whole view while the lock is held: the row (locked, so a concurrent
+    // cancel_job waits and then sees it running), the rules, the running set.
     const { rows } = await sql<{ row: { id: string; status: JobStatus; cancel_requested_at: string | null } | null; rules: JobPriorityRuleRow[]; running: { job_type: string; cpu_weight: number }[] }>`
       select
         (select json_build_object('id', id, 'status', status, 'cancel_requested_at', cancel_requested_at)
-           from job_queue where worker_job_id = ${job.workerJobId}) as row,
+           from job_queue where worker_job_id = ${job.workerJobId} for update) as row,
         coalesce((select json_agg(r) from job_priority_rules r), '[]') as rules,
         coalesce((select json_agg(json_build_object('job_type', job_type, 'cpu_weight', cpu_weight))
            from job_queue where status = 'running'), '[]') as running`.execute(trx);
