@@ -161,8 +161,11 @@ describe('resource governor with two worker processes', () => {
     const answer = await cancelJob(database.db, id);
     expect(answer.cancel_requested_at).not.toBeNull();
     await waitFor(async () => (await getJob(database.db, id)).status === 'cancelled', 5_000);
-    const { rows } = await sql<{ n: string }>`select count(*) as n from graphile_worker.jobs where id = (select worker_job_id from job_queue where id = ${id})`.execute(database.db);
-    expect(rows[0]!.n).toBe('0');
+    // graphile-worker deletes its job just after the history says cancelled.
+    await waitFor(async () => {
+      const { rows } = await sql<{ n: string }>`select count(*) as n from graphile_worker.jobs where id = (select worker_job_id from job_queue where id = ${id})`.execute(database.db);
+      return rows[0]!.n === '0';
+    }, 5_000);
   });
 
   it('kill -9 of a worker mid-job: the job is released, retried, and the history says so', async () => {
