@@ -2,11 +2,17 @@ import express, { type Express } from 'express';
 import type { Logger } from '@inntak/core';
 import type { IdentityDirectory, TokenVerifier } from '@inntak/access';
 import type { IntakeStore } from '@inntak/intake';
+import type { Db } from '@inntak/postgres';
 import { installMe, requireCaller } from './auth.js';
 import { installJobAdmin, type JobAdminDeps } from './job-admin.js';
 import { errorHandler } from './errors.js';
+import { installGraphIntentions } from './graph-intentions.js';
 import { installHealth } from './health.js';
+import { installNodeRead } from './node-read.js';
+import { installOpenApi } from './openapi.js';
 import { installRequestLogging } from './request-logging.js';
+import { RouteRegistry } from './route-registry.js';
+import { installWebhookAdmin } from './webhook-admin.js';
 import { installWebhookIntake } from './webhook-intake.js';
 
 export interface AppDeps {
@@ -14,22 +20,36 @@ export interface AppDeps {
   intakeStore: IntakeStore;
   verifier: TokenVerifier;
   identities: IdentityDirectory;
+  /** The database the admin and graph operations read and write. */
+  db: Db;
+  /** Public base URL, for the intake URLs the webhook operations hand out. */
+  baseUrl: string;
   databaseReady: () => Promise<void>;
   bodyLimitBytes: number;
+  /** Check every registry route's answer against its response schema (on in tests). */
+  checkResponses?: boolean;
   slowRequestMs: number;
   jobAdmin: JobAdminDeps;
 }
+
+const API_VERSION = '0.1.0';
 
 /** Builds the Express app from its dependencies; listening is the caller's business. */
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   installRequestLogging(app, { logger: deps.logger, slowMs: deps.slowRequestMs });
-  installHealth(app, deps);
-  installWebhookIntake(app, { store: deps.intakeStore, logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes });
+  // Every route declares itself here, so /openapi.json covers the whole surface.
+  const routes = new RouteRegistry({ checkResponses: deps.checkResponses });
+  installHealth(app, routes, deps);
+  installWebhookIntake(app, routes, { store: deps.intakeStore, logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes });
   const auth = requireCaller({ verifier: deps.verifier, directory: deps.identities });
-  installMe(app, auth);
-  installJobAdmin(app, auth, deps.jobAdmin);
+  installMe(app, routes, auth);
+  installWebhookAdmin(app, routes, auth, deps);
+  installGraphIntentions(app, routes, auth, deps);
+  installNodeRead(app, routes, auth, deps);
+  installJobAdmin(app, routes, auth, deps.jobAdmin);
+  installOpenApi(app, routes, { version: API_VERSION, baseUrl: deps.baseUrl });
   app.use((_req, res) => {
     res.status(404).json({ error: 'Finnes ikke' });
   });

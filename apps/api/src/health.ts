@@ -1,7 +1,19 @@
 import type { Express } from 'express';
+import { z } from 'zod';
+import type { RouteRegistry } from './route-registry.js';
 
 /** GET /health: public liveness (always 200). GET /health/ready: 200 only when the database answers. */
-export function installHealth(app: Express, deps: { databaseReady: () => Promise<void> }): void {
+export function installHealth(app: Express, registry: RouteRegistry, deps: { databaseReady: () => Promise<void> }): void {
+  const ok = z.object({ status: z.literal('ok') });
+  registry.describe({ method: 'get', path: '/health', summary: 'Public health check', auth: 'public', response: { status: 200, schema: ok }, errors: [] });
+  registry.describe({
+    method: 'get',
+    path: '/health/ready',
+    summary: 'Readiness: 200 when the database answers',
+    auth: 'public',
+    response: { status: 200, schema: ok.extend({ database: z.literal('ok') }) },
+    errors: [503],
+  });
   app.get('/health', (_req, res) => {
     res.status(200).json({ status: 'ok' });
   });

@@ -43,7 +43,7 @@ describe('job and resource administration', () => {
 
     const bad = await request(app).get('/admin/jobs?status=done').set('Authorization', admin);
     expect(bad.status).toBe(400);
-    expect(bad.body.error).toBe('Ugyldig forespørsel: status must be one of queued, running, completed, failed, cancelled');
+    expect(bad.body.error).toMatch(/^Ugyldig forespørsel: status: /);
   });
 
   it('cancel_job cancels a queued job; retry_job puts a cancelled or failed job back; wrong states answer 409', async () => {
@@ -74,7 +74,7 @@ describe('job and resource administration', () => {
     expect((await request(app).post('/intentions/retry_job').set('Authorization', admin).send({ job_id: 987654 })).status).toBe(404);
     const missing = await request(app).post('/intentions/cancel_job').set('Authorization', admin).send({});
     expect(missing.status).toBe(400);
-    expect(missing.body.error).toBe('Ugyldig forespørsel: job_id must be a positive integer');
+    expect(missing.body.error).toMatch(/^Ugyldig forespørsel: job_id: /);
   });
 
   it('POST /admin/resources/update_rule changes a rule and refuses one that breaks the limits', async () => {
@@ -83,9 +83,10 @@ describe('job and resource administration', () => {
     expect(res.body.rule).toEqual({ job_type: 'tts_generate', base_priority: 5, cpu_weight: 2, max_concurrent: 1, livekit_priority_adj: 10, block_during_livekit: false, timeout: 120 });
     const tooHeavy = await request(app).post('/admin/resources/update_rule').set('Authorization', admin).send({ job_type: 'tts_generate', cpu_weight: 9 });
     expect(tooHeavy.status).toBe(400);
-    expect(tooHeavy.body.error).toBe('Ugyldig forespørsel: cpu_weight must be an integer from 0 to 8');
+    expect(tooHeavy.body.error).toMatch(/^Ugyldig forespørsel: cpu_weight: /);
     const unknown = await request(app).post('/admin/resources/update_rule').set('Authorization', admin).send({ job_type: 'tts_generate', weight: 1 });
-    expect(unknown.body.error).toBe('Ugyldig forespørsel: unknown field weight');
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error).toMatch(/^Ugyldig forespørsel: weight: /);
   });
 
   it('GET /admin/resources combines running jobs, queue depth, rules, live rooms and disk', async () => {

@@ -26,6 +26,8 @@ const app = createApp({
   intakeStore: new PostgresIntakeStore(database.db),
   verifier,
   identities: new PostgresIdentityDirectory(database.db),
+  db: database.db,
+  baseUrl: config.baseUrl,
   databaseReady: async () => {
     await sql`select 1`.execute(database.db);
   },

@@ -1,6 +1,8 @@
 import express, { type Express } from 'express';
 import { AppError, type Logger } from '@inntak/core';
 import { receiveWebhook, type IntakeStore } from '@inntak/intake';
+import { z } from 'zod';
+import type { RouteRegistry } from './route-registry.js';
 
 export interface WebhookIntakeDeps {
   store: IntakeStore;
@@ -9,7 +11,19 @@ export interface WebhookIntakeDeps {
 }
 
 /** POST /api/webhook/{token}: public; the token in the path is the only credential. */
-export function installWebhookIntake(app: Express, deps: WebhookIntakeDeps): void {
+export function installWebhookIntake(app: Express, registry: RouteRegistry, deps: WebhookIntakeDeps): void {
+  registry.describe({
+    method: 'post',
+    path: '/api/webhook/{token}',
+    summary: 'Webhook intake: store the posted JSON as a content node in the webhook’s collection',
+    description: 'Public: the token in the path is the credential. Any JSON body, or none (an empty object).',
+    tags: ['webhooks'],
+    auth: 'webhook_token',
+    params: z.object({ token: z.uuid() }),
+    body: z.unknown(),
+    response: { status: 200, schema: z.looseObject({ node_id: z.uuid(), edge_id: z.uuid() }) },
+    errors: [400, 404, 413],
+  });
   // Read the raw bytes whatever the content type, so senders that omit or mislabel it still
   // get through; parseWebhookBody decides how to read them.
   const rawBody = express.raw({ type: () => true, limit: deps.bodyLimitBytes });

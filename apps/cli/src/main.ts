@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import winston from 'winston';
+import { AppError } from '@inntak/core';
 import { listTemplates } from '@inntak/templates';
-import { createCollection, createPerson, createWebhook, migrate, openDatabase } from '@inntak/postgres';
+import { migrate, openDatabase } from '@inntak/postgres';
+import { isDatabaseCommand, runDatabaseCommand, UsageError } from './commands.js';
 import { loadConfig } from './config.js';
 import { resolveDatabase } from './database.js';
 import { startAll } from './start.js';
@@ -14,6 +16,10 @@ const USAGE = `inntak — webhooks into a graph
   inntak person add --subject S [--issuer I] [--name N] [--admin]
   inntak collection add --title T --owner PERSON_ID
   inntak webhook add --collection ID [--template T] [--title T]
+  inntak webhook list                            every webhook, with token, url and template
+  inntak webhook set-template --webhook ID (--template T | --clear)
+  inntak webhook rotate --webhook ID             new token; the old one stops working
+  inntak member add --collection ID --person PERSON_ID [--access reader|member|admin|owner]
   inntak templates                               list the payload templates
 
 Every command prints JSON on stdout. Without DATABASE_URL an embedded PostgreSQL under .data/
@@ -39,17 +45,13 @@ const { values, positionals } = parseArgs({
     owner: { type: 'string' },
     collection: { type: 'string' },
     template: { type: 'string' },
+    clear: { type: 'boolean' },
+    webhook: { type: 'string' },
+    person: { type: 'string' },
+    access: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
-
-class UsageError extends Error {}
-
-function required(name: keyof typeof values): string {
-  const value = values[name];
-  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
-  return value;
-}
 
 function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
@@ -65,8 +67,7 @@ async function main(): Promise<number> {
     print(listTemplates());
     return 0;
   }
-  const known = ['start', 'migrate', 'person add', 'collection add', 'webhook add'];
-  if (!known.includes(command)) throw new UsageError(`unknown command "${command}"`);
+  if (command !== 'start' && command !== 'migrate' && !isDatabaseCommand(command)) throw new UsageError(`unknown command "${command}"`);
 
   const database = await resolveDatabase(config, logger);
   if (command === 'start') return startAll(database, logger);
@@ -77,25 +78,7 @@ async function main(): Promise<number> {
     }
     const handle = openDatabase({ connectionString: database.url, logger, max: 2 });
     try {
-      if (command === 'person add') {
-        print(
-          await createPerson(handle.db, {
-            subject: required('subject'),
-            issuer: values.issuer,
-            name: values.name,
-            admin: values.admin ?? false,
-          }),
-        );
-      } else if (command === 'collection add') {
-        print(await createCollection(handle.db, { title: required('title'), ownerId: required('owner') }));
-      } else {
-        const webhook = await createWebhook(handle.db, {
-          collectionId: required('collection'),
-          templateId: values.template ?? null,
-          title: values.title ?? null,
-        });
-        print({ id: webhook.id, token: webhook.token, url: `${config.baseUrl}/api/webhook/${webhook.token}` });
-      }
+      if (isDatabaseCommand(command)) print(await runDatabaseCommand(command, values, { db: handle.db, baseUrl: config.baseUrl }));
       return 0;
     } finally {
       await handle.close();
@@ -105,11 +88,17 @@ async function main(): Promise<number> {
   }
 }
 
+/** One line for the operator; AppError details name the option's field (`collection_id`). */
+function describeError(err: unknown): string {
+  if (!(err instanceof AppError)) return err instanceof Error ? err.message : String(err);
+  if (err.code === 'not_found') return `${err.detail ?? 'node'} does not exist`;
+  return err.detail ? `${err.code}: ${err.detail}` : err.code;
+}
+
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
-    const message = err instanceof Error ? err.message : String(err);
-    process.stdout.write(`${JSON.stringify({ error: message })}\n`);
+    process.stdout.write(`${JSON.stringify({ error: describeError(err) })}\n`);
     if (err instanceof UsageError) process.stderr.write(`${USAGE}\n`);
     process.exit(err instanceof UsageError ? 2 : 1);
   },

@@ -9,6 +9,17 @@ export interface Caller {
   isAdmin: boolean;
 }
 
+/**
+ * Who performs a write: a caller, or the operator at a shell (`inntak` CLI), who acts as a
+ * system administrator without a person node of their own.
+ */
+export interface Actor {
+  personId: string | null;
+  isAdmin: boolean;
+}
+
+export const OPERATOR: Actor = { personId: null, isAdmin: true };
+
 /** The identity provider's port: checks a bearer token and says whose it is. */
 export interface TokenVerifier {
   /** Resolves to the token's issuer and subject; rejects for any token it does not accept. */

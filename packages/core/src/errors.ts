@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'not_found'
   | 'invalid_input'
   | 'conflict'
+  | 'unknown_template'
   | 'job_wrong_state';
 
 export class AppError extends Error {

@@ -4,10 +4,31 @@ export { migrate, MIGRATIONS_DIR, type MigrationReport } from './migrate.js';
 export { startEmbeddedPostgres, spawnEmbeddedPostgres, type EmbeddedServer } from './embedded-server.js';
 export { PostgresIntakeStore } from './intake-store.js';
 export { PostgresIdentityDirectory } from './identity-directory.js';
-export { propagateBelongsTo } from './access-propagation.js';
-export { hasAccess, nodeVisibleTo, accessLevelOf, edgeVisibleTo } from './read-filter.js';
-export { createPerson, createCollection, createWebhook } from './graph-writes.js';
+export { propagateBelongsTo, refreshAccess, type AccessPair } from './access-propagation.js';
+export { hasAccess, hasAccessAtLeast, nodeVisibleTo, accessLevelOf, edgeVisibleTo } from './read-filter.js';
+export {
+  createPerson,
+  createCollection,
+  createNode,
+  createEdge,
+  deleteEdge,
+  grantAccess,
+  revokeAccess,
+  type NewNodeInput,
+  type NewEdgeInput,
+} from './graph-writes.js';
+export {
+  createWebhook,
+  setWebhookTemplate,
+  rotateWebhookToken,
+  deleteWebhook,
+  listWebhooks,
+  findAdministeredWebhook,
+  type AdministeredWebhook,
+  type WebhookInput,
+} from './webhook-admin.js';
 export { createTestDatabase, type TestDatabase } from './test-database.js';
+export { readNode } from './node-reads.js';
 export type { JobQueueRow, JobPriorityRuleRow } from './schema.js';
 export {
   enqueueJob,

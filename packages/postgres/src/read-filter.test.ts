@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { uuidv7 } from '@inntak/core';
-import { createCollection, createPerson, createWebhook } from './graph-writes.js';
+import { createCollection, createPerson } from './graph-writes.js';
+import { createWebhook } from './webhook-admin.js';
 import { openDatabase, type DatabaseHandle } from './database.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 import { edgeVisibleTo, nodeVisibleTo } from './read-filter.js';

@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
+import type { AccessLevel } from '@inntak/access';
 
 /**
  * The one place reads are filtered by the caller's access (the SQL side of
@@ -38,4 +39,10 @@ export function edgeVisibleTo(callerId: string, alias = 'e'): RawBuilder<boolean
   return sql<boolean>`(case when ${edge}.system
     then ${endpoint('source_id', accessed)} or ${endpoint('target_id', accessed)}
     else ${endpoint('source_id', seen)} or ${endpoint('target_id', seen)} end)`;
+}
+
+/** True when the caller's access-matrix level on node `alias` is at least `level` (admin listings). */
+export function hasAccessAtLeast(callerId: string, level: AccessLevel, alias = 'n'): RawBuilder<boolean> {
+  return sql<boolean>`exists (select 1 from node_access acc
+    where acc.object_id = ${sql.table(alias)}.id and acc.subject_id = ${callerId} and acc.access >= ${level}::access_level)`;
 }

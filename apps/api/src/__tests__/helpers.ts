@@ -52,9 +52,14 @@ export interface TestContext {
   close(): Promise<void>;
   app(overrides?: Partial<AppDeps>): Express;
   addWebhook(templateId?: string | null): Promise<{ id: string; token: string; edgeId: string }>;
+  /** A known person and the Authorization header that names them. */
+  addPerson(subject: string, options?: { admin?: boolean }): Promise<{ id: string; authorization: string }>;
+  /** The owner's Authorization header. */
+  ownerAuthorization(): Promise<string>;
 }
 
 export const OWNER_SUBJECT = 'owner-subject';
+export const BASE_URL = 'http://inntak.test';
 
 /**
  * A fresh database with an owner, a collection, a real local OpenID issuer and an app factory
@@ -87,6 +92,9 @@ export async function setupTestContext(): Promise<TestContext> {
         intakeStore: new PostgresIntakeStore(database.db) as IntakeStore,
         verifier: new OidcTokenVerifier(issuer.issuer, issuer.audience, logger),
         identities: new PostgresIdentityDirectory(database.db),
+        db: database.db,
+        baseUrl: BASE_URL,
+        checkResponses: true,
         databaseReady: async () => {
           await sql`select 1`.execute(database.db);
         },
@@ -95,6 +103,13 @@ export async function setupTestContext(): Promise<TestContext> {
         jobAdmin: { db: database.db, liveRooms: new PostgresLiveRoomStatus(database.db) },
         ...overrides,
       });
+    },
+    async addPerson(subject, options = {}) {
+      const { id } = await createPerson(database.db, { subject, admin: options.admin });
+      return { id, authorization: `Bearer ${await issuer.token(subject)}` };
+    },
+    async ownerAuthorization() {
+      return `Bearer ${await issuer.token(OWNER_SUBJECT)}`;
     },
     addWebhook(templateId = null) {
       return createWebhook(database.db, { collectionId: collection.id, templateId, createdBy: owner.id });

@@ -1,0 +1,129 @@
+import type { Express, RequestHandler } from 'express';
+import { z } from 'zod';
+import { AppError } from '@inntak/core';
+import { createCollection, createEdge, createNode, deleteEdge, grantAccess, revokeAccess, type Db } from '@inntak/postgres';
+import type { RouteRegistry } from './route-registry.js';
+import { AccessLevel, Id, JsonObject, Visibility } from './schemas.js';
+
+/**
+ * The graph writes a user needs to build the graph without SQL. Each is checked against the
+ * access matrix and commits together with its access propagation (docs/access.md).
+ */
+
+/** Kinds with their own operation (webhook, collection) or made by an operator (person). */
+const RESERVED_KINDS = ['webhook', 'collection', 'person'];
+
+const EdgeType = z.string().regex(/^[a-z][a-z0-9_]{0,62}$/, 'forventet et navn i snake_case');
+const Title = z.string().max(1000).nullish();
+const TAGS = ['graph'];
+const ERRORS = [400, 401, 403, 404];
+
+export function installGraphIntentions(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: { db: Db }): void {
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/create_collection',
+      summary: 'Create a collection owned by the caller',
+      tags: TAGS,
+      auth: 'jwt',
+      body: z.strictObject({ title: z.string().min(1).max(1000), visibility: Visibility.optional() }),
+      response: { status: 201, schema: z.object({ id: Id }) },
+      errors: [400, 401],
+    },
+    auth,
+    ({ body, caller }) => createCollection(deps.db, { title: body.title, visibility: body.visibility, ownerId: caller.personId }),
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/create_node',
+      summary: 'Create a node owned by the caller, optionally in a collection (member or better)',
+      tags: TAGS,
+      auth: 'jwt',
+      body: z.strictObject({
+        node_kind: z.string().min(1).max(100),
+        title: Title,
+        content: z.string().nullish(),
+        visibility: Visibility.optional(),
+        metadata: JsonObject.optional(),
+        collection_id: Id.optional(),
+      }),
+      response: { status: 201, schema: z.object({ id: Id, edge_ids: z.array(Id) }) },
+      errors: ERRORS,
+    },
+    auth,
+    ({ body, caller }) => {
+      if (RESERVED_KINDS.includes(body.node_kind)) {
+        throw new AppError('invalid_input', { detail: `node_kind: ${body.node_kind} lages med sin egen operasjon` });
+      }
+      return createNode(deps.db, caller, body);
+    },
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/create_edge',
+      summary: 'Create an edge; owner and member_of edges grant access, belongs_to shares the target’s access',
+      tags: TAGS,
+      auth: 'jwt',
+      body: z.strictObject({ source_id: Id, target_id: Id, edge_type: EdgeType, metadata: JsonObject.optional() }),
+      response: { status: 201, schema: z.object({ id: Id }) },
+      errors: [...ERRORS, 409],
+    },
+    auth,
+    ({ body, caller }) => createEdge(deps.db, caller, body),
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/delete_edge',
+      summary: 'Delete an edge; what it granted is recomputed from the grants that remain',
+      tags: TAGS,
+      auth: 'jwt',
+      body: z.strictObject({ edge_id: Id }),
+      response: { status: 200, schema: z.object({ id: Id }) },
+      errors: ERRORS,
+    },
+    auth,
+    ({ body, caller }) => deleteEdge(deps.db, caller, body),
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/grant_access',
+      summary: "Set a subject's explicit access level on a node (admin; owner to grant owner)",
+      tags: TAGS,
+      auth: 'jwt',
+      body: z.strictObject({ subject_id: Id, object_id: Id, access: AccessLevel }),
+      response: { status: 200, schema: z.object({ edge_id: Id }) },
+      errors: ERRORS,
+    },
+    auth,
+    ({ body, caller }) => grantAccess(deps.db, caller, body),
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/revoke_access',
+      summary: "Remove a subject's explicit grants on a node; inherited access stays",
+      tags: TAGS,
+      auth: 'jwt',
+      body: z.strictObject({ subject_id: Id, object_id: Id }),
+      response: { status: 200, schema: z.object({ removed: z.number().int() }) },
+      errors: ERRORS,
+    },
+    auth,
+    ({ body, caller }) => revokeAccess(deps.db, caller, body),
+  );
+}

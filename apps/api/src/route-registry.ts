@@ -1,0 +1,112 @@
+import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
+import { z } from 'zod';
+import { AppError } from '@inntak/core';
+import type { Caller } from '@inntak/access';
+import { callerOf } from './auth.js';
+
+// Validation messages in Norwegian, like the rest of the error texts.
+z.config(z.locales.no());
+
+/**
+ * The REST surface, declared once. Each route names its method, OpenAPI-style path, auth, and
+ * the zod schemas of its path parameters, query, body and response. `route()` installs a route
+ * with its validation; `describe()` records a route installed by its own code (intake reads raw
+ * bytes, /health and /me predate the registry). `openApiDocument()` turns the same declarations
+ * into /openapi.json, so the document cannot drift from what the routes accept.
+ *
+ * Adding a route from another module (e.g. /query/nodes, /metrics):
+ *   registry.route(app, { method: 'get', path: '/query/nodes', auth: 'jwt', query, response, ... },
+ *     async ({ query, caller }) => ...);
+ * and call that module's installX from createApp before installOpenApi.
+ */
+export type RouteAuth = 'public' | 'jwt' | 'webhook_token';
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type AnyObject = z.ZodObject;
+
+export interface RouteSpec<
+  Params extends AnyObject = AnyObject,
+  Query extends AnyObject = AnyObject,
+  Body extends z.ZodType = z.ZodType,
+  Out extends z.ZodType = z.ZodType,
+> {
+  method: Method;
+  /** OpenAPI style: `/admin/webhooks/templates/{id}/preview`. */
+  path: string;
+  summary: string;
+  description?: string;
+  tags?: string[];
+  auth: RouteAuth;
+  params?: Params;
+  query?: Query;
+  body?: Body;
+  response: { status: number; schema: Out; description?: string };
+  /** Statuses the route may answer with `{ "error": text }`, besides 500. */
+  errors: number[];
+}
+
+export interface RouteInput<Params, Query, Body> {
+  params: Params;
+  query: Query;
+  body: Body;
+  /** Set on `jwt` routes. */
+  caller: Caller;
+  req: Request;
+}
+
+export class RouteRegistry {
+  readonly routes: RouteSpec[] = [];
+
+  /**
+   * @param checkResponses parse every answer with its response schema before sending it (tests
+   *   turn this on, so a handler that drifts from its documented shape fails loudly).
+   */
+  constructor(private readonly options: { checkResponses?: boolean } = {}) {}
+
+  /** Records a route whose handler is installed elsewhere. */
+  describe(spec: RouteSpec): void {
+    this.routes.push(spec);
+  }
+
+  /** Installs a route: auth, JSON body, validation of params/query/body, JSON answer. */
+  route<Params extends AnyObject, Query extends AnyObject, Body extends z.ZodType, Out extends z.ZodType>(
+    app: Express,
+    spec: RouteSpec<Params, Query, Body, Out>,
+    auth: RequestHandler,
+    handler: (input: RouteInput<z.infer<Params>, z.infer<Query>, z.infer<Body>>) => Promise<z.input<Out>>,
+  ): void {
+    this.routes.push(spec as unknown as RouteSpec);
+    const middleware: RequestHandler[] = [];
+    if (spec.auth === 'jwt') middleware.push(auth);
+    if (spec.body) middleware.push(express.json({ limit: '1mb', strict: false }));
+    app[spec.method](expressPath(spec.path), ...middleware, async (req: Request, res: Response) => {
+      const input = {
+        params: parse(spec.params, req.params, 'path'),
+        query: parse(spec.query, req.query, 'query'),
+        body: parse(spec.body, req.body ?? {}, 'body'),
+        caller: spec.auth === 'jwt' ? callerOf(res) : (undefined as unknown as Caller),
+        req,
+      } as RouteInput<z.infer<Params>, z.infer<Query>, z.infer<Body>>;
+      const output = await handler(input);
+      if (this.options.checkResponses) spec.response.schema.parse(output);
+      res.status(spec.response.status).json(output);
+    });
+  }
+}
+
+function parse(schema: z.ZodType | undefined, value: unknown, where: string): unknown {
+  if (!schema) return {};
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw new AppError('invalid_input', { detail: describeIssue(result.error.issues[0]!, where) });
+}
+
+/** `Ugyldig forespørsel: <field>: <problem>` names the first bad field (or the whole body). */
+function describeIssue(issue: z.core.$ZodIssue, where: string): string {
+  const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
+  const path = [...issue.path, ...keys.slice(0, 1)].map(String).join('.');
+  return `${path || where}: ${issue.message}`;
+}
+
+function expressPath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ':$1');
+}

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { createCollection, createPerson, createTestDatabase, openDatabase, type DatabaseHandle, type TestDatabase } from '@inntak/postgres';
+import { runDatabaseCommand, UsageError } from './commands.js';
+
+const quiet = { error() {}, warn() {}, info() {}, debug() {} };
+const BASE_URL = 'http://inntak.test';
+const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+let testDb: TestDatabase;
+let h: DatabaseHandle;
+let owner: string, collection: string;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  h = openDatabase({ connectionString: testDb.url, logger: quiet });
+  owner = (await createPerson(h.db, { subject: 'owner' })).id;
+  collection = (await createCollection(h.db, { title: 'C', ownerId: owner })).id;
+});
+afterAll(async () => {
+  await h.close();
+  await testDb.drop();
+});
+
+const run = (command: Parameters<typeof runDatabaseCommand>[0], options: Record<string, string | boolean>) =>
+  runDatabaseCommand(command, options, { db: h.db, baseUrl: BASE_URL }) as Promise<Record<string, unknown>>;
+
+async function levelOf(subject: string, object: string) {
+  return (await h.db.selectFrom('node_access').select('access').where('subject_id', '=', subject).where('object_id', '=', object).executeTakeFirst())?.access;
+}
+
+describe('inntak CLI', () => {
+  it('webhook list prints every webhook with its template_id, collection_id and url', async () => {
+    const added = await run('webhook add', { collection });
+    const list = (await run('webhook list', {})) as unknown as Array<Record<string, unknown>>;
+    expect(list).toContainEqual(expect.objectContaining({ id: added.id, template_id: null, collection_id: collection, url: added.url }));
+  });
+
+  it('webhook rotate gives a new token and url', async () => {
+    const added = await run('webhook add', { collection });
+    const rotated = await run('webhook rotate', { webhook: added.id as string });
+    expect(rotated.token).not.toBe(added.token);
+    expect(rotated.url).toBe(`${BASE_URL}/api/webhook/${rotated.token}`);
+  });
+
+  it('webhook set-template refuses an unknown template, and --clear takes the template away', async () => {
+    const added = await run('webhook add', { collection });
+    await expect(run('webhook set-template', { webhook: added.id as string, template: 'no-such-template' })).rejects.toMatchObject({
+      code: 'unknown_template',
+      detail: 'template_id: no-such-template',
+    });
+    expect(await run('webhook set-template', { webhook: added.id as string, clear: true })).toMatchObject({ id: added.id, template_id: null });
+  });
+
+  it('member add grants member by default, and --access sets another level', async () => {
+    const person = (await createPerson(h.db, { subject: 'new-member' })).id;
+    expect(await run('member add', { collection, person })).toMatchObject({ subject_id: person, object_id: collection, access: 'member' });
+    expect(await levelOf(person, collection)).toBe('member');
+    await run('member add', { collection, person, access: 'admin' });
+    expect(await levelOf(person, collection)).toBe('admin');
+  });
+
+  it('member add refuses a level outside the four', async () => {
+    await expect(run('member add', { collection, person: owner, access: 'boss' })).rejects.toBeInstanceOf(UsageError);
+  });
+
+  it('prints JSON on stdout when run as a program', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [MAIN, 'webhook', 'list'], {
+      env: { ...process.env, DATABASE_URL: testDb.url, BASE_URL, LOG_LEVEL: 'error' },
+    });
+    const list = JSON.parse(stdout) as Array<{ collection_id: string }>;
+    expect(list.length).toBeGreaterThan(0);
+    expect(list.every((w) => w.collection_id === collection)).toBe(true);
+  });
+});

@@ -1,0 +1,46 @@
+import { describe, expect, it } from '@jest/globals';
+import { edgeRequirement, effectiveLevel, grantingEdge, levelGrantedBy, levelToGrant, meets } from './grants.js';
+import { ACCESS_LEVELS } from './levels.js';
+
+describe('granting edges', () => {
+  it('owner grants owner, member_of grants member or its metadata.access, other edges grant nothing', () => {
+    expect(levelGrantedBy('owner', {})).toBe('owner');
+    expect(levelGrantedBy('member_of', {})).toBe('member');
+    expect(levelGrantedBy('member_of', { access: 'admin' })).toBe('admin');
+    expect(levelGrantedBy('member_of', { access: 'reader' })).toBe('reader');
+    expect(levelGrantedBy('member_of', { access: 'owner' })).toBe('member');
+    expect(levelGrantedBy('belongs_to', {})).toBeNull();
+    expect(levelGrantedBy('observes', { access: 'owner' })).toBeNull();
+  });
+
+  it('grant_access makes the edge that grants exactly the level asked for', () => {
+    for (const level of ACCESS_LEVELS) {
+      const edge = grantingEdge(level);
+      expect(levelGrantedBy(edge.edge_type, edge.metadata)).toBe(level);
+    }
+  });
+});
+
+describe('write rules', () => {
+  it('granting owner takes owner; any other level takes admin', () => {
+    expect(ACCESS_LEVELS.map(levelToGrant)).toEqual(['admin', 'admin', 'admin', 'owner']);
+  });
+
+  it('belongs_to needs admin on the source and member on the target; other edges member on the source', () => {
+    expect(edgeRequirement('belongs_to', {})).toEqual({ source: 'admin', target: 'member' });
+    expect(edgeRequirement('member_of', {})).toEqual({ source: null, target: 'admin' });
+    expect(edgeRequirement('owner', {})).toEqual({ source: null, target: 'owner' });
+    expect(edgeRequirement('has_media', {})).toEqual({ source: 'member', target: null });
+  });
+
+  it('a system administrator holds owner everywhere; others hold their row', () => {
+    expect(effectiveLevel({ personId: 'p', isAdmin: true }, null)).toBe('owner');
+    expect(effectiveLevel({ personId: 'p', isAdmin: false }, 'reader')).toBe('reader');
+  });
+
+  it('no requirement is always met; a missing row meets none', () => {
+    expect(meets(null, null)).toBe(true);
+    expect(meets(null, 'reader')).toBe(false);
+    expect(meets('admin', 'member')).toBe(true);
+  });
+});

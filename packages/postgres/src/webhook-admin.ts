@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import { sql, type Transaction } from 'kysely';
+import { AppError, isUuid } from '@inntak/core';
+import { OPERATOR, type Actor } from '@inntak/access';
+import type { JsonObject } from '@inntak/graph';
+import type { Db } from './database.js';
+import type { Database } from './schema.js';
+import { requireLevel } from './authorize.js';
+import { deleteEdges, insertEdge, insertNode } from './graph-writes.js';
+import { hasAccessAtLeast } from './read-filter.js';
+
+/**
+ * Webhook administration. Who administers a webhook: whoever holds admin or owner on the
+ * collection it belongs to, and system administrators. Only they ever see its token.
+ * Template ids are checked by the caller (the API, the CLI) against the template registry.
+ */
+
+type Trx = Transaction<Database>;
+
+export interface WebhookInput {
+  collectionId: string;
+  templateId?: string | null;
+  title?: string | null;
+  createdBy?: string | null;
+}
+
+export interface AdministeredWebhook {
+  id: string;
+  title: string | null;
+  token: string;
+  template_id: string | null;
+  collection_id: string;
+  created_at: Date;
+}
+
+/**
+ * A webhook node (secret token in its metadata) with its `belongs_to` edge to the collection;
+ * the collection's access rows are copied to it like to any member.
+ */
+export async function createWebhook(
+  db: Db,
+  input: WebhookInput,
+  actor: Actor = OPERATOR,
+): Promise<{ id: string; token: string; edgeId: string }> {
+  return db.transaction().execute(async (trx) => {
+    if (!isUuid(input.collectionId)) throw new AppError('invalid_input', { detail: 'collection_id: forventet UUID' });
+    const collection = await requireLevel(trx, actor, input.collectionId, 'admin', 'collection_id');
+    if (collection.node_kind !== 'collection') throw new AppError('not_found', { detail: 'collection_id' });
+    const token = randomUUID();
+    const createdBy = input.createdBy ?? actor.personId;
+    const id = await insertNode(trx, {
+      node_kind: 'webhook',
+      title: input.title ?? null,
+      metadata: input.templateId ? { token, template_id: input.templateId } : { token },
+      created_by: createdBy,
+    });
+    const edgeId = await insertEdge(trx, { source_id: id, target_id: input.collectionId, edge_type: 'belongs_to', created_by: createdBy });
+    return { id, token, edgeId };
+  });
+}
+
+export async function setWebhookTemplate(db: Db, actor: Actor, input: { webhook_id: string; template_id: string | null }): Promise<AdministeredWebhook> {
+  return db.transaction().execute(async (trx) => {
+    await requireWebhookAdmin(trx, actor, input.webhook_id);
+    const metadata = input.template_id === null ? sql<JsonObject>`metadata - 'template_id'` : sql<JsonObject>`metadata || jsonb_build_object('template_id', ${input.template_id}::text)`;
+    await trx.updateTable('nodes').set({ metadata }).where('id', '=', input.webhook_id).execute();
+    return (await webhookRows(trx, actor, input.webhook_id))[0]!;
+  });
+}
+
+/** A fresh token; the old one stops working at once (intake answers 404 to it). */
+export async function rotateWebhookToken(db: Db, actor: Actor, input: { webhook_id: string }): Promise<AdministeredWebhook> {
+  return db.transaction().execute(async (trx) => {
+    await requireWebhookAdmin(trx, actor, input.webhook_id);
+    await trx
+      .updateTable('nodes')
+      .set({ metadata: sql<JsonObject>`metadata || jsonb_build_object('token', ${randomUUID()}::text)` })
+      .where('id', '=', input.webhook_id)
+      .execute();
+    return (await webhookRows(trx, actor, input.webhook_id))[0]!;
+  });
+}
+
+/** Deletes the webhook node and its edges; content it created stays in the collection. */
+export async function deleteWebhook(db: Db, actor: Actor, input: { webhook_id: string }): Promise<{ id: string }> {
+  return db.transaction().execute(async (trx) => {
+    await requireWebhookAdmin(trx, actor, input.webhook_id);
+    const edges = await trx.selectFrom('edges').select('id').where((eb) => eb.or([eb('source_id', '=', input.webhook_id), eb('target_id', '=', input.webhook_id)])).execute();
+    await deleteEdges(
+      trx,
+      edges.map((e) => e.id),
+    );
+    await trx.deleteFrom('nodes').where('id', '=', input.webhook_id).execute();
+    return { id: input.webhook_id };
+  });
+}
+
+/** The webhooks the actor administers, oldest first. */
+export function listWebhooks(db: Db | Trx, actor: Actor): Promise<AdministeredWebhook[]> {
+  return webhookRows(db, actor);
+}
+
+/** One webhook, if the actor administers it. */
+export async function findAdministeredWebhook(db: Db | Trx, actor: Actor, webhookId: string): Promise<AdministeredWebhook | undefined> {
+  return (await webhookRows(db, actor, webhookId))[0];
+}
+
+function webhookRows(db: Db | Trx, actor: Actor, webhookId?: string): Promise<AdministeredWebhook[]> {
+  const callerId = actor.personId;
+  return db
+    .selectFrom('nodes as w')
+    .innerJoin('edges as e', (join) => join.onRef('e.source_id', '=', 'w.id').on('e.edge_type', '=', 'belongs_to'))
+    .innerJoin('nodes as c', 'c.id', 'e.target_id')
+    .select([
+      'w.id',
+      'w.title',
+      sql<string>`w.metadata ->> 'token'`.as('token'),
+      sql<string | null>`w.metadata ->> 'template_id'`.as('template_id'),
+      'c.id as collection_id',
+      'w.created_at',
+    ])
+    .where('w.node_kind', '=', 'webhook')
+    .$if(webhookId !== undefined, (q) => q.where('w.id', '=', webhookId!))
+    .$if(!actor.isAdmin, (q) => q.where(hasAccessAtLeast(callerId!, 'admin', 'c')))
+    .orderBy('w.created_at')
+    .orderBy('w.id')
+    .execute();
+}
+
+async function requireWebhookAdmin(trx: Trx, actor: Actor, webhookId: string): Promise<void> {
+  const webhook = await requireLevel(trx, actor, webhookId, null, 'webhook_id');
+  if (webhook.node_kind !== 'webhook') throw new AppError('not_found', { detail: 'webhook_id' });
+  const edge = await trx
+    .selectFrom('edges')
+    .select('target_id')
+    .where('source_id', '=', webhookId)
+    .where('edge_type', '=', 'belongs_to')
+    .orderBy('created_at')
+    .executeTakeFirst();
+  if (!edge) throw new AppError('not_found', { detail: 'webhook_id' });
+  await requireLevel(trx, actor, edge.target_id, 'admin', 'webhook_id');
+}
