@@ -60,6 +60,7 @@ async function main(): Promise<void> {
       workerStaleMs: 30_000,
       rulesCacheMs: 5000,
       liveRoomCacheMs: 10_000,
+      shutdownGraceMs: 5000,
       storageDir: '/tmp',
       crontab: '',
     };

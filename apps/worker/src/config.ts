@@ -21,6 +21,8 @@ export interface WorkerConfig {
   liveRoomCacheMs: number;
   /** The directory whose filesystem the disk monitor measures. */
   storageDir: string;
+  /** On SIGTERM, running jobs get this long to finish before their signal aborts them. */
+  shutdownGraceMs: number;
   /** graphile-worker crontab; the disk check runs every minute (spec: 60 s). */
   crontab: string;
 }
@@ -42,6 +44,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
     workerStaleMs: integer(env, 'JOB_WORKER_STALE_MS', 30_000, 50),
     rulesCacheMs: integer(env, 'JOB_RULES_CACHE_MS', 5000, 0),
     liveRoomCacheMs: integer(env, 'LIVE_ROOM_CACHE_MS', 10_000, 0),
+    shutdownGraceMs: integer(env, 'WORKER_SHUTDOWN_GRACE_MS', 5000, 0),
     storageDir: env.STORAGE_DIR ?? `${REPO_ROOT}.data`,
     crontab: env.WORKER_CRONTAB ?? '* * * * * disk_monitor ?max=1\n',
   };

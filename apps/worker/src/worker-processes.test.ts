@@ -204,4 +204,24 @@ describe('resource governor with two worker processes', () => {
     expect(survivor.logs.some((l) => l.message === 'job completed' && l.job_id === id && typeof l.duration_ms === 'number')).toBe(true);
     workers = [];
   });
+
+  it('SIGTERM releases a job that outlives the grace period; another worker retries it', async () => {
+    const leaving = await spawnWorker(testDb.url, { WORKER_SHUTDOWN_GRACE_MS: '200' });
+    const id = await enqueueJob(database.db, 'sleep_light', { ms: 20, first_attempt_ms: 60_000, tag: 'sleep_light' });
+    await waitFor(async () => (await getJob(database.db, id)).status === 'running');
+    expect(await leaving.stop()).toBe(0);
+    expect(await getJob(database.db, id)).toMatchObject({
+      status: 'queued',
+      attempts: 1,
+      last_error: 'worker shut down before the job finished; released for retry',
+    });
+    const next = await spawnWorker(testDb.url);
+    workers = [next];
+    // graphile-worker's backoff after a first failed attempt: e^1 ≈ 2.7 s.
+    const done = await waitFor(async () => {
+      const job = await getJob(database.db, id);
+      return job.status === 'completed' ? job : undefined;
+    }, 8_000);
+    expect(done.attempts).toBe(2);
+  }, 15_000);
 });

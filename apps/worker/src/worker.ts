@@ -80,6 +80,7 @@ export async function startWorker(config: WorkerConfig, logger: winston.Logger, 
     events,
     forbiddenFlags: governor.forbiddenFlags,
     noHandleSignals: true,
+    gracefulShutdownAbortTimeout: config.shutdownGraceMs,
   };
   let runner: Runner | undefined;
   let done: Promise<void>;
