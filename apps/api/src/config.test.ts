@@ -10,6 +10,7 @@ describe('API configuration', () => {
       logLevel: 'info',
       baseUrl: 'http://localhost:8080',
       oidcIssuer: undefined,
+      realtime: { maxQueue: 1000, initialSync: { collections: 50, nodesPerCollection: 20 } },
     });
   });
 
@@ -24,6 +25,8 @@ describe('API configuration', () => {
     expect(() => loadConfig({ BODY_LIMIT: 'lots' })).toThrow(/BODY_LIMIT/);
     expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
     expect(() => loadConfig({ BASE_URL: 'not a url' })).toThrow(/BASE_URL/);
+    expect(() => loadConfig({ REALTIME_MAX_QUEUE: '0' })).toThrow(/REALTIME_MAX_QUEUE/);
+    expect(() => loadConfig({ REALTIME_SYNC_NODES: 'many' })).toThrow(/REALTIME_SYNC_NODES/);
   });
 
   it('requires OIDC_AUDIENCE when OIDC_ISSUER is set', () => {

@@ -13,6 +13,12 @@ export interface ApiConfig {
   baseUrl: string;
   slowRequestMs: number;
   slowQueryMs: number;
+  realtime: {
+    /** REALTIME_MAX_QUEUE: packets a /ws client may have waiting before it is told to resync. */
+    maxQueue: number;
+    /** REALTIME_SYNC_COLLECTIONS / REALTIME_SYNC_NODES: bounds of initial_sync. */
+    initialSync: { collections: number; nodesPerCollection: number };
+  };
 }
 
 const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'];
@@ -40,6 +46,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     baseUrl,
     slowRequestMs: 200,
     slowQueryMs: 100,
+    realtime: {
+      maxQueue: integer(env.REALTIME_MAX_QUEUE ?? '1000', 'REALTIME_MAX_QUEUE', 1, 1_000_000),
+      initialSync: {
+        collections: integer(env.REALTIME_SYNC_COLLECTIONS ?? '50', 'REALTIME_SYNC_COLLECTIONS', 0, 10_000),
+        nodesPerCollection: integer(env.REALTIME_SYNC_NODES ?? '20', 'REALTIME_SYNC_NODES', 0, 10_000),
+      },
+    },
   };
 }
 

@@ -1,13 +1,10 @@
-import { createServer } from 'node:http';
-import { sql } from 'kysely';
-import { cachedLiveRoomStatus } from '@inntak/jobs';
-import { openDatabase, PostgresIdentityDirectory, PostgresIntakeStore, PostgresLiveRoomStatus } from '@inntak/postgres';
+import { openDatabase } from '@inntak/postgres';
 import { NoIssuerVerifier, OidcTokenVerifier } from './oidc-verifier.js';
-import { createApp } from './app.js';
+import { startApiServer } from './api-server.js';
 import { loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 
-// Composition root of the API process: config, adapters, app, listen, drain on SIGTERM.
+// Composition root of the API process: config, adapters, app and stream, listen, drain on SIGTERM.
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
 if (!config.databaseUrl) {
@@ -21,33 +18,27 @@ const verifier = config.oidcIssuer
   ? new OidcTokenVerifier(config.oidcIssuer, config.oidcAudience!, logger)
   : new NoIssuerVerifier();
 const database = openDatabase({ connectionString: config.databaseUrl, logger, slowQueryMs: config.slowQueryMs });
-const app = createApp({
-  logger,
-  intakeStore: new PostgresIntakeStore(database.db),
-  verifier,
-  identities: new PostgresIdentityDirectory(database.db),
-  db: database.db,
-  baseUrl: config.baseUrl,
-  databaseReady: async () => {
-    await sql`select 1`.execute(database.db);
+const api = await startApiServer(
+  {
+    logger,
+    database,
+    databaseUrl: config.databaseUrl,
+    baseUrl: config.baseUrl,
+    verifier,
+    bodyLimitBytes: config.bodyLimitBytes,
+    slowRequestMs: config.slowRequestMs,
+    realtime: config.realtime,
   },
-  bodyLimitBytes: config.bodyLimitBytes,
-  slowRequestMs: config.slowRequestMs,
-  jobAdmin: { db: database.db, liveRooms: cachedLiveRoomStatus(new PostgresLiveRoomStatus(database.db)) },
-});
-
-const server = createServer(app);
-server.listen(config.port, () => {
-  logger.info('api listening', { port: config.port, base_url: config.baseUrl });
-});
+  config.port,
+);
+logger.info('api listening', { port: config.port, base_url: config.baseUrl });
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   logger.info('draining in-flight requests', { signal });
-  // close() stops accepting, lets in-flight requests finish and drops idle keep-alive sockets.
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await api.close();
   await database.close();
   logger.info('api stopped');
   process.exit(0);

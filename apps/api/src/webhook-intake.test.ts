@@ -133,6 +133,19 @@ describe('POST /api/webhook/{token}', () => {
     }
   });
 
+  it('stores a payload with NUL or lone surrogates, which jsonb cannot hold, with those characters replaced', async () => {
+    const res = await request(ctx.app())
+      .post(`/api/webhook/${webhook.token}`)
+      .set('Content-Type', 'application/json')
+      .send('{"title":"a\\u0000b","body":"x\\ud800y","nested":{"k\\u0000":["\\u0000"]}}');
+    expect(res.status).toBe(200);
+    const created = await node(res.body.node_id);
+    expect(created.title).toBe('ab');
+    expect(created.content).toBe('x\uFFFDy');
+    expect(created.metadata.payload).toEqual({ title: 'ab', body: 'x\uFFFDy', nested: { k: [''] } });
+    expect(ctx.logs).toContainEqual(expect.objectContaining({ level: 'warn', webhook_id: webhook.id }));
+  });
+
   it('parses a body without a content type as JSON', async () => {
     const res = await request(ctx.app())
       .post(`/api/webhook/${webhook.token}`)

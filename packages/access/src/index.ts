@@ -1,4 +1,12 @@
 export { ACCESS_LEVELS, grants, isAccessLevel, type AccessLevel, type AccessRow } from './levels.js';
 export { authenticate, OPERATOR, type Actor, type Caller, type IdentityDirectory, type TokenVerifier } from './identity.js';
-export { nodeForReader, viewOf, FULL_VISIBILITIES, SUMMARY_VISIBILITIES, type NodeView, type ReaderRelation } from './read-rules.js';
+export { nodeForReader, viewOf, canAdminister, FULL_VISIBILITIES, SUMMARY_VISIBILITIES, type NodeView, type ReaderRelation } from './read-rules.js';
 export { edgeRequirement, effectiveLevel, grantingEdge, levelGrantedBy, levelToGrant, meets, GRANTING_EDGE_TYPES } from './grants.js';
+export {
+  nodeDeliveries,
+  edgeDeliveries,
+  accessDeliveries,
+  relationOf,
+  type AudienceFacts,
+  type Delivery,
+} from './audience.js';

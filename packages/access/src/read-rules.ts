@@ -42,6 +42,7 @@ export function nodeForReader<T extends GraphNode>(node: T, relation: ReaderRela
   return node;
 }
 
-function canAdminister(relation: ReaderRelation): boolean {
+/** Admin and owner access reveal a webhook's token (and, on the stream, who else has access). */
+export function canAdminister(relation: ReaderRelation): boolean {
   return relation.access === 'admin' || relation.access === 'owner';
 }

@@ -1,4 +1,4 @@
-import { uuidv7 } from '@inntak/core';
+import { storable, uuidv7 } from '@inntak/core';
 import type { JsonObject, NewEdge, NewNode } from './types.js';
 
 /**
@@ -15,8 +15,8 @@ export function webhookContentNode(input: {
   return {
     id: uuidv7(),
     node_kind: 'content',
-    title: input.title === '' ? null : input.title,
-    content: input.content === '' ? null : input.content,
+    title: input.title === '' ? null : storable(input.title),
+    content: input.content === '' ? null : storable(input.content),
     visibility: 'hidden',
     metadata: {
       source: 'webhook',

@@ -1,4 +1,4 @@
-import { AppError, isUuid, type Logger } from '@inntak/core';
+import { AppError, isUuid, storableJson, type Logger } from '@inntak/core';
 import { webhookBelongsToEdge, webhookContentNode, type NewEdge, type NewNode } from '@inntak/graph';
 import { renderPayload, type Headers, type JsonObject } from '@inntak/templates';
 import type { IntakeStore } from './ports.js';
@@ -43,12 +43,34 @@ export async function receiveWebhook(
       template_id: target.templateId,
     });
   }
+  if (rendering.templateError !== undefined) {
+    logger.error('template failed on a payload; using generic extraction', {
+      webhook_id: target.webhookId,
+      template_id: target.templateId,
+      error: rendering.templateError,
+    });
+  }
+  if (rendering.result.unsupported_event !== undefined) {
+    // Senders disable hooks that fail, so such events are stored generically and only noted.
+    logger.info('event type not rendered in detail by the template', {
+      webhook_id: target.webhookId,
+      template_id: target.templateId,
+      event: rendering.result.unsupported_event,
+    });
+  }
 
+  // jsonb cannot hold NUL or lone surrogates: the one way a payload is not stored unchanged.
+  const payload = storableJson(request.payload);
+  if (payload !== request.payload) {
+    logger.warn('payload held NUL or lone surrogate characters, which PostgreSQL cannot store; replaced', {
+      webhook_id: target.webhookId,
+    });
+  }
   const node = webhookContentNode({
     webhookId: target.webhookId,
     title: rendering.result.title,
     content: rendering.result.content,
-    payload: request.payload,
+    payload,
     extraMetadata: rendering.result.extra_metadata,
   });
   const edge = webhookBelongsToEdge(node.id, target.collectionId, target.webhookId);

@@ -5,7 +5,10 @@ export { startEmbeddedPostgres, spawnEmbeddedPostgres, type EmbeddedServer } fro
 export { PostgresIntakeStore } from './intake-store.js';
 export { PostgresIdentityDirectory } from './identity-directory.js';
 export { propagateBelongsTo, refreshAccess, type AccessPair } from './access-propagation.js';
-export { hasAccess, hasAccessAtLeast, nodeVisibleTo, accessLevelOf, edgeVisibleTo } from './read-filter.js';
+export { hasAccess, hasAccessAtLeast, nodeVisibleTo, accessLevelOf, edgeVisibleTo, audienceFacts } from './read-filter.js';
+export { ChangeListener, CHANGE_CHANNELS, LISTENER_APPLICATION_NAME, type ChangeNotice, type ChangeChannel, type ChangeListenerOptions } from './change-listener.js';
+export { readChanges, type Change, type ChangeOp } from './change-reader.js';
+export { loadInitialSync, type InitialSync, type InitialSyncBounds } from './initial-sync.js';
 export {
   createPerson,
   createCollection,

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { AccessLevel } from '@inntak/access';
+import type { AccessLevel, AudienceFacts } from '@inntak/access';
 
 /**
  * The one place reads are filtered by the caller's access (the SQL side of
@@ -45,4 +45,14 @@ export function edgeVisibleTo(callerId: string, alias = 'e'): RawBuilder<boolean
 export function hasAccessAtLeast(callerId: string, level: AccessLevel, alias = 'n'): RawBuilder<boolean> {
   return sql<boolean>`exists (select 1 from node_access acc
     where acc.object_id = ${sql.table(alias)}.id and acc.subject_id = ${callerId} and acc.access >= ${level}::access_level)`;
+}
+
+/**
+ * The facts the audience of node `alias` is computed from (creator, visibility, access rows),
+ * as JSON: the input of packages/access/src/audience.ts, which inverts the checks above. The
+ * same SQL function fills delete notifications (db/migrations/004.do.realtime.sql), so live
+ * and deleted rows are judged from the same facts.
+ */
+export function audienceFacts(nodeIdColumn: string): RawBuilder<AudienceFacts | null> {
+  return sql<AudienceFacts | null>`inntak_node_audience_facts(${sql.ref(nodeIdColumn)})`;
 }

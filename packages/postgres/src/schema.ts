@@ -116,6 +116,12 @@ export interface ResourceUsageLogTable {
   running_weight: number;
 }
 
+export interface RealtimeOverflowTable {
+  id: Generated<string>;
+  payload: JsonObject;
+  created_at: Generated<Date>;
+}
+
 export interface Database {
   nodes: NodesTable;
   edges: EdgesTable;
@@ -128,6 +134,7 @@ export interface Database {
   live_rooms: LiveRoomsTable;
   disk_status_log: DiskStatusLogTable;
   resource_usage_log: ResourceUsageLogTable;
+  realtime_overflow: RealtimeOverflowTable;
 }
 
 export type NodeRow = Selectable<NodesTable>;

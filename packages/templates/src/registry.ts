@@ -1,8 +1,13 @@
+import { chatMessage } from './chat-message.js';
+import { ciBuild } from './ci-build.js';
+import { forgeIssues } from './forge-issues.js';
+import { forgePullRequest } from './forge-pull-request.js';
+import { forgePush } from './forge-push.js';
 import { genericExtraction } from './generic-extraction.js';
 import type { Headers, Template, TemplateInfo, TemplateResult } from './types.js';
 
-/** The templates intake knows, by id. Issue #3 fills this list with the five senders' templates. */
-export const TEMPLATES: readonly Template[] = [];
+/** The templates intake knows, by id. */
+export const TEMPLATES: readonly Template[] = [forgePush, forgeIssues, forgePullRequest, chatMessage, ciBuild];
 
 const byId = new Map(TEMPLATES.map((t) => [t.id, t]));
 
@@ -20,6 +25,11 @@ export interface Rendering {
   templateId: string | null;
   /** True when the webhook names a template this service does not know (the caller logs it). */
   unknownTemplate: boolean;
+  /**
+   * Set when the template threw. Templates are written to be total, so this is a bug; the payload
+   * still gets generic extraction rather than a 500, and the caller logs the message.
+   */
+  templateError?: string;
 }
 
 /**
@@ -32,5 +42,14 @@ export function renderPayload(templateId: string | null | undefined, payload: un
   }
   const template = findTemplate(templateId);
   if (!template) return { result: genericExtraction(payload), templateId: null, unknownTemplate: true };
-  return { result: template.render(payload, headers), templateId: template.id, unknownTemplate: false };
+  try {
+    return { result: template.render(payload, headers), templateId: template.id, unknownTemplate: false };
+  } catch (err) {
+    return {
+      result: genericExtraction(payload),
+      templateId: template.id,
+      unknownTemplate: false,
+      templateError: err instanceof Error ? err.message : String(err),
+    };
+  }
 }

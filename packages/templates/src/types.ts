@@ -17,6 +17,11 @@ export interface TemplateResult {
    * (Slack's url_verification wants its `challenge` echoed). Absent for most payloads.
    */
   reply?: JsonObject;
+  /**
+   * Set when a known sender's event type is one this template does not render in detail; the
+   * result is still a generic, informative rendering and intake logs the event at info.
+   */
+  unsupported_event?: string;
 }
 
 export interface Template {

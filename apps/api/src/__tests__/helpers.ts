@@ -18,7 +18,7 @@ import {
 import { createApp, type AppDeps } from '../app.js';
 import { createLogger } from '../logger.js';
 import { OidcTokenVerifier } from '../oidc-verifier.js';
-import { startTestIssuer, type TestIssuer } from './issuer.js';
+import { startTestIssuer, type TestIssuer } from '@inntak/test-support';
 
 export interface LogEntry {
   level: string;

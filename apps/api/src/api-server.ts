@@ -1,0 +1,72 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sql } from 'kysely';
+import type { Logger } from '@inntak/core';
+import type { TokenVerifier } from '@inntak/access';
+import { cachedLiveRoomStatus } from '@inntak/jobs';
+import { PostgresLiveRoomStatus, PostgresIdentityDirectory, PostgresIntakeStore, type DatabaseHandle } from '@inntak/postgres';
+import { createApp, type AppDeps } from './app.js';
+import { RealtimeHub, type RealtimeHubDeps } from './realtime-hub.js';
+
+export interface ApiServerOptions {
+  logger: Logger;
+  database: DatabaseHandle;
+  /** For the realtime hub's own LISTEN connection. */
+  databaseUrl: string;
+  /** Public base URL, for the intake URLs the webhook operations hand out. */
+  baseUrl: string;
+  verifier: TokenVerifier;
+  bodyLimitBytes: number;
+  slowRequestMs: number;
+  realtime: Pick<RealtimeHubDeps, 'maxQueue' | 'initialSync' | 'listenerBackoffMs'>;
+  /** Replaces adapters of the Express app (tests). */
+  app?: Partial<AppDeps>;
+}
+
+export interface ApiServer {
+  server: Server;
+  hub: RealtimeHub;
+  /** Base URL, e.g. http://127.0.0.1:8080. */
+  url: string;
+  /** Closes the stream (its sockets are long-lived), then drains HTTP requests. */
+  close(): Promise<void>;
+}
+
+/**
+ * One API instance on PostgreSQL: the Express app and the realtime hub on one http server,
+ * listening. main.ts, the tests and the benchmark all start the API through here.
+ */
+export async function startApiServer(options: ApiServerOptions, port: number, host?: string): Promise<ApiServer> {
+  const { database, logger, verifier } = options;
+  const identities = new PostgresIdentityDirectory(database.db);
+  const app = createApp({
+    logger,
+    intakeStore: new PostgresIntakeStore(database.db),
+    verifier,
+    identities,
+    db: database.db,
+    baseUrl: options.baseUrl,
+    databaseReady: async () => {
+      await sql`select 1`.execute(database.db);
+    },
+    bodyLimitBytes: options.bodyLimitBytes,
+    slowRequestMs: options.slowRequestMs,
+    jobAdmin: { db: database.db, liveRooms: cachedLiveRoomStatus(new PostgresLiveRoomStatus(database.db)) },
+    ...options.app,
+  });
+  const server = createServer(app);
+  const hub = new RealtimeHub(server, { logger, db: database.db, connectionString: options.databaseUrl, verifier, identities, ...options.realtime });
+  await hub.start();
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  const address = server.address() as AddressInfo;
+  return {
+    server,
+    hub,
+    url: `http://${host ?? 'localhost'}:${address.port}`,
+    async close() {
+      await hub.stop();
+      // close() stops accepting, lets in-flight requests finish and drops idle keep-alive sockets.
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

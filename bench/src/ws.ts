@@ -1,0 +1,133 @@
+import { Worker } from 'node:worker_threads';
+import { randomBytes } from 'node:crypto';
+import { cpus, loadavg } from 'node:os';
+import { uuidv7 } from '@inntak/core';
+import { createPerson, openDatabase } from '@inntak/postgres';
+import { startTestIssuer } from '@inntak/test-support';
+import { startApiServer, type ApiServer } from '@inntak/api/dist/api-server.js';
+import { createLogger } from '@inntak/api/dist/logger.js';
+import { OidcTokenVerifier } from '@inntak/api/dist/oidc-verifier.js';
+import { percentile, scratchDatabase } from './bench-database.js';
+
+// npm run bench:ws — 1,000 connected /ws clients across 10 users, changes visible to all:
+// delivery latency (trigger time → client receipt) p50/p99, and deliveries per second sustained.
+const USERS = 10;
+const CLIENTS_PER_USER = 100;
+const LATENCY_CHANGES = 100;
+const THROUGHPUT_CHANGES = 200;
+const THROUGHPUT_CONCURRENCY = 8;
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const scratch = await scratchDatabase(`inntak_bench_ws_${randomBytes(4).toString('hex')}`);
+  // Slow-query warnings would flood the output: under load every query waits for the fan-out.
+  const logger = createLogger('error');
+  const database = openDatabase({ connectionString: scratch.url, logger, max: 12 });
+  const issuer = await startTestIssuer();
+  let api: ApiServer | undefined;
+  let worker: Worker | undefined;
+  try {
+    api = await startApiServer(
+      {
+        logger,
+        database,
+        databaseUrl: scratch.url,
+        baseUrl: 'http://127.0.0.1',
+        verifier: new OidcTokenVerifier(issuer.issuer, issuer.audience, logger),
+        bodyLimitBytes: 25 * 1024 * 1024,
+        slowRequestMs: 200,
+        realtime: { maxQueue: 1000, initialSync: { collections: 50, nodesPerCollection: 20 } },
+      },
+      0,
+      '127.0.0.1',
+    );
+    const { hub, url } = api;
+
+    const tokens: string[] = [];
+    let author = '';
+    for (let u = 0; u < USERS; u++) {
+      const person = await createPerson(database.db, { subject: `bench-user-${u}` });
+      author ||= person.id;
+      tokens.push(await issuer.token(`bench-user-${u}`, { expiresIn: '10m' }));
+    }
+
+    const connectStart = Date.now();
+    worker = new Worker(new URL('./ws-clients.js', import.meta.url), { workerData: { url, tokens, clientsPerToken: CLIENTS_PER_USER } });
+    const waiting = new Map<string, (result: { latencies: number[]; last: number }) => void>();
+    await new Promise<void>((resolve, reject) => {
+      worker!.on('message', (message: { kind: string; key?: string; latencies?: number[]; last?: number; connected?: number; message?: string }) => {
+        if (message.kind === 'connected') resolve();
+        else if (message.kind === 'error') reject(new Error(message.message));
+        else if (message.kind === 'complete') waiting.get(message.key!)?.({ latencies: message.latencies!, last: message.last! });
+      });
+      worker!.on('error', reject);
+    });
+    const clients = USERS * CLIENTS_PER_USER;
+    console.log(`connected ${clients} clients as ${USERS} users in ${Date.now() - connectStart} ms`);
+
+    const change = (key: string) =>
+      database.db
+        .insertInto('nodes')
+        .values({ id: uuidv7(), node_kind: 'content', title: key, content: 'bench', visibility: 'open', metadata: '{}', created_by: author })
+        .execute();
+    const deliveredToAll = (key: string) => new Promise<{ latencies: number[]; last: number }>((resolve) => waiting.set(key, resolve));
+
+    // Latency: one change at a time, each awaited at every client.
+    const latencies: number[] = [];
+    const endToEnd: number[] = [];
+    for (let i = 0; i < LATENCY_CHANGES; i++) {
+      const key = `latency-${i}`;
+      const done = deliveredToAll(key);
+      const t0 = Date.now();
+      await change(key);
+      const result = await done;
+      latencies.push(...result.latencies);
+      endToEnd.push(result.last - t0);
+    }
+    latencies.sort((a, b) => a - b);
+    endToEnd.sort((a, b) => a - b);
+    const quiet = hub.stats();
+
+    // Throughput: changes as fast as the database takes them, several writers at once.
+    const throughputStart = Date.now();
+    const completions: Array<Promise<{ latencies: number[]; last: number }>> = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: THROUGHPUT_CONCURRENCY }, async () => {
+        while (next < THROUGHPUT_CHANGES) {
+          const key = `throughput-${next++}`;
+          completions.push(deliveredToAll(key));
+          await change(key);
+        }
+      }),
+    );
+    const results = await Promise.all(completions);
+    const elapsedS = (Math.max(...results.map((r) => r.last)) - throughputStart) / 1000;
+    const loaded = results.flatMap((r) => r.latencies).sort((a, b) => a - b);
+
+    console.log(`latency, ${LATENCY_CHANGES} changes one at a time, each to ${clients} clients (${latencies.length} deliveries):`);
+    console.log(`  delivery (trigger → client)   p50 ${percentile(latencies, 50)} ms   p99 ${percentile(latencies, 99)} ms   max ${latencies[latencies.length - 1]} ms`);
+    console.log(`  last client (insert → all)    p50 ${percentile(endToEnd, 50)} ms   p99 ${percentile(endToEnd, 99)} ms`);
+    console.log(
+      `  server per burst: read rows mean ${(quiet.readMsTotal / quiet.bursts).toFixed(1)} ms, read + fan-out mean ${(quiet.burstMsTotal / quiet.bursts).toFixed(1)} ms, max ${quiet.burstMsMax.toFixed(1)} ms`,
+    );
+    console.log(`throughput, ${THROUGHPUT_CHANGES} changes from ${THROUGHPUT_CONCURRENCY} writers, each to ${clients} clients:`);
+    console.log(`  ${Math.round(THROUGHPUT_CHANGES / elapsedS)} changes/s → ${Math.round((THROUGHPUT_CHANGES * clients) / elapsedS)} events/s delivered, sustained over ${elapsedS.toFixed(2)} s`);
+    console.log(`  delivery under load           p50 ${percentile(loaded, 50)} ms   p99 ${percentile(loaded, 99)} ms`);
+    const all = hub.stats();
+    const bursts = all.bursts - quiet.bursts;
+    console.log(`  server: ${bursts} bursts for ${all.changes - quiet.changes} changes, mean ${((all.burstMsTotal - quiet.burstMsTotal) / bursts).toFixed(1)} ms each; overflows ${all.overflows}`);
+    console.log(`total ${((Date.now() - started) / 1000).toFixed(1)} s on ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  } finally {
+    if (worker) {
+      worker.postMessage({ kind: 'close' });
+      await worker.terminate();
+    }
+    await api?.close();
+    await database.close();
+    await issuer.close();
+    await scratch.drop();
+  }
+}
+
+await main();

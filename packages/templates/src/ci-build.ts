@@ -1,0 +1,101 @@
+import { fields } from './field-access.js';
+import { CI_READERS, genericCiBuild, unsupportedCiEvent, type CiBuild } from './ci-senders.js';
+import { normalizeCiStatus } from './ci-status.js';
+import { actorName, repositoryName } from './forge-sender.js';
+import { extraMetadata, repoPrefix, result, unsupportedEvent, type MetadataBase } from './template-result.js';
+import { factLines, firstLine, humanDuration, oneLine, sha7 } from './text-format.js';
+import type { Headers, Template, TemplateResult } from './types.js';
+
+export const CI_BUILD_VERSION = 1;
+
+export const ciBuild: Template = {
+  id: 'ci-build',
+  title: 'CI build',
+  description:
+    'Build, pipeline, workflow and job events from CI systems: system, project, pipeline, build number, status, branch, commit, duration, link.',
+  senders: [
+    'GitHub Actions',
+    'GitLab CI',
+    'Jenkins',
+    'CircleCI',
+    'Travis CI',
+    'Azure DevOps',
+    'Bitbucket',
+    'TeamCity',
+    'Semaphore',
+    'Codeship',
+    'Drone',
+    'Woodpecker',
+    'Buildbot',
+    'Buildkite',
+  ],
+  render(payload: unknown, headers: Headers): TemplateResult {
+    const p = fields(payload);
+    const reader = CI_READERS.find((r) => r.matches(p, headers));
+    if (!reader) {
+      const unsupported = unsupportedCiEvent(p, headers);
+      if (unsupported) {
+        return unsupportedEvent(
+          { template: 'ci-build', template_version: CI_BUILD_VERSION, sender: unsupported.system, event: unsupported.event },
+          unsupported.name,
+          { repository: repositoryName(payload, unsupported.system), actor: actorName(payload, unsupported.system), payload },
+        );
+      }
+    }
+    const build = reader ? reader.read(p, headers) : genericCiBuild(p);
+    return renderBuild(build, systemName(build, reader?.name));
+  },
+};
+
+const STATUS_TITLE_WORDS = { succeeded: 'succeeded', failed: 'failed', running: 'is running', canceled: 'was canceled', other: 'reported' } as const;
+
+function systemName(build: CiBuild, readerName: string | undefined): string {
+  if (build.system === 'woodpecker') return 'Woodpecker';
+  if (build.system === 'github' && build.event !== 'workflow_run' && build.event !== 'workflow_job') return 'GitHub checks';
+  return readerName ?? 'CI';
+}
+
+function renderBuild(build: CiBuild, system: string): TemplateResult {
+  const status = build.status ?? normalizeCiStatus(build.rawStatus);
+  const raw = build.rawStatus ? oneLine(build.rawStatus, 40) : undefined;
+  const rawNote = raw && raw.toLowerCase() !== status ? ` (${raw})` : '';
+  const what = [build.pipeline, build.job].filter((s) => s !== undefined).map((s) => oneLine(s, 80)).join(' / ');
+  const ref = build.tag ? `tag ${build.tag}` : build.branch;
+  const statusWord =
+    status !== 'other' ? `${STATUS_TITLE_WORDS[status]}${rawNote}` : raw ? `reported ${raw}` : 'event (status unknown)';
+  const title =
+    `${repoPrefix(build.repository)}${system}${what ? ` ${what}` : ''}${build.number ? ` #${oneLine(build.number, 40)}` : ''} ` +
+    `${statusWord}${ref ? ` on ${oneLine(ref, 80)}` : ''}`;
+  const lines = factLines([
+    ['CI system', system],
+    ['Repository', build.repository],
+    ['Pipeline', build.pipeline],
+    ['Job', build.job],
+    ['Build', build.number],
+    ['Status', `${status}${rawNote}`],
+    ['Event', build.event],
+    [build.tag ? 'Tag' : 'Branch', build.tag ?? build.branch],
+    ['Commit', build.sha ? `${sha7(build.sha)}${build.message ? ` ${firstLine(build.message)}` : ''}` : build.message && firstLine(build.message)],
+    ['By', build.actor],
+    ['Duration', build.durationSeconds === undefined ? undefined : humanDuration(build.durationSeconds)],
+    ['URL', build.url],
+  ]);
+  const details = (build.details ?? []).map((d) => oneLine(d, 300));
+  const content = details.length > 0 ? `${lines.join('\n')}\n\n${details.join('\n')}` : lines.join('\n');
+  const base: MetadataBase = { template: 'ci-build', template_version: CI_BUILD_VERSION, sender: build.system, event: build.event };
+  const metadata = extraMetadata(base, {
+    repository: build.repository,
+    pipeline: build.pipeline,
+    job: build.job,
+    build_number: build.number,
+    status,
+    sender_status: build.rawStatus,
+    branch: build.branch,
+    tag: build.tag,
+    sha: build.sha,
+    actor: build.actor,
+    duration_seconds: build.durationSeconds,
+    url: build.url,
+  });
+  return result(title, content, metadata);
+}

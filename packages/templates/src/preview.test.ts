@@ -1,0 +1,31 @@
+import { describe, expect, it } from '@jest/globals';
+import { previewTemplate } from './preview.js';
+import { fixture } from './__tests__/fixtures.js';
+
+describe('previewTemplate', () => {
+  it('renders a sample payload as intake would, header names in any case', () => {
+    const p = previewTemplate('forge-push', fixture('github-push-one_commit.json').payload, { 'X-GitHub-Event': 'push' });
+    expect(p).toMatchObject({
+      template_id: 'forge-push',
+      known_template: true,
+      title: '[Codertocat/Hello-World] Codertocat pushed 1 commit to master',
+      extra_metadata: { sender: 'github', event: 'push' },
+    });
+    expect(p.content).toContain('- 199eddf Update README (Codertocat)');
+  });
+
+  it("shows Slack's reply and an unsupported event", () => {
+    expect(previewTemplate('chat-message', { type: 'url_verification', challenge: 'abc', token: 't' }).reply).toEqual({ challenge: 'abc' });
+    expect(previewTemplate('forge-issues', { zen: 'x' }, { 'x-github-event': 'ping' }).unsupported_event).toBe('ping');
+  });
+
+  it('falls back to generic extraction for an unknown template, as intake does', () => {
+    expect(previewTemplate('no-such', { title: 'T', body: 'B' })).toEqual({
+      template_id: 'no-such',
+      known_template: false,
+      title: 'T',
+      content: 'B',
+      extra_metadata: {},
+    });
+  });
+});

@@ -1,0 +1,1 @@
+export { startTestIssuer, type TestIssuer } from './issuer.js';
