@@ -54,9 +54,13 @@ export async function startWorker(config: WorkerConfig, logger: winston.Logger, 
     { db, worker, logger, probe: overrides.diskProbe ?? new StatfsDiskProbe(), storageDir: config.storageDir },
   );
   const events: WorkerEvents = new EventEmitter();
-  events.on('worker:create', ({ worker: w }) => {
-    registerWorker(db, worker, w.workerId).catch((err: Error) => logger.warn('worker registration failed', { error: err.message }));
-  });
+  // Jobs are locked under the pool's id (graphile-worker 0.17) or a worker's; register both so a
+  // job this process fetched but had not yet admitted is released too if the process dies.
+  const register = (id: string) => {
+    registerWorker(db, worker, id).catch((err: Error) => logger.warn('worker registration failed', { error: err.message }));
+  };
+  events.on('pool:create', ({ workerPool }) => register(workerPool.id));
+  events.on('worker:create', ({ worker: w }) => register(w.workerId));
   await governor.listen();
 
   const tick = async () => {
