@@ -54,7 +54,7 @@ export const TEST_WORKER_ENV = {
   WORKER_POLL_INTERVAL_MS: '50',
   JOB_DEFER_MS: '30',
   JOB_HEARTBEAT_MS: '200',
-  JOB_WORKER_STALE_MS: '1500',
+  JOB_WORKER_STALE_MS: '2500',
   // Long on purpose: a rule change must arrive by NOTIFY, not by the cache running out.
   JOB_RULES_CACHE_MS: '600000',
   LIVE_ROOM_CACHE_MS: '200',
