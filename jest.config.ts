@@ -33,6 +33,7 @@ const config: Config = {
     'packages/access',
     'packages/templates',
     'packages/intake',
+    'packages/jobs',
     'packages/postgres',
     'apps/api',
     'apps/worker',

@@ -3,8 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import type { Logger } from '@inntak/core';
 import type { TokenVerifier } from '@inntak/access';
+import { cachedLiveRoomStatus } from '@inntak/jobs';
 import {
   PostgresIdentityDirectory,
+  PostgresLiveRoomStatus,
   PostgresIntakeStore,
   PostgresNodeQueryStore,
   readDatabaseStats,
@@ -61,6 +63,7 @@ export async function startApiServer(options: ApiServerOptions, port: number, ho
     },
     bodyLimitBytes: options.bodyLimitBytes,
     slowRequestMs: options.slowRequestMs,
+    jobAdmin: { db: database.db, liveRooms: cachedLiveRoomStatus(new PostgresLiveRoomStatus(database.db)) },
     ...options.app,
   });
   const server = createServer(app);

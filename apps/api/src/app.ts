@@ -6,6 +6,7 @@ import type { Db } from '@inntak/postgres';
 import type { NodeQueryStore } from '@inntak/graph';
 import type { DatabaseStats } from '@inntak/postgres';
 import { installMe, requireCaller } from './auth.js';
+import { installJobAdmin, type JobAdminDeps } from './job-admin.js';
 import { errorHandler } from './errors.js';
 import { installGraphIntentions } from './graph-intentions.js';
 import { installHealth } from './health.js';
@@ -36,6 +37,7 @@ export interface AppDeps {
   /** Check every registry route's answer against its response schema (on in tests). */
   checkResponses?: boolean;
   slowRequestMs: number;
+  jobAdmin: JobAdminDeps;
 }
 
 const API_VERSION = '0.1.0';
@@ -58,6 +60,7 @@ export function createApp(deps: AppDeps): Express {
   installNodeRead(app, routes, auth, deps);
   installQueryNodes(app, routes, auth, { store: deps.nodeQueries });
   installMetrics(app, routes, auth, { metrics, databaseStats: deps.databaseStats, metricsToken: deps.metricsToken });
+  installJobAdmin(app, routes, auth, deps.jobAdmin);
   installOpenApi(app, routes, { version: API_VERSION, baseUrl: deps.baseUrl });
   app.use((_req, res) => {
     res.status(404).json({ error: 'Finnes ikke' });

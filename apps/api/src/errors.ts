@@ -19,6 +19,7 @@ const ERROR_TABLE: Record<ErrorCode, { status: number; text: string }> = {
   invalid_input: { status: 400, text: 'Ugyldig forespørsel' },
   conflict: { status: 409, text: 'Konflikt' },
   unknown_template: { status: 400, text: 'Ukjent mal' },
+  job_wrong_state: { status: 409, text: 'Jobben har feil status for dette' },
 };
 
 const INTERNAL = { status: 500, text: 'Intern feil' };

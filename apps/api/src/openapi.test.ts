@@ -23,12 +23,17 @@ describe('GET /openapi.json', () => {
   it('is a public OpenAPI 3.1 document of the whole REST surface', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/admin/jobs',
+      '/admin/resources',
+      '/admin/resources/disk',
+      '/admin/resources/update_rule',
       '/admin/webhooks',
       '/admin/webhooks/templates',
       '/admin/webhooks/templates/{id}/preview',
       '/api/webhook/{token}',
       '/health',
       '/health/ready',
+      '/intentions/cancel_job',
       '/intentions/create_collection',
       '/intentions/create_edge',
       '/intentions/create_node',
@@ -36,6 +41,7 @@ describe('GET /openapi.json', () => {
       '/intentions/delete_edge',
       '/intentions/delete_webhook',
       '/intentions/grant_access',
+      '/intentions/retry_job',
       '/intentions/revoke_access',
       '/intentions/rotate_webhook_token',
       '/intentions/set_template',

@@ -48,7 +48,7 @@ describe('read paths', () => {
     for (const path of getPaths) {
       for (const id of [hiddenNode, systemEdge, webhook.id, ctx.collectionId, openNode]) {
         const res = await request(app).get(path.replace(/\{\w+\}/g, id)).set('Authorization', stranger.authorization);
-        // 403: a route the stranger may not use at all (/metrics is for system admins).
+        // 403: routes a stranger may not use at all (/metrics and the job admin are for system admins).
         expect([path, [200, 400, 403, 404].includes(res.status)]).toEqual([path, true]);
         const text = path === '/openapi.json' ? '' : res.text;
         for (const secret of secrets) expect([path, id, text.includes(secret)]).toEqual([path, id, false]);

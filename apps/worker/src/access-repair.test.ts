@@ -1,9 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
-import { runOnce } from 'graphile-worker';
+import { Logger as GraphileLogger, runOnce } from 'graphile-worker';
 import { uuidv7 } from '@inntak/core';
-import { createCollection, createPerson, createTestDatabase, openDatabase, type DatabaseHandle, type TestDatabase } from '@inntak/postgres';
-import { createTaskList } from './task-list.js';
+import {
+  createCollection,
+  createPerson,
+  createTestDatabase,
+  enqueueJob,
+  newWorkerProcess,
+  openDatabase,
+  PostgresLiveRoomStatus,
+  type DatabaseHandle,
+  type TestDatabase,
+} from '@inntak/postgres';
+import { Governor } from './governor.js';
+import { StatfsDiskProbe } from './statfs-disk-probe.js';
+import { createTaskList, jobBodies } from './task-list.js';
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 let testDb: TestDatabase;
@@ -28,13 +40,28 @@ describe('access_repair job', () => {
       .insertInto('edges')
       .values({ id: edgeId, source_id: nodeId, target_id: collection.id, edge_type: 'belongs_to', metadata: '{}', system: true, created_by: null })
       .execute();
-    await sql`select graphile_worker.add_job('access_repair', json_build_object('edge_id', ${edgeId}::text))`.execute(h.db);
+    // One through enqueueJob, one queued around it (plain add_job): both end in the history.
+    const historyId = await enqueueJob(h.db, 'access_repair', { edge_id: edgeId });
+    await sql`select graphile_worker.add_job('access_repair', json_build_object('edge_id', ${edgeId}::text), flags => array['access_repair'])`.execute(h.db);
 
-    await runOnce({ pgPool: h.pool, taskList: createTaskList(h.db) });
+    const worker = newWorkerProcess();
+    const bodies = jobBodies(h.db);
+    const governor = new Governor({ db: h.db, pool: h.pool, logger: quiet, liveRooms: new PostgresLiveRoomStatus(h.db), liveRoomCacheMs: 0, rulesCacheMs: 0, jobTypes: Object.keys(bodies) });
+    const taskList = createTaskList(
+      bodies,
+      { db: h.db, worker, governor, logger: quiet, deferMs: 10 },
+      { db: h.db, worker, logger: quiet, probe: new StatfsDiskProbe(), storageDir: '/tmp' },
+    );
+    await runOnce({ pgPool: h.pool, taskList, forbiddenFlags: governor.forbiddenFlags, logger: new GraphileLogger(() => () => {}) });
 
     const rows = await h.db.selectFrom('node_access').selectAll().where('object_id', '=', nodeId).execute();
     expect(rows).toEqual([{ subject_id: owner.id, object_id: nodeId, access: 'owner', via_edge: edgeId }]);
     const left = await sql<{ n: string }>`select count(*) as n from graphile_worker._private_jobs`.execute(h.db);
     expect(Number(left.rows[0]!.n)).toBe(0);
+    const history = await h.db.selectFrom('job_queue').select(['id', 'status', 'attempts']).where('job_type', '=', 'access_repair').orderBy('id').execute();
+    expect(history).toEqual([
+      { id: String(historyId), status: 'completed', attempts: 1 },
+      { id: expect.any(String), status: 'completed', attempts: 1 },
+    ]);
   });
 });

@@ -1,15 +1,59 @@
-/** The worker's one config module: nothing else reads process.env. */
+import { fileURLToPath } from 'node:url';
+
+/** The worker's one config module: nothing else reads process.env or argv. */
 export interface WorkerConfig {
   databaseUrl: string;
+  /** Jobs this process runs at once; the governor's global limits apply on top. */
   concurrency: number;
   logLevel: string;
+  /** --once: run what is runnable now, then exit (cron-style). */
+  once: boolean;
+  /** How often an idle worker looks for jobs that became runnable (retries, deferred jobs). */
+  pollIntervalMs: number;
+  /** How much later a job the governor hands back is tried again. */
+  deferMs: number;
+  heartbeatMs: number;
+  /** A worker process silent this long is dead: its jobs are released. */
+  workerStaleMs: number;
+  /** Rules are also reloaded on NOTIFY; this bounds staleness if a notification is lost. */
+  rulesCacheMs: number;
+  /** Spec, Limits: 10 s. */
+  liveRoomCacheMs: number;
+  /** The directory whose filesystem the disk monitor measures. */
+  storageDir: string;
+  /** On SIGTERM, running jobs get this long to finish before their signal aborts them. */
+  shutdownGraceMs: number;
+  /** graphile-worker crontab; the disk check runs every minute (spec: 60 s). */
+  crontab: string;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] = process.argv.slice(2)): WorkerConfig {
   if (!env.DATABASE_URL) throw new Error('DATABASE_URL is not set (npm start sets it, with an embedded PostgreSQL)');
-  const concurrency = Number(env.WORKER_CONCURRENCY ?? '3');
-  if (!Number.isInteger(concurrency) || concurrency < 1) {
-    throw new Error(`WORKER_CONCURRENCY must be a positive integer; got "${env.WORKER_CONCURRENCY}"`);
-  }
-  return { databaseUrl: env.DATABASE_URL, concurrency, logLevel: env.LOG_LEVEL ?? 'info' };
+  const unknown = argv.filter((arg) => arg !== '--once');
+  if (unknown.length > 0) throw new Error(`unknown argument ${unknown[0]}; the worker takes only --once`);
+  return {
+    databaseUrl: env.DATABASE_URL,
+    concurrency: integer(env, 'WORKER_CONCURRENCY', 3, 1),
+    logLevel: env.LOG_LEVEL ?? 'info',
+    once: argv.includes('--once'),
+    pollIntervalMs: integer(env, 'WORKER_POLL_INTERVAL_MS', 1000, 10),
+    deferMs: integer(env, 'JOB_DEFER_MS', 500, 1),
+    heartbeatMs: integer(env, 'JOB_HEARTBEAT_MS', 5000, 10),
+    workerStaleMs: integer(env, 'JOB_WORKER_STALE_MS', 30_000, 50),
+    rulesCacheMs: integer(env, 'JOB_RULES_CACHE_MS', 5000, 0),
+    liveRoomCacheMs: integer(env, 'LIVE_ROOM_CACHE_MS', 10_000, 0),
+    shutdownGraceMs: integer(env, 'WORKER_SHUTDOWN_GRACE_MS', 5000, 0),
+    storageDir: env.STORAGE_DIR ?? `${REPO_ROOT}.data`,
+    crontab: env.WORKER_CRONTAB ?? '* * * * * disk_monitor ?max=1\n',
+  };
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer of at least ${min}; got "${raw}"`);
+  return value;
 }

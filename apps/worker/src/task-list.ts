@@ -1,10 +1,23 @@
 import type { TaskList } from 'graphile-worker';
 import type { Db } from '@inntak/postgres';
+import { governed, type GovernedDeps, type JobBody } from './governed-task.js';
+import type { DiskMonitorDeps } from './disk-monitor.js';
 import { accessRepair } from './tasks/access-repair.js';
+import { orchestrate } from './tasks/orchestrate.js';
+import { ttsGenerate } from './tasks/tts-generate.js';
+import { diskMonitor } from './tasks/disk-monitor.js';
 
-/** Every job type the worker runs, one task file each; task bodies stay thin. */
-export function createTaskList(db: Db): TaskList {
+/** The governed job types, one task file each; bodies stay thin. */
+export function jobBodies(db: Db): Record<string, JobBody<never>> {
   return {
-    access_repair: accessRepair(db) as TaskList[string],
-  };
+    access_repair: accessRepair(db),
+    orchestrate: orchestrate(),
+    tts_generate: ttsGenerate(),
+  } as Record<string, JobBody<never>>;
+}
+
+export function createTaskList(bodies: Record<string, JobBody<never>>, governedDeps: GovernedDeps, diskDeps: DiskMonitorDeps): TaskList {
+  const list: TaskList = { disk_monitor: diskMonitor(diskDeps) };
+  for (const [type, body] of Object.entries(bodies)) list[type] = governed(type, body, governedDeps);
+  return list;
 }

@@ -16,7 +16,8 @@ export type ErrorCode =
   | 'not_found'
   | 'invalid_input'
   | 'conflict'
-  | 'unknown_template';
+  | 'unknown_template'
+  | 'job_wrong_state';
 
 export class AppError extends Error {
   readonly code: ErrorCode;

@@ -11,6 +11,12 @@ export interface DatabaseOptions {
   /** Queries slower than this are logged at warning with tag `slow_query` (spec: 100 ms). */
   slowQueryMs?: number;
   max?: number;
+  /**
+   * synchronous_commit=off for this pool's sessions. A crash then loses at most the last few
+   * hundred ms of commits, as a WAL suffix, so a job's completion never survives without the job's
+   * own writes: right for the worker, whose jobs are at-least-once anyway.
+   */
+  asyncCommit?: boolean;
 }
 
 export interface DatabaseHandle {
@@ -24,7 +30,11 @@ export interface DatabaseHandle {
  * an idle client's lost connection (Postgres restart) from crashing the process.
  */
 export function openDatabase(options: DatabaseOptions): DatabaseHandle {
-  const pool = new pg.Pool({ connectionString: options.connectionString, max: options.max ?? 10 });
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.max ?? 10,
+    ...(options.asyncCommit ? { options: '-c synchronous_commit=off' } : {}),
+  });
   pool.on('error', (err) => options.logger.error('idle database client failed', { error: err.message }));
   pool.on('connect', (client) => client.on('error', (err) => options.logger.error('database client failed', { error: err.message })));
   const slowMs = options.slowQueryMs ?? 100;
@@ -54,6 +64,8 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
       if (closed) return;
       closed = true;
       await db.destroy();
+      // kysely ends the pool only if it ever used it; graphile-worker may have been its only user.
+      if (!pool.ended) await pool.end();
     },
   };
 }

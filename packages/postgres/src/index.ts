@@ -34,3 +34,41 @@ export { createTestDatabase, type TestDatabase } from './test-database.js';
 export { readNode } from './node-reads.js';
 export { queryNodes, PostgresNodeQueryStore, SEARCH_TIMEOUT_MS, type QueryOptions } from './node-query.js';
 export { readDatabaseStats, type DatabaseStats, type TableStats, type IndexStats } from './database-stats.js';
+export type { JobQueueRow, JobPriorityRuleRow } from './schema.js';
+export {
+  enqueueJob,
+  loadRules,
+  loadRunningSet,
+  newWorkerProcess,
+  startJob,
+  finishJob,
+  isCancelRequested,
+  registerWorker,
+  heartbeat,
+  unregisterWorkerProcess,
+  reconcileDeadWorkers,
+  toJobRule,
+  type EnqueueOptions,
+  type WorkerProcess,
+  type JobStart,
+  type StartDecision,
+  type JobOutcome,
+  type ReconcileReport,
+} from './job-store.js';
+export { PostgresLiveRoomStatus, startLiveRoom, endLiveRoom } from './live-rooms.js';
+export { recordDiskStatus, recordResourceUsage, RESOURCE_LOG_RETENTION, type DiskMeasurement, type ResourceUsage } from './resource-log.js';
+export {
+  JOBS_CHANNEL,
+  listJobs,
+  getJob,
+  retryJob,
+  cancelJob,
+  updateRule,
+  ruleView,
+  diskStatus,
+  resourceStatus,
+  toJobView,
+  type JobView,
+  type JobList,
+  type JobListQuery,
+} from './job-admin.js';

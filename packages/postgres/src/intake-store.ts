@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { IntakeStore, IntakeTransaction, WebhookTarget } from '@inntak/intake';
 import type { Db } from './database.js';
 import { propagateBelongsTo } from './access-propagation.js';
+import { enqueueJob } from './job-store.js';
 
 /** The intake's store on PostgreSQL. */
 export class PostgresIntakeStore implements IntakeStore {
@@ -43,7 +44,7 @@ export class PostgresIntakeStore implements IntakeStore {
           }
         },
         async queueAccessRepair(edgeId) {
-          await sql`select graphile_worker.add_job('access_repair', json_build_object('edge_id', ${edgeId}::text), max_attempts => 25)`.execute(trx);
+          await enqueueJob(trx, 'access_repair', { edge_id: edgeId });
         },
       }),
     );

@@ -1,6 +1,7 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 import type { AccessLevel } from '@inntak/access';
 import type { JsonObject, Visibility } from '@inntak/graph';
+import type { DiskLevel, JobStatus } from '@inntak/jobs';
 
 /** Row types of the tables in db/migrations, as kysely sees them. */
 export interface NodesTable {
@@ -44,6 +45,77 @@ export interface SystemAdminsTable {
   created_at: Generated<Date>;
 }
 
+export interface JobPriorityRulesTable {
+  job_type: string;
+  base_priority: number;
+  cpu_weight: number;
+  max_concurrent: number;
+  livekit_priority_adj: number;
+  block_during_livekit: boolean;
+  timeout_seconds: number;
+  updated_at: Generated<Date>;
+}
+
+export interface JobQueueTable {
+  /** bigint: pg returns it as a string; ids stay far below 2^53. */
+  id: ColumnType<string, never, never>;
+  job_type: string;
+  payload: ColumnType<JsonObject, JsonObject | string | undefined, JsonObject | string>;
+  status: Generated<JobStatus>;
+  priority: Generated<number>;
+  attempts: Generated<number>;
+  max_attempts: Generated<number>;
+  last_error: string | null;
+  worker_job_id: string | null;
+  worker_id: string | null;
+  worker_process: string | null;
+  cpu_weight: Generated<number>;
+  cancel_requested_at: Date | null;
+  run_at: Generated<Date>;
+  queued_at: Generated<Date>;
+  started_at: Date | null;
+  finished_at: Date | null;
+  updated_at: Generated<Date>;
+}
+
+export interface JobWorkersTable {
+  worker_id: string;
+  process_id: string;
+  hostname: string;
+  pid: number;
+  started_at: Generated<Date>;
+  last_seen_at: Generated<Date>;
+}
+
+export interface LiveRoomsTable {
+  room_id: string;
+  started_at: Generated<Date>;
+  ended_at: Date | null;
+}
+
+export interface DiskStatusLogTable {
+  id: ColumnType<string, never, never>;
+  measured_at: Generated<Date>;
+  path: string;
+  total_bytes: ColumnType<string, number, number>;
+  free_bytes: ColumnType<string, number, number>;
+  used_percent: ColumnType<string, number, number>;
+  level: DiskLevel;
+}
+
+export interface ResourceUsageLogTable {
+  id: ColumnType<string, never, never>;
+  measured_at: Generated<Date>;
+  worker_process: string;
+  load_average_1m: ColumnType<string, number, number>;
+  cpu_count: number;
+  memory_total_bytes: ColumnType<string, number, number>;
+  memory_free_bytes: ColumnType<string, number, number>;
+  process_rss_bytes: ColumnType<string, number, number>;
+  running_jobs: number;
+  running_weight: number;
+}
+
 export interface RealtimeOverflowTable {
   id: Generated<string>;
   payload: JsonObject;
@@ -62,6 +134,12 @@ export interface Database {
   node_access: NodeAccessTable;
   auth_identities: AuthIdentitiesTable;
   system_admins: SystemAdminsTable;
+  job_priority_rules: JobPriorityRulesTable;
+  job_queue: JobQueueTable;
+  job_workers: JobWorkersTable;
+  live_rooms: LiveRoomsTable;
+  disk_status_log: DiskStatusLogTable;
+  resource_usage_log: ResourceUsageLogTable;
   realtime_overflow: RealtimeOverflowTable;
   node_search: NodeSearchTable;
 }
@@ -69,3 +147,5 @@ export interface Database {
 export type NodeRow = Selectable<NodesTable>;
 export type EdgeRow = Selectable<EdgesTable>;
 export type NewNodeRow = Insertable<NodesTable>;
+export type JobQueueRow = Selectable<JobQueueTable>;
+export type JobPriorityRuleRow = Selectable<JobPriorityRulesTable>;

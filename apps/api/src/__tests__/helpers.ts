@@ -13,6 +13,7 @@ import {
   PostgresIntakeStore,
   PostgresNodeQueryStore,
   readDatabaseStats,
+  PostgresLiveRoomStatus,
   type DatabaseHandle,
   type TestDatabase,
 } from '@inntak/postgres';
@@ -103,6 +104,7 @@ export async function setupTestContext(): Promise<TestContext> {
         databaseStats: () => readDatabaseStats(database.db),
         bodyLimitBytes: 25 * 1024 * 1024,
         slowRequestMs: 200,
+        jobAdmin: { db: database.db, liveRooms: new PostgresLiveRoomStatus(database.db) },
         ...overrides,
       });
     },

@@ -1,19 +1,10 @@
-import type { Task } from 'graphile-worker';
-import type { Db } from '@inntak/postgres';
-import { propagateBelongsTo } from '@inntak/postgres';
+import { propagateBelongsTo, type Db } from '@inntak/postgres';
+import type { JobPayloads } from '@inntak/jobs';
+import type { JobBody } from '../governed-task.js';
 
-declare global {
-  namespace GraphileWorker {
-    interface Tasks {
-      /** Re-runs a `belongs_to` edge's access propagation that failed during intake. */
-      access_repair: { edge_id: string };
-    }
-  }
-}
-
-export function accessRepair(db: Db): Task<'access_repair'> {
-  return async (payload, helpers) => {
+export function accessRepair(db: Db): JobBody<JobPayloads['access_repair']> {
+  return async (payload, { logger }) => {
     const copied = await propagateBelongsTo(db, payload.edge_id);
-    helpers.logger.info(`access rows repaired for edge ${payload.edge_id}: ${copied} copied`);
+    logger.info('access rows repaired', { edge_id: payload.edge_id, copied });
   };
 }

@@ -1,0 +1,110 @@
+import { EventEmitter } from 'node:events';
+import { run, runOnce, type Runner, type WorkerEvents } from 'graphile-worker';
+import type winston from 'winston';
+import type { DiskProbe } from '@inntak/jobs';
+import {
+  heartbeat,
+  newWorkerProcess,
+  openDatabase,
+  PostgresLiveRoomStatus,
+  reconcileDeadWorkers,
+  registerWorker,
+  unregisterWorkerProcess,
+} from '@inntak/postgres';
+import type { WorkerConfig } from './config.js';
+import type { JobBody } from './governed-task.js';
+import { Governor } from './governor.js';
+import { workerLogger } from './logger.js';
+import { StatfsDiskProbe } from './statfs-disk-probe.js';
+import { createTaskList, jobBodies } from './task-list.js';
+
+export interface WorkerOverrides {
+  /** Extra job types (tests: sleep jobs of given weights). */
+  extraBodies?: Record<string, JobBody<never>>;
+  diskProbe?: DiskProbe;
+}
+
+export interface RunningWorker {
+  processId: string;
+  /** Finishes or releases running jobs, then closes the pool. */
+  stop(): Promise<void>;
+  /** Settles when the runner stops (for --once: when the queue is drained). */
+  done: Promise<void>;
+}
+
+/** Wires one worker process: pool, governor, task list, heartbeat/reconciliation and the runner. */
+export async function startWorker(config: WorkerConfig, logger: winston.Logger, overrides: WorkerOverrides = {}): Promise<RunningWorker> {
+  // concurrency workers + the notification listener + heartbeat/governor reads.
+  const database = openDatabase({ connectionString: config.databaseUrl, logger, max: config.concurrency + 3, asyncCommit: true });
+  const { db, pool } = database;
+  const worker = newWorkerProcess();
+  const bodies = { ...jobBodies(db), ...overrides.extraBodies };
+  const governor = new Governor({
+    db,
+    pool,
+    logger,
+    liveRooms: new PostgresLiveRoomStatus(db),
+    liveRoomCacheMs: config.liveRoomCacheMs,
+    rulesCacheMs: config.rulesCacheMs,
+    jobTypes: Object.keys(bodies),
+  });
+  const taskList = createTaskList(
+    bodies,
+    { db, worker, governor, logger, deferMs: config.deferMs },
+    { db, worker, logger, probe: overrides.diskProbe ?? new StatfsDiskProbe(), storageDir: config.storageDir },
+  );
+  const events: WorkerEvents = new EventEmitter();
+  // Jobs are locked under the pool's id (graphile-worker 0.17) or a worker's; register both so a
+  // job this process fetched but had not yet admitted is released too if the process dies.
+  const register = (id: string) => {
+    registerWorker(db, worker, id).catch((err: Error) => logger.warn('worker registration failed', { error: err.message }));
+  };
+  events.on('pool:create', ({ workerPool }) => register(workerPool.id));
+  events.on('worker:create', ({ worker: w }) => register(w.workerId));
+  await governor.listen();
+
+  const tick = async () => {
+    try {
+      await heartbeat(db, worker);
+      const report = await reconcileDeadWorkers(db, config.workerStaleMs);
+      if (report.releasedJobs.length > 0 || report.deadProcesses.length > 0) {
+        logger.warn('released the jobs of dead worker processes', { dead_processes: report.deadProcesses, job_ids: report.releasedJobs });
+      }
+    } catch (err) {
+      logger.warn('heartbeat failed', { error: (err as Error).message });
+    }
+  };
+  await tick();
+  const heartbeatTimer = setInterval(() => void tick(), config.heartbeatMs);
+
+  const shared = {
+    pgPool: pool,
+    taskList,
+    logger: workerLogger(logger),
+    events,
+    forbiddenFlags: governor.forbiddenFlags,
+    noHandleSignals: true,
+    gracefulShutdownAbortTimeout: config.shutdownGraceMs,
+  };
+  let runner: Runner | undefined;
+  let done: Promise<void>;
+  if (config.once) {
+    done = runOnce(shared);
+  } else {
+    runner = await run({ ...shared, concurrency: config.concurrency, pollInterval: config.pollIntervalMs, crontab: config.crontab });
+    done = runner.promise;
+  }
+  logger.info('worker started', { process_id: worker.processId, concurrency: config.concurrency, once: config.once });
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      clearInterval(heartbeatTimer);
+      if (runner) await runner.stop();
+      else await done.catch(() => {});
+      await governor.stop();
+      await unregisterWorkerProcess(db, worker).catch(() => {});
+      await database.close();
+    })());
+  return { processId: worker.processId, stop, done };
+}

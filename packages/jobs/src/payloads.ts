@@ -1,0 +1,21 @@
+/**
+ * Every job type's payload, typed once. graphile-worker sees them through declaration merging
+ * (`Task<'access_repair'>`); the enqueue function through JobPayload.
+ */
+export interface JobPayloads {
+  /** Re-runs a `belongs_to` edge's access propagation that failed during intake. */
+  access_repair: { edge_id: string };
+  /** Runs an orchestration script for an event that matched its trigger (later issue). */
+  orchestrate: { script_id: string; event: Record<string, unknown> };
+  /** Generates speech for a node's text (later issue). */
+  tts_generate: { node_id: string; text: string; voice?: string };
+}
+
+export type JobPayload<T extends string> = T extends keyof JobPayloads ? JobPayloads[T] : Record<string, unknown>;
+
+declare global {
+  namespace GraphileWorker {
+    // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+    interface Tasks extends JobPayloads {}
+  }
+}
