@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { TEMPLATES, type Headers } from '@inntak/templates';
 
-const FIXTURES = new URL('../../../shared/fixtures/', import.meta.url);
+const FIXTURES = new URL('../../packages/templates/fixtures/', import.meta.url);
 const SECONDS = Number(process.argv[2] ?? 1.5);
 
 interface Sample {

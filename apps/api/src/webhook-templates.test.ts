@@ -5,8 +5,8 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { setupTestContext, type TestContext } from './__tests__/helpers.js';
 
-// The shared fixtures sit beside the repository: <repo>/../shared/fixtures.
-const FIXTURES = new URL('../../../../shared/fixtures/', import.meta.url);
+// Real payloads kept in packages/templates/fixtures.
+const FIXTURES = new URL('../../../packages/templates/fixtures/', import.meta.url);
 
 function payloadOf(file: string): Record<string, unknown> {
   return JSON.parse(readFileSync(new URL(file, FIXTURES), 'utf8')) as Record<string, unknown>;

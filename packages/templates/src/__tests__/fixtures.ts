@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { expect, it } from '@jest/globals';
 import type { Headers, Template } from '../types.js';
 
-/** The shared fixtures live beside the repository: <repo>/../shared/fixtures. */
-export const FIXTURES_DIR = new URL('../../../../../shared/fixtures/', import.meta.url);
+/** Real payloads of 15 senders, kept in packages/templates/fixtures (see its README). */
+export const FIXTURES_DIR = new URL('../../fixtures/', import.meta.url);
 
 export interface Fixture {
   file: string;
