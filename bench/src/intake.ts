@@ -128,6 +128,7 @@ await new Promise((r) => api.once('exit', r));
 
 // --- The same SQL directly through pg: the ceiling -------------------------------------------
 const pool = new pg.Pool({ connectionString: scratch.url, max: CONNECTIONS });
+pool.on('error', () => {}); // dropping the scratch database ends its last idle connections
 const metadata = JSON.stringify({ source: 'webhook', webhook_id: webhook.id, payload: JSON.parse(body) });
 const direct = async () => {
   const client = await pool.connect();

@@ -2,28 +2,22 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { createTestDatabase, openDatabase, type DatabaseHandle, type TestDatabase } from '@inntak/postgres';
+import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres';
 import { findTemplate } from '@inntak/templates';
 
 // The CLI runs from its build (npm test builds first), as a user would run it.
 const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
-const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 
-let testDb: TestDatabase;
-let h: DatabaseHandle;
+let h: OpenTestDatabase;
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  h = openDatabase({ connectionString: testDb.url, logger: quiet });
+  h = await openTestDatabase();
 });
-afterAll(async () => {
-  await h.close();
-  await testDb.drop();
-});
+afterAll(() => h.dispose());
 
 function inntak(...args: string[]): Promise<{ code: number | null; json: Record<string, unknown> & unknown[] }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
-      env: { ...process.env, DATABASE_URL: testDb.url, BASE_URL: 'https://inntak.example', LOG_LEVEL: 'error' },
+      env: { ...process.env, DATABASE_URL: h.url, BASE_URL: 'https://inntak.example', LOG_LEVEL: 'error' },
     });
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
@@ -103,7 +97,7 @@ describe('inntak CLI', () => {
 describe('inntak start', () => {
   it('migrates, runs the API and the worker, and exits 0 on SIGTERM after both have stopped', async () => {
     const child = spawn(process.execPath, [CLI, 'start'], {
-      env: { ...process.env, DATABASE_URL: testDb.url, PORT: '0', LOG_LEVEL: 'info' },
+      env: { ...process.env, DATABASE_URL: h.url, PORT: '0', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const seen = new Set<string>();

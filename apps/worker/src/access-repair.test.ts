@@ -5,29 +5,22 @@ import { uuidv7 } from '@inntak/core';
 import {
   createCollection,
   createPerson,
-  createTestDatabase,
   enqueueJob,
   newWorkerProcess,
-  openDatabase,
+  openTestDatabase,
   PostgresLiveRoomStatus,
-  type DatabaseHandle,
-  type TestDatabase,
+  type OpenTestDatabase,
 } from '@inntak/postgres';
 import { Governor } from './governor.js';
 import { StatfsDiskProbe } from './statfs-disk-probe.js';
 import { createTaskList, jobBodies } from './task-list.js';
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
-let testDb: TestDatabase;
-let h: DatabaseHandle;
+let h: OpenTestDatabase;
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  h = openDatabase({ connectionString: testDb.url, logger: quiet });
+  h = await openTestDatabase();
 });
-afterAll(async () => {
-  await h.close();
-  await testDb.drop();
-});
+afterAll(() => h.dispose());
 
 describe('access_repair job', () => {
   it("copies the collection's access rows that intake could not, when the worker runs the queued repair", async () => {

@@ -1,22 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
 import { Logger as GraphileLogger, runOnce } from 'graphile-worker';
-import { createTestDatabase, enqueueJob, getJob, newWorkerProcess, openDatabase, PostgresLiveRoomStatus, type DatabaseHandle, type TestDatabase } from '@inntak/postgres';
+import { enqueueJob, getJob, newWorkerProcess, openTestDatabase, PostgresLiveRoomStatus, type OpenTestDatabase } from '@inntak/postgres';
 import { Governor } from './governor.js';
 import { StatfsDiskProbe } from './statfs-disk-probe.js';
 import { createTaskList, jobBodies } from './task-list.js';
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
-let testDb: TestDatabase;
-let h: DatabaseHandle;
+let h: OpenTestDatabase;
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  h = openDatabase({ connectionString: testDb.url, logger: quiet });
+  h = await openTestDatabase();
 });
-afterAll(async () => {
-  await h.close();
-  await testDb.drop();
-});
+afterAll(() => h.dispose());
 
 describe('job types whose work comes later', () => {
   it('orchestrate and tts_generate fail visibly in the history, at once, not as silent successes', async () => {

@@ -30,7 +30,7 @@ export {
   type AdministeredWebhook,
   type WebhookInput,
 } from './webhook-admin.js';
-export { createTestDatabase, type TestDatabase } from './test-database.js';
+export { createTestDatabase, openTestDatabase, type TestDatabase, type OpenTestDatabase } from './test-database.js';
 export { readNode } from './node-reads.js';
 export { queryNodes, PostgresNodeQueryStore, SEARCH_TIMEOUT_MS, type QueryOptions } from './node-query.js';
 export { readDatabaseStats, type DatabaseStats, type TableStats, type IndexStats } from './database-stats.js';

@@ -1,26 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
-import { AppError, type Logger } from '@inntak/core';
+import { AppError } from '@inntak/core';
 import { effectivePriority } from '@inntak/jobs';
-import { openDatabase, type DatabaseHandle } from './database.js';
-import { createTestDatabase, type TestDatabase } from './test-database.js';
+import { openTestDatabase, type OpenTestDatabase } from './test-database.js';
 import { enqueueJob, loadRules, newWorkerProcess, reconcileDeadWorkers, registerWorker, startJob } from './job-store.js';
 import { cancelJob, getJob, listJobs, retryJob, updateRule } from './job-admin.js';
 import { recordDiskStatus } from './resource-log.js';
 import { startLiveRoom } from './live-rooms.js';
 
-const silent: Logger = { error() {}, warn() {}, info() {}, debug() {} };
-let testDb: TestDatabase;
-let database: DatabaseHandle;
-
+let database: OpenTestDatabase;
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  database = openDatabase({ connectionString: testDb.url, logger: silent });
+  database = await openTestDatabase();
 });
-afterAll(async () => {
-  await database.close();
-  await testDb.drop();
-});
+afterAll(() => database.dispose());
 
 async function graphileJob(historyId: number) {
   const { rows } = await sql<{ id: string; flags: Record<string, boolean>; priority: number; attempts: number; locked_by: string | null }>`

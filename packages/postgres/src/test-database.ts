@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import type { Logger } from '@inntak/core';
+import { openDatabase, type DatabaseHandle } from './database.js';
 
 /**
  * One fresh database per test file, cloned from the migrated template that the test run's
@@ -38,4 +40,25 @@ async function withAdmin<T>(adminUrl: string, work: (client: pg.Client) => Promi
   } finally {
     await client.end();
   }
+}
+
+/** A test database with its pool open: `dispose()` closes the pool and drops the database. */
+export interface OpenTestDatabase extends DatabaseHandle {
+  url: string;
+  dispose(): Promise<void>;
+}
+
+const silent: Logger = { error() {}, warn() {}, info() {}, debug() {} };
+
+export async function openTestDatabase(logger: Logger = silent): Promise<OpenTestDatabase> {
+  const testDb = await createTestDatabase();
+  const handle = openDatabase({ connectionString: testDb.url, logger });
+  return {
+    ...handle,
+    url: testDb.url,
+    async dispose() {
+      await handle.close();
+      await testDb.drop();
+    },
+  };
 }
