@@ -26,7 +26,7 @@ export class OidcTokenVerifier implements TokenVerifier {
     private readonly logger: Logger,
   ) {}
 
-  async verify(token: string): Promise<{ issuer: string; subject: string }> {
+  async verify(token: string): Promise<{ issuer: string; subject: string; expiresAt: Date }> {
     const { issuer, getKey } = await this.discover();
     const { payload } = await jwtVerify(token, getKey, {
       issuer,
@@ -35,7 +35,7 @@ export class OidcTokenVerifier implements TokenVerifier {
       clockTolerance: CLOCK_TOLERANCE_S,
       requiredClaims: ['sub', 'exp'],
     });
-    return { issuer, subject: payload.sub! };
+    return { issuer, subject: payload.sub!, expiresAt: new Date(payload.exp! * 1000) };
   }
 
   private discover(): Promise<{ issuer: string; getKey: JWTVerifyGetKey }> {

@@ -3,7 +3,7 @@ import { Server, type Socket } from 'socket.io';
 import { AppError, coerceError, type Logger } from '@inntak/core';
 import {
   accessDeliveries,
-  authenticate,
+  authenticateSession,
   edgeDeliveries,
   nodeDeliveries,
   nodeForReader,
@@ -116,7 +116,26 @@ export class RealtimeHub {
   private async authenticateSocket(socket: Socket): Promise<void> {
     const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
     const header = typeof token === 'string' && token !== '' ? (/^Bearer\s/i.test(token) ? token : `Bearer ${token}`) : socket.handshake.headers.authorization;
-    socket.data.caller = await authenticate(header, { verifier: this.deps.verifier, directory: this.deps.identities });
+    const session = await authenticateSession(header, { verifier: this.deps.verifier, directory: this.deps.identities });
+    socket.data.caller = session.caller;
+    socket.data.expiresAt = session.expiresAt;
+  }
+
+  /**
+   * A token is checked once, at the handshake; the connection must not outlive it. At expiry the
+   * client gets `session_expired` and is disconnected, and reconnects with a fresh token.
+   */
+  private endAtExpiry(socket: Socket, expiresAt: Date | null): void {
+    if (!expiresAt) return;
+    // setTimeout holds at most 2^31-1 ms (~24.8 days); a longer token is cut there, and the
+    // client simply reconnects.
+    const ms = Math.min(Math.max(expiresAt.getTime() - Date.now(), 0), 2 ** 31 - 1);
+    const timer = setTimeout(() => {
+      socket.emit('session_expired', { type: 'session_expired', at: new Date().toISOString() });
+      socket.disconnect(true);
+    }, ms);
+    timer.unref();
+    socket.once('disconnect', () => clearTimeout(timer));
   }
 
   /** The handshake refusal carries the same text (and status) REST would answer. */
@@ -129,6 +148,7 @@ export class RealtimeHub {
 
   private async onConnection(socket: Socket): Promise<void> {
     const caller = socket.data.caller as Caller;
+    this.endAtExpiry(socket, socket.data.expiresAt as Date | null);
     // Rooms first, so no change committed after the snapshot was read can be missed; the events
     // that arrive meanwhile wait and follow initial_sync.
     const waiting: Array<[string, unknown]> = [];

@@ -67,6 +67,14 @@ describe('/ws handshake', () => {
     await expect(connectStream(api.url, await ctx.tokenFor('nobody'))).rejects.toThrow('Ukjent brukeridentitet');
   });
 
+  it('ends the connection when its token expires: session_expired, then disconnect', async () => {
+    const client = await connectStream(api.url, await ctx.issuer.token(OWNER_SUBJECT, { expiresIn: '2s' }));
+    clients.push(client);
+    const disconnected = new Promise<string>((resolve) => client.socket.once('disconnect', resolve));
+    await client.next((e) => e.type === 'session_expired', 5000, 'session_expired');
+    expect(await disconnected).toBe('io server disconnect');
+  });
+
   it('accepts the JWT in the Authorization header as well as in auth.token', async () => {
     const client = await connectStream(api.url, await ctx.tokenFor(OWNER_SUBJECT), { viaHeader: true });
     clients.push(client);

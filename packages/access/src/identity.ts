@@ -22,13 +22,19 @@ export const OPERATOR: Actor = { personId: null, isAdmin: true };
 
 /** The identity provider's port: checks a bearer token and says whose it is. */
 export interface TokenVerifier {
-  /** Resolves to the token's issuer and subject; rejects for any token it does not accept. */
-  verify(token: string): Promise<{ issuer: string; subject: string }>;
+  /** Resolves to the token's issuer, subject and expiry; rejects any token it does not accept. */
+  verify(token: string): Promise<{ issuer: string; subject: string; expiresAt?: Date }>;
 }
 
 /** Looks a verified (issuer, subject) up among the known identities. */
 export interface IdentityDirectory {
   findCaller(issuer: string, subject: string): Promise<Caller | undefined>;
+}
+
+/** A verified caller and when the token that proved it stops being valid. */
+export interface Session {
+  caller: Caller;
+  expiresAt: Date | null;
 }
 
 /**
@@ -39,6 +45,14 @@ export async function authenticate(
   authorization: string | undefined,
   deps: { verifier: TokenVerifier; directory: IdentityDirectory },
 ): Promise<Caller> {
+  return (await authenticateSession(authorization, deps)).caller;
+}
+
+/** `authenticate` for long-lived connections, which must end when the token expires. */
+export async function authenticateSession(
+  authorization: string | undefined,
+  deps: { verifier: TokenVerifier; directory: IdentityDirectory },
+): Promise<Session> {
   if (authorization === undefined || authorization.trim() === '') throw new AppError('missing_authorization');
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   if (!match) throw new AppError('invalid_token');
@@ -50,5 +64,5 @@ export async function authenticate(
   }
   const caller = await deps.directory.findCaller(identity.issuer, identity.subject);
   if (!caller) throw new AppError('unknown_identity');
-  return caller;
+  return { caller, expiresAt: identity.expiresAt ?? null };
 }
