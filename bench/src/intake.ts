@@ -3,8 +3,8 @@
  *
  * 1. The API runs as its own process; 8 keep-alive connections POST a ~1.5 KB GitHub push
  *    payload to a forge-push webhook for DURATION_S seconds.
- * 2. The identical SQL (token lookup, then node + edge + savepoint + access propagation in one
- *    transaction) runs directly through pg with 8 clients for the same time: the ceiling.
+ * 2. The identical SQL (token lookup, then node + edge + access propagation as a
+ *    subtransaction, in one transaction) runs directly through pg with 8 clients for the same time: the ceiling.
  * Prints req/s, p50/p99 latency and errors for both, and the ratio.
  */
 import { spawn } from 'node:child_process';
@@ -151,16 +151,7 @@ const direct = async () => {
       `insert into edges (id, source_id, target_id, edge_type, metadata, system, created_by) values ($1, $2, $3, 'belongs_to', '{}', true, $4)`,
       [edgeId, nodeId, target.target_id, target.id],
     );
-    await client.query('savepoint propagate_access');
-    await client.query(
-      `insert into node_access (subject_id, object_id, access, via_edge)
-       select a.subject_id, e.source_id, a.access, e.id from edges e join node_access a on a.object_id = e.target_id
-        where e.id = $1 and e.edge_type = 'belongs_to' and a.subject_id <> e.source_id
-       on conflict (subject_id, object_id) do update set access = excluded.access, via_edge = excluded.via_edge
-        where node_access.access < excluded.access`,
-      [edgeId],
-    );
-    await client.query('release savepoint propagate_access');
+    await client.query('select inntak_try_propagate_belongs_to($1::uuid) as error', [edgeId]);
     await client.query('commit');
   } finally {
     client.release();

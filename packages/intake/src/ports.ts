@@ -21,10 +21,10 @@ export interface IntakeTransaction {
   insertNode(node: NewNode): Promise<void>;
   insertEdge(edge: NewEdge): Promise<void>;
   /**
-   * Copies the edge target's access rows to the edge source behind a savepoint. On failure the
-   * savepoint is rolled back (node and edge stay) and the error is rethrown.
+   * Copies the edge target's access rows to the edge source as a step of its own (a savepoint or
+   * subtransaction): on failure only that step is rolled back (node and edge stay) and it throws.
    */
-  propagateAccess(edgeId: string): Promise<number>;
+  propagateAccess(edgeId: string): Promise<void>;
   /** Queues a job, in this transaction, that runs the propagation again later. */
   queueAccessRepair(edgeId: string): Promise<void>;
 }

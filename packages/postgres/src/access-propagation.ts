@@ -4,19 +4,21 @@ import type { Database } from './schema.js';
 /**
  * The access-propagation step for a `belongs_to` edge: the edge's source gets every access row
  * its target has, each recorded as granted via this edge. Idempotent, so a queued repair may
- * run it again; a stronger existing row is kept.
+ * run it again; a stronger existing row is kept. The SQL is the function
+ * inntak_propagate_belongs_to (db/migrations/006), which intake also calls.
  */
 export async function propagateBelongsTo(db: Kysely<Database>, edgeId: string): Promise<number> {
-  const result = await sql`
-    insert into node_access (subject_id, object_id, access, via_edge)
-    select a.subject_id, e.source_id, a.access, e.id
-      from edges e
-      join node_access a on a.object_id = e.target_id
-     where e.id = ${edgeId} and e.edge_type = 'belongs_to' and a.subject_id <> e.source_id
-    on conflict (subject_id, object_id) do update
-       set access = excluded.access, via_edge = excluded.via_edge
-     where node_access.access < excluded.access`.execute(db);
-  return Number(result.numAffectedRows ?? 0);
+  const result = await sql<{ written: number }>`select inntak_propagate_belongs_to(${edgeId}::uuid) as written`.execute(db);
+  return result.rows[0]!.written;
+}
+
+/**
+ * propagateBelongsTo in one round trip, rolled back alone when it fails (a subtransaction):
+ * the failure's message, or null.
+ */
+export async function tryPropagateBelongsTo(db: Kysely<Database>, edgeId: string): Promise<string | null> {
+  const result = await sql<{ error: string | null }>`select inntak_try_propagate_belongs_to(${edgeId}::uuid) as error`.execute(db);
+  return result.rows[0]!.error;
 }
 
 export interface AccessPair {

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { IntakeStore, IntakeTransaction, WebhookTarget } from '@inntak/intake';
 import type { Db } from './database.js';
-import { propagateBelongsTo } from './access-propagation.js';
+import { tryPropagateBelongsTo } from './access-propagation.js';
 import { enqueueJob } from './job-store.js';
 
 /** The intake's store on PostgreSQL. */
@@ -33,15 +33,8 @@ export class PostgresIntakeStore implements IntakeStore {
           await trx.insertInto('edges').values({ ...edge, metadata: JSON.stringify(edge.metadata) }).execute();
         },
         async propagateAccess(edgeId) {
-          await sql`savepoint propagate_access`.execute(trx);
-          try {
-            const copied = await propagateBelongsTo(trx, edgeId);
-            await sql`release savepoint propagate_access`.execute(trx);
-            return copied;
-          } catch (err) {
-            await sql`rollback to savepoint propagate_access`.execute(trx);
-            throw err;
-          }
+          const error = await tryPropagateBelongsTo(trx, edgeId);
+          if (error !== null) throw new Error(error);
         },
         async queueAccessRepair(edgeId) {
           await enqueueJob(trx, 'access_repair', { edge_id: edgeId });
