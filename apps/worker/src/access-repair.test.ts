@@ -1,21 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
-import { Logger as GraphileLogger, runOnce } from 'graphile-worker';
 import { uuidv7 } from '@inntak/core';
 import {
   createCollection,
   createPerson,
   enqueueJob,
-  newWorkerProcess,
   openTestDatabase,
-  PostgresLiveRoomStatus,
   type OpenTestDatabase,
 } from '@inntak/postgres';
-import { Governor } from './governor.js';
-import { StatfsDiskProbe } from './statfs-disk-probe.js';
-import { createTaskList, jobBodies } from './task-list.js';
+import { runGovernedOnce } from './__tests__/run-governed-once.js';
 
-const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 let h: OpenTestDatabase;
 beforeAll(async () => {
   h = await openTestDatabase();
@@ -37,15 +31,7 @@ describe('access_repair job', () => {
     const historyId = await enqueueJob(h.db, 'access_repair', { edge_id: edgeId });
     await sql`select graphile_worker.add_job('access_repair', json_build_object('edge_id', ${edgeId}::text), flags => array['access_repair'])`.execute(h.db);
 
-    const worker = newWorkerProcess();
-    const bodies = jobBodies(h.db);
-    const governor = new Governor({ db: h.db, pool: h.pool, logger: quiet, liveRooms: new PostgresLiveRoomStatus(h.db), liveRoomCacheMs: 0, rulesCacheMs: 0, jobTypes: Object.keys(bodies) });
-    const taskList = createTaskList(
-      bodies,
-      { db: h.db, worker, governor, logger: quiet, deferMs: 10 },
-      { db: h.db, worker, logger: quiet, probe: new StatfsDiskProbe(), storageDir: '/tmp' },
-    );
-    await runOnce({ pgPool: h.pool, taskList, forbiddenFlags: governor.forbiddenFlags, logger: new GraphileLogger(() => () => {}) });
+    await runGovernedOnce(h);
 
     const rows = await h.db.selectFrom('node_access').selectAll().where('object_id', '=', nodeId).execute();
     expect(rows).toEqual([{ subject_id: owner.id, object_id: nodeId, access: 'owner', via_edge: edgeId }]);
