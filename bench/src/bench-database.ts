@@ -1,27 +1,38 @@
-import pg from 'pg';
-import { migrate } from '@inntak/postgres';
+import { migrate, startEmbeddedPostgres, withClient } from '@inntak/postgres';
+
+const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 
 /**
- * A scratch database for one benchmark run, migrated: on DATABASE_URL's server if set, else on
- * this machine's PostgreSQL at 127.0.0.1:5432. Dropped by `drop()`.
+ * A migrated scratch database for one benchmark run: on DATABASE_URL's server if set, else on
+ * this machine's PostgreSQL at 127.0.0.1:5432, else on an embedded one under .data/bench.
+ * `drop()` drops it (and stops the embedded server, if one was started).
  */
 export async function scratchDatabase(name: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const server = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const admin = async (query: string) => {
-    const client = new pg.Client({ connectionString: server });
-    await client.connect();
-    try {
-      await client.query(query);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`drop database if exists "${name}" with (force)`);
-  await admin(`create database "${name}"`);
-  const url = new URL(server);
+  const server = await findServer();
+  await withClient(server.url, (c) => c.query(`drop database if exists "${name}" with (force)`));
+  await withClient(server.url, (c) => c.query(`create database "${name}"`));
+  const url = new URL(server.url);
   url.pathname = `/${name}`;
   await migrate(url.toString());
-  return { url: url.toString(), drop: () => admin(`drop database if exists "${name}" with (force)`) };
+  return {
+    url: url.toString(),
+    async drop() {
+      await withClient(server.url, (c) => c.query(`drop database if exists "${name}" with (force)`));
+      await server.stop();
+    },
+  };
+}
+
+async function findServer(): Promise<{ url: string; stop(): Promise<void> }> {
+  const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  try {
+    await withClient(url, (c) => c.query('select 1'));
+    return { url, stop: async () => {} };
+  } catch (err) {
+    if (process.env.DATABASE_URL) throw err;
+    console.log('no PostgreSQL at 127.0.0.1:5432; starting an embedded one under .data/bench');
+    return startEmbeddedPostgres({ dataDir: '.data/bench', port: 54339, logger: quiet, database: 'postgres' });
+  }
 }
 
 export function percentile(sorted: number[], p: number): number {

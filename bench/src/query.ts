@@ -16,7 +16,8 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import type { NodeQuery } from '@inntak/graph';
 import { AppError } from '@inntak/core';
-import { migrate, openDatabase, queryNodes, readDatabaseStats, SEARCH_TIMEOUT_MS, startEmbeddedPostgres, type Db } from '@inntak/postgres';
+import { openDatabase, queryNodes, readDatabaseStats, SEARCH_TIMEOUT_MS, withClient, type Db } from '@inntak/postgres';
+import { scratchDatabase } from './bench-database.js';
 
 const DB_NAME = 'inntak_bench_query';
 const NODES = 1_000_000;
@@ -26,58 +27,21 @@ const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 20);
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 
 async function main(): Promise<void> {
-  const server = await findServer();
-  const admin = new URL(server.url);
-  const benchUrl = new URL(server.url);
-  benchUrl.pathname = `/${DB_NAME}`;
-  await withClient(admin.toString(), async (c) => {
-    await c.query(`drop database if exists ${DB_NAME}`);
-    await c.query(`create database ${DB_NAME}`);
-  });
+  const scratch = await scratchDatabase(DB_NAME);
   try {
     let t = performance.now();
-    await migrate(benchUrl.toString());
-    await withClient(benchUrl.toString(), (c) => seed(c));
+    await withClient(scratch.url, (c) => seed(c));
     console.log(`seeded in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     t = performance.now();
-    const handle = openDatabase({ connectionString: benchUrl.toString(), logger: quiet, max: 2 });
+    const handle = openDatabase({ connectionString: scratch.url, logger: quiet, max: 2 });
     try {
-      await run(handle.db, benchUrl.toString());
+      await run(handle.db, scratch.url);
     } finally {
       await handle.close();
     }
     console.log(`measured in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   } finally {
-    if (!process.env.BENCH_KEEP) {
-      await withClient(admin.toString(), async (c) => {
-        await c.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [DB_NAME]);
-        await c.query(`drop database if exists ${DB_NAME}`);
-      });
-    }
-    await server.stop();
-  }
-}
-
-async function findServer(): Promise<{ url: string; stop(): Promise<void> }> {
-  const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  try {
-    await withClient(url, (c) => c.query('select 1'));
-    return { url, stop: async () => {} };
-  } catch (err) {
-    if (process.env.DATABASE_URL) throw err;
-    console.log('no PostgreSQL at 127.0.0.1:5432; starting an embedded one under .data/bench');
-    const embedded = await startEmbeddedPostgres({ dataDir: '.data/bench', port: 54339, logger: quiet, database: 'postgres' });
-    return embedded;
-  }
-}
-
-async function withClient<T>(url: string, work: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
+    if (!process.env.BENCH_KEEP) await scratch.drop();
   }
 }
 

@@ -69,3 +69,14 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
     },
   };
 }
+
+/** One short-lived connection for administrative work (create or drop a database, a probe). */
+export async function withClient<T>(connectionString: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,5 +1,5 @@
 export type { Database, NodeRow, EdgeRow } from './schema.js';
-export { openDatabase, type Db, type DatabaseHandle, type DatabaseOptions } from './database.js';
+export { openDatabase, withClient, type Db, type DatabaseHandle, type DatabaseOptions } from './database.js';
 export { migrate, MIGRATIONS_DIR, type MigrationReport } from './migrate.js';
 export { startEmbeddedPostgres, spawnEmbeddedPostgres, type EmbeddedServer } from './embedded-server.js';
 export { PostgresIntakeStore } from './intake-store.js';

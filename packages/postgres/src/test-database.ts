@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import type { Logger } from '@inntak/core';
-import { openDatabase, type DatabaseHandle } from './database.js';
+import { openDatabase, withClient, type DatabaseHandle } from './database.js';
 
 /**
  * One fresh database per test file, cloned from the migrated template that the test run's
@@ -18,28 +17,18 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const template = process.env.INNTAK_TEST_TEMPLATE;
   if (!adminUrl || !template) throw new Error('test database template missing: run tests through jest (global setup)');
   const name = `inntak_test_${randomBytes(6).toString('hex')}`;
-  await withAdmin(adminUrl, (client) => client.query(`create database "${name}" template "${template}"`));
+  await withClient(adminUrl, (client) => client.query(`create database "${name}" template "${template}"`));
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     name,
     drop: () =>
-      withAdmin(adminUrl, async (client) => {
+      withClient(adminUrl, async (client) => {
         await client.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [name]);
         await client.query(`drop database if exists "${name}"`);
       }),
   };
-}
-
-async function withAdmin<T>(adminUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
 }
 
 /** A test database with its pool open: `dispose()` closes the pool and drops the database. */
