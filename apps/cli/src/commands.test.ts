@@ -2,25 +2,27 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { createCollection, createPerson, createTestDatabase, openDatabase, type DatabaseHandle, type TestDatabase } from '@inntak/postgres';
+import {
+  createCollection,
+  createPerson,
+  openTestDatabase,
+  type OpenTestDatabase,
+} from '@inntak/postgres';
 import { runDatabaseCommand, UsageError } from './commands.js';
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 const BASE_URL = 'http://inntak.test';
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
-let testDb: TestDatabase;
-let h: DatabaseHandle;
+let h: OpenTestDatabase;
 let owner: string, collection: string;
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  h = openDatabase({ connectionString: testDb.url, logger: quiet });
+  h = await openTestDatabase(quiet);
   owner = (await createPerson(h.db, { subject: 'owner' })).id;
   collection = (await createCollection(h.db, { title: 'C', ownerId: owner })).id;
 });
 afterAll(async () => {
-  await h.close();
-  await testDb.drop();
+  await h.dispose();
 });
 
 const run = (command: Parameters<typeof runDatabaseCommand>[0], options: Record<string, string | boolean>) =>
@@ -67,7 +69,7 @@ describe('inntak CLI', () => {
 
   it('prints JSON on stdout when run as a program', async () => {
     const { stdout } = await promisify(execFile)(process.execPath, [MAIN, 'webhook', 'list'], {
-      env: { ...process.env, DATABASE_URL: testDb.url, BASE_URL, LOG_LEVEL: 'error' },
+      env: { ...process.env, DATABASE_URL: h.url, BASE_URL, LOG_LEVEL: 'error' },
     });
     const list = JSON.parse(stdout) as Array<{ collection_id: string }>;
     expect(list.length).toBeGreaterThan(0);

@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import type { Logger } from '@inntak/core';
 import type { DiskProbe } from '@inntak/jobs';
-import { createTestDatabase, diskStatus, newWorkerProcess, openDatabase, type DatabaseHandle, type TestDatabase } from '@inntak/postgres';
+import {
+  openTestDatabase,
+  diskStatus,
+  newWorkerProcess,
+  type OpenTestDatabase,
+} from '@inntak/postgres';
 import { checkDisk } from './disk-monitor.js';
 import { StatfsDiskProbe } from './statfs-disk-probe.js';
 
@@ -30,15 +35,12 @@ class FixedProbe implements DiskProbe {
   }
 }
 
-let testDb: TestDatabase;
-let database: DatabaseHandle;
+let database: OpenTestDatabase;
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  database = openDatabase({ connectionString: testDb.url, logger });
+  database = await openTestDatabase(logger);
 });
 afterAll(async () => {
-  await database.close();
-  await testDb.drop();
+  await database.dispose();
 });
 
 describe('disk monitor', () => {

@@ -3,15 +3,13 @@ import { sql } from 'kysely';
 import type { Logger } from '@inntak/core';
 import {
   cancelJob,
-  createTestDatabase,
+  openTestDatabase,
   endLiveRoom,
   enqueueJob,
   getJob,
-  openDatabase,
   startLiveRoom,
   updateRule,
-  type DatabaseHandle,
-  type TestDatabase,
+  type OpenTestDatabase,
 } from '@inntak/postgres';
 import { spawnWorker, waitFor, type WorkerProcessHandle } from './__tests__/worker-process.js';
 
@@ -21,24 +19,21 @@ const silent: Logger = { error() {}, warn() {}, info() {}, debug() {} };
 const WEIGHTS: Record<string, number> = { sleep_light: 1, sleep_medium: 2, sleep_heavy: 5, sleep_live: 1 };
 const MAX_CONCURRENT: Record<string, number> = { sleep_light: 3, sleep_medium: 2, sleep_heavy: 1, sleep_live: 3 };
 
-let testDb: TestDatabase;
-let database: DatabaseHandle;
+let database: OpenTestDatabase;
 let workers: WorkerProcessHandle[] = [];
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  database = openDatabase({ connectionString: testDb.url, logger: silent });
+  database = await openTestDatabase(silent);
   await sql`create table test_exec (id serial primary key, pid integer not null, tag text, started_at timestamptz not null default now())`.execute(database.db);
   for (const [jobType, cpuWeight] of Object.entries(WEIGHTS)) {
     await updateRule(database.db, { jobType, cpuWeight, maxConcurrent: MAX_CONCURRENT[jobType], blockDuringLivekit: jobType === 'sleep_live', livekitPriorityAdj: jobType === 'sleep_live' ? 50 : 0 });
   }
-  workers = await Promise.all([spawnWorker(testDb.url), spawnWorker(testDb.url)]);
+  workers = await Promise.all([spawnWorker(database.url), spawnWorker(database.url)]);
 }, 30_000);
 
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.stop()));
-  await database.close();
-  await testDb.drop();
+  await database.dispose();
 });
 
 interface Sample {
@@ -190,7 +185,7 @@ describe('resource governor with two worker processes', () => {
 
   it('--once runs what is runnable now, then exits', async () => {
     const ids = await Promise.all([1, 2, 3].map(() => enqueueJob(database.db, 'sleep_light', { ms: 10, tag: 'sleep_light' })));
-    const once = await spawnWorker(testDb.url, {}, ['--once']);
+    const once = await spawnWorker(database.url, {}, ['--once']);
     expect(await once.exited).toBe(0);
     await waitFor(async () => (await statusOf(ids)).completed === 3, 5_000);
   });
@@ -206,7 +201,7 @@ describe('resource governor with two worker processes', () => {
   });
 
   it('SIGTERM releases a job that outlives the grace period; another worker retries it', async () => {
-    const leaving = await spawnWorker(testDb.url, { WORKER_SHUTDOWN_GRACE_MS: '200' });
+    const leaving = await spawnWorker(database.url, { WORKER_SHUTDOWN_GRACE_MS: '200' });
     const id = await enqueueJob(database.db, 'sleep_light', { ms: 20, first_attempt_ms: 60_000, tag: 'sleep_light' });
     await waitFor(async () => (await getJob(database.db, id)).status === 'running');
     expect(await leaving.stop()).toBe(0);
@@ -215,7 +210,7 @@ describe('resource governor with two worker processes', () => {
       attempts: 1,
       last_error: 'worker shut down before the job finished; released for retry',
     });
-    const next = await spawnWorker(testDb.url);
+    const next = await spawnWorker(database.url);
     workers = [next];
     // graphile-worker's backoff after a first failed attempt: e^1 ≈ 2.7 s.
     const done = await waitFor(async () => {

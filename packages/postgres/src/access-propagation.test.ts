@@ -1,25 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
 import { ACCESS_LEVELS, levelGrantedBy, OPERATOR, type Actor } from '@inntak/access';
-import { openDatabase, type DatabaseHandle } from './database.js';
-import { createTestDatabase, type TestDatabase } from './test-database.js';
+import { openTestDatabase, type OpenTestDatabase } from './test-database.js';
 import { createCollection, createEdge, createNode, createPerson, deleteEdge, grantAccess, revokeAccess } from './graph-writes.js';
 import { PostgresIntakeStore } from './intake-store.js';
 import { uuidv7 } from '@inntak/core';
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
-let testDb: TestDatabase;
-let h: DatabaseHandle;
+let h: OpenTestDatabase;
 let owner: Actor & { personId: string };
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  h = openDatabase({ connectionString: testDb.url, logger: quiet });
+  h = await openTestDatabase(quiet);
   owner = { personId: (await createPerson(h.db, { subject: 'owner' })).id, isAdmin: false };
 });
 afterAll(async () => {
-  await h.close();
-  await testDb.drop();
+  await h.dispose();
 });
 
 async function person(subject: string): Promise<Actor & { personId: string }> {

@@ -3,22 +3,19 @@ import { edgeDeliveries, nodeDeliveries, nodeForReader, type AccessLevel, type A
 import { uuidv7 } from '@inntak/core';
 import { VISIBILITIES, type GraphEdge, type GraphNode } from '@inntak/graph';
 import { createPerson } from './graph-writes.js';
-import { openDatabase, type DatabaseHandle } from './database.js';
-import { createTestDatabase, type TestDatabase } from './test-database.js';
+import { openTestDatabase, type OpenTestDatabase } from './test-database.js';
 import { accessLevelOf, audienceFacts, edgeVisibleTo, hasAccess, nodeVisibleTo } from './read-filter.js';
 
 // The stream's audience (computed once per change, from facts) must say exactly what the read
 // filter says caller by caller: every node in every relation, every edge between them.
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
-let testDb: TestDatabase;
-let h: DatabaseHandle;
+let h: OpenTestDatabase;
 const people: string[] = [];
 const nodeIds: string[] = [];
 const edgeIds: string[] = [];
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  h = openDatabase({ connectionString: testDb.url, logger: quiet });
+  h = await openTestDatabase(quiet);
   for (const subject of ['a', 'b', 'c', 'd']) people.push((await createPerson(h.db, { subject })).id);
   const [a, b, c] = people as [string, string, string];
   const grants: Array<Array<[string, AccessLevel]>> = [[], [[b, 'reader']], [[b, 'admin'], [c, 'member']], [[a, 'owner']]];
@@ -43,8 +40,7 @@ beforeAll(async () => {
   }
 });
 afterAll(async () => {
-  await h.close();
-  await testDb.drop();
+  await h.dispose();
 });
 
 function received<T>(deliveries: Delivery<T>[], person: string): T | null {

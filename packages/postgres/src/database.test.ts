@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
-import { openDatabase, type DatabaseHandle } from './database.js';
-import { createTestDatabase, type TestDatabase } from './test-database.js';
+import { openTestDatabase, type OpenTestDatabase } from './test-database.js';
 
 const entries: Array<{ level: string; message: string; meta?: Record<string, unknown> }> = [];
 const logger = {
@@ -10,16 +9,13 @@ const logger = {
   info: () => {},
   debug: () => {},
 };
-let testDb: TestDatabase;
-let h: DatabaseHandle;
+let h: OpenTestDatabase;
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  h = openDatabase({ connectionString: testDb.url, logger });
+  h = await openTestDatabase(logger);
 });
 afterAll(async () => {
-  await h.close();
-  await testDb.drop();
+  await h.dispose();
 });
 
 describe('slow query logging', () => {

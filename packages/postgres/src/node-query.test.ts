@@ -5,29 +5,25 @@ import { uuidv7 } from '@inntak/core';
 import { viewOf } from '@inntak/access';
 import { VISIBILITIES, type NodeQuery, type Visibility } from '@inntak/graph';
 import { createCollection, createPerson } from './graph-writes.js';
-import { openDatabase, type DatabaseHandle } from './database.js';
-import { createTestDatabase, type TestDatabase } from './test-database.js';
+import { openTestDatabase, type OpenTestDatabase } from './test-database.js';
 import { queryNodes } from './node-query.js';
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 const WORDS = ['alfa', 'beta', 'gamma'];
 const LEVELS = ['reader', 'member', 'admin', 'owner'] as const;
-let testDb: TestDatabase;
-let h: DatabaseHandle;
+let h: OpenTestDatabase;
 let persons: string[];
 let collections: string[];
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  h = openDatabase({ connectionString: testDb.url, logger: quiet });
+  h = await openTestDatabase(quiet);
   persons = [];
   for (const subject of ['p0', 'p1', 'p2']) persons.push((await createPerson(h.db, { subject })).id);
   collections = [];
   for (const title of ['c0', 'c1']) collections.push((await createCollection(h.db, { title, ownerId: persons[0]! })).id);
 });
 afterAll(async () => {
-  await h.close();
-  await testDb.drop();
+  await h.dispose();
 });
 
 interface Spec {

@@ -2,20 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { uuidv7 } from '@inntak/core';
 import { createCollection, createPerson } from './graph-writes.js';
 import { createWebhook } from './webhook-admin.js';
-import { openDatabase, type DatabaseHandle } from './database.js';
-import { createTestDatabase, type TestDatabase } from './test-database.js';
+import { openTestDatabase, type OpenTestDatabase } from './test-database.js';
 import { sql } from 'kysely';
 import { edgeVisibleTo, nodeVisibleTo, visibleNodeParts } from './read-filter.js';
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
-let testDb: TestDatabase;
-let h: DatabaseHandle;
+let h: OpenTestDatabase;
 let owner: string, stranger: string, collection: string, webhook: { id: string; edgeId: string };
 const nodes: Record<string, string> = {};
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  h = openDatabase({ connectionString: testDb.url, logger: quiet });
+  h = await openTestDatabase(quiet);
   owner = (await createPerson(h.db, { subject: 'o' })).id;
   stranger = (await createPerson(h.db, { subject: 's' })).id;
   collection = (await createCollection(h.db, { title: 'C', ownerId: owner })).id;
@@ -29,8 +26,7 @@ beforeAll(async () => {
   }
 });
 afterAll(async () => {
-  await h.close();
-  await testDb.drop();
+  await h.dispose();
 });
 
 async function visibleNodes(caller: string): Promise<string[]> {
