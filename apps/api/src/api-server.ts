@@ -41,18 +41,19 @@ export interface ApiServer {
   close(): Promise<void>;
 }
 
-/**
- * One API instance on PostgreSQL: the Express app and the realtime hub on one http server,
- * listening. main.ts, the tests and the benchmark all start the API through here.
- */
-export async function startApiServer(options: ApiServerOptions, port: number, host?: string): Promise<ApiServer> {
-  const { database, logger, verifier } = options;
-  const identities = new PostgresIdentityDirectory(database.db);
-  const app = createApp({
-    logger,
+/** The app's dependencies on PostgreSQL adapters: one wiring for main.ts, the tests and the benchmarks. */
+export function postgresAppDeps(
+  options: Pick<ApiServerOptions, 'logger' | 'database' | 'baseUrl' | 'verifier' | 'bodyLimitBytes' | 'slowRequestMs' | 'metricsToken'> & {
+    /** How long the live-room status is cached (spec: 10 s); tests use 0. */
+    liveRoomCacheMs?: number;
+  },
+): AppDeps {
+  const { database } = options;
+  return {
+    logger: options.logger,
     intakeStore: new PostgresIntakeStore(database.db),
-    verifier,
-    identities,
+    verifier: options.verifier,
+    identities: new PostgresIdentityDirectory(database.db),
     db: database.db,
     baseUrl: options.baseUrl,
     nodeQueries: new PostgresNodeQueryStore(database.db),
@@ -63,11 +64,20 @@ export async function startApiServer(options: ApiServerOptions, port: number, ho
     },
     bodyLimitBytes: options.bodyLimitBytes,
     slowRequestMs: options.slowRequestMs,
-    jobAdmin: { db: database.db, liveRooms: cachedLiveRoomStatus(new PostgresLiveRoomStatus(database.db)) },
-    ...options.app,
-  });
+    jobAdmin: { db: database.db, liveRooms: cachedLiveRoomStatus(new PostgresLiveRoomStatus(database.db), options.liveRoomCacheMs) },
+  };
+}
+
+/**
+ * One API instance on PostgreSQL: the Express app and the realtime hub on one http server,
+ * listening. main.ts, the tests and the benchmark all start the API through here.
+ */
+export async function startApiServer(options: ApiServerOptions, port: number, host?: string): Promise<ApiServer> {
+  const { database, logger, verifier } = options;
+  const deps = { ...postgresAppDeps(options), ...options.app };
+  const app = createApp(deps);
   const server = createServer(app);
-  const hub = new RealtimeHub(server, { logger, db: database.db, connectionString: options.databaseUrl, verifier, identities, ...options.realtime });
+  const hub = new RealtimeHub(server, { logger, db: database.db, connectionString: options.databaseUrl, verifier, identities: deps.identities, ...options.realtime });
   await hub.start();
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
   const address = server.address() as AddressInfo;

@@ -1,23 +1,17 @@
 import { Writable } from 'node:stream';
 import winston from 'winston';
-import { sql } from 'kysely';
 import type { Express } from 'express';
-import type { IntakeStore } from '@inntak/intake';
 import {
   createCollection,
   createPerson,
   createTestDatabase,
   createWebhook,
   openDatabase,
-  PostgresIdentityDirectory,
-  PostgresIntakeStore,
-  PostgresNodeQueryStore,
-  readDatabaseStats,
-  PostgresLiveRoomStatus,
   type DatabaseHandle,
   type TestDatabase,
 } from '@inntak/postgres';
 import { createApp, type AppDeps } from '../app.js';
+import { postgresAppDeps } from '../api-server.js';
 import { createLogger } from '../logger.js';
 import { OidcTokenVerifier } from '../oidc-verifier.js';
 import { startTestIssuer, type TestIssuer } from '@inntak/test-support';
@@ -90,21 +84,16 @@ export async function setupTestContext(): Promise<TestContext> {
     },
     app(overrides = {}) {
       return createApp({
-        logger,
-        intakeStore: new PostgresIntakeStore(database.db) as IntakeStore,
-        verifier: new OidcTokenVerifier(issuer.issuer, issuer.audience, logger),
-        identities: new PostgresIdentityDirectory(database.db),
-        db: database.db,
-        baseUrl: BASE_URL,
+        ...postgresAppDeps({
+          logger,
+          database,
+          verifier: new OidcTokenVerifier(issuer.issuer, issuer.audience, logger),
+          baseUrl: BASE_URL,
+          bodyLimitBytes: 25 * 1024 * 1024,
+          slowRequestMs: 200,
+          liveRoomCacheMs: 0,
+        }),
         checkResponses: true,
-        databaseReady: async () => {
-          await sql`select 1`.execute(database.db);
-        },
-        nodeQueries: new PostgresNodeQueryStore(database.db),
-        databaseStats: () => readDatabaseStats(database.db),
-        bodyLimitBytes: 25 * 1024 * 1024,
-        slowRequestMs: 200,
-        jobAdmin: { db: database.db, liveRooms: new PostgresLiveRoomStatus(database.db) },
         ...overrides,
       });
     },
