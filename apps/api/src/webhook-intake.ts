@@ -32,7 +32,7 @@ export function installWebhookIntake(app: Express, registry: RouteRegistry, deps
     const result = await receiveWebhook(deps, {
       token: req.params.token,
       payload,
-      headers: lowerCaseHeaders(req.headers),
+      headers: singleValued(req.headers),
     });
     res.status(200).json({ ...result.reply, node_id: result.node_id, edge_id: result.edge_id });
   });
@@ -63,10 +63,9 @@ function parseJson(text: string): unknown {
   }
 }
 
-function lowerCaseHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-  }
+/** Node already lower-cases header names; only repeated headers (arrays) need joining. */
+function singleValued(headers: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(headers)) out[name] = Array.isArray(value) ? value.join(', ') : value;
   return out;
 }
