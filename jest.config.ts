@@ -17,6 +17,7 @@ function project(dir: string): Config {
     },
     moduleNameMapper: {
       '^@inntak/([a-z-]+)$': '<rootDir>/../../packages/$1/src/index.ts',
+      '^@inntak/([a-z-]+)/([a-z-]+)$': '<rootDir>/../../packages/$1/src/$2/index.ts',
       '^(\\.{1,2}/.*)\\.js$': '$1',
     },
     testMatch: ['<rootDir>/src/**/*.test.ts'],

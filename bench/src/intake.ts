@@ -13,7 +13,9 @@ import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { uuidv7 } from '@inntak/core';
-import { createCollection, createPerson, createWebhook, openDatabase } from '@inntak/postgres';
+import { openDatabase } from '@inntak/postgres';
+import { createCollection, createPerson } from '@inntak/postgres/graph';
+import { createWebhook } from '@inntak/postgres/intake';
 import { percentile, scratchDatabase } from './bench-database.js';
 
 const DURATION_S = Number(process.env.DURATION_S ?? 15);

@@ -12,7 +12,8 @@ import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import winston from 'winston';
 import { Logger as GraphileLogger, run, type WorkerEvents } from 'graphile-worker';
-import { enqueueJob, openDatabase } from '@inntak/postgres';
+import { openDatabase } from '@inntak/postgres';
+import { enqueueJob } from '@inntak/postgres/jobs';
 import { startWorker } from '@inntak/worker/worker';
 import { scratchDatabase } from './bench-database.js';
 

@@ -16,7 +16,8 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import type { NodeQuery } from '@inntak/graph';
 import { AppError } from '@inntak/core';
-import { openDatabase, queryNodes, readDatabaseStats, SEARCH_TIMEOUT_MS, withClient, type Db } from '@inntak/postgres';
+import { openDatabase, readDatabaseStats, withClient, type Db } from '@inntak/postgres';
+import { queryNodes, SEARCH_TIMEOUT_MS } from '@inntak/postgres/graph';
 import { scratchDatabase } from './bench-database.js';
 
 const DB_NAME = 'inntak_bench_query';

@@ -4,14 +4,10 @@ import { sql } from 'kysely';
 import type { Logger } from '@inntak/core';
 import type { TokenVerifier } from '@inntak/access';
 import { cachedLiveRoomStatus } from '@inntak/jobs';
-import {
-  PostgresIdentityDirectory,
-  PostgresLiveRoomStatus,
-  PostgresIntakeStore,
-  PostgresNodeQueryStore,
-  readDatabaseStats,
-  type DatabaseHandle,
-} from '@inntak/postgres';
+import { readDatabaseStats, type DatabaseHandle } from '@inntak/postgres';
+import { PostgresIdentityDirectory, PostgresNodeQueryStore } from '@inntak/postgres/graph';
+import { PostgresIntakeStore } from '@inntak/postgres/intake';
+import { PostgresLiveRoomStatus } from '@inntak/postgres/jobs';
 import { createApp, type AppDeps } from './app.js';
 import { RealtimeHub, type RealtimeHubDeps } from './realtime-hub.js';
 

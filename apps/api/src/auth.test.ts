@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { generateKeyPair, SignJWT, base64url } from 'jose';
 import { createHmac } from 'node:crypto';
-import { createPerson } from '@inntak/postgres';
+import { createPerson } from '@inntak/postgres/graph';
 import { NoIssuerVerifier } from './oidc-verifier.js';
 import { OWNER_SUBJECT, setupTestContext, type TestContext } from './__tests__/helpers.js';
 

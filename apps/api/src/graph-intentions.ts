@@ -1,7 +1,8 @@
 import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
 import { AppError } from '@inntak/core';
-import { createCollection, createEdge, createNode, deleteEdge, grantAccess, revokeAccess, type Db } from '@inntak/postgres';
+import { type Db } from '@inntak/postgres';
+import { createCollection, createEdge, createNode, deleteEdge, grantAccess, revokeAccess } from '@inntak/postgres/graph';
 import type { RouteRegistry } from './route-registry.js';
 import { AccessLevel, Id, JsonObject, Visibility } from './schemas.js';
 

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { sql } from 'kysely';
 import type { Express } from 'express';
-import { createPerson, enqueueJob, recordDiskStatus, startLiveRoom } from '@inntak/postgres';
+import { createPerson } from '@inntak/postgres/graph';
+import { enqueueJob, recordDiskStatus, startLiveRoom } from '@inntak/postgres/jobs';
 import { OWNER_SUBJECT, setupTestContext, type TestContext } from './__tests__/helpers.js';
 
 let ctx: TestContext;

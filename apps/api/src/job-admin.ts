@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { AppError } from '@inntak/core';
 import type { Caller } from '@inntak/access';
 import { DISK_LEVELS, DEFAULT_LIMITS, JOB_STATUSES, type LiveRoomStatus } from '@inntak/jobs';
-import { cancelJob, diskStatus, listJobs, resourceStatus, retryJob, updateRule, type Db } from '@inntak/postgres';
+import { type Db } from '@inntak/postgres';
+import { cancelJob, diskStatus, listJobs, resourceStatus, retryJob, updateRule } from '@inntak/postgres/jobs';
 import type { RouteRegistry } from './route-registry.js';
 import { Timestamp } from './schemas.js';
 

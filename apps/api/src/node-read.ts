@@ -1,7 +1,8 @@
 import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
 import { AppError } from '@inntak/core';
-import { readNode, type Db } from '@inntak/postgres';
+import { type Db } from '@inntak/postgres';
+import { readNode } from '@inntak/postgres/graph';
 import type { RouteRegistry } from './route-registry.js';
 import { Id, JsonObject, Timestamp, Visibility } from './schemas.js';
 

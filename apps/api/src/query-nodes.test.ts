@@ -3,7 +3,7 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { uuidv7 } from '@inntak/core';
 import type { Visibility } from '@inntak/graph';
-import { createCollection, createPerson, PostgresNodeQueryStore } from '@inntak/postgres';
+import { createCollection, createPerson, PostgresNodeQueryStore } from '@inntak/postgres/graph';
 import { sql } from 'kysely';
 import { OWNER_SUBJECT, setupTestContext, type TestContext } from './__tests__/helpers.js';
 

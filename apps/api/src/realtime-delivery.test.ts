@@ -3,7 +3,7 @@ import type { Socket as NetSocket } from 'node:net';
 import request from 'supertest';
 import pg from 'pg';
 import { uuidv7 } from '@inntak/core';
-import { LISTENER_APPLICATION_NAME } from '@inntak/postgres';
+import { LISTENER_APPLICATION_NAME } from '@inntak/postgres/realtime';
 import type { ApiServer } from './api-server.js';
 import { OWNER_SUBJECT, setupTestContext, type TestContext } from './__tests__/helpers.js';
 import { connectStream, startApiInstance, type StreamClient } from './__tests__/realtime-helpers.js';

@@ -13,7 +13,8 @@ import {
   type IdentityDirectory,
   type TokenVerifier,
 } from '@inntak/access';
-import { ChangeListener, loadInitialSync, readChanges, type Change, type ChangeNotice, type Db, type InitialSyncBounds } from '@inntak/postgres';
+import { type Db } from '@inntak/postgres';
+import { ChangeListener, loadInitialSync, readChanges, type Change, type ChangeNotice, type InitialSyncBounds } from '@inntak/postgres/realtime';
 import { errorResponse } from './errors.js';
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { PostgresIntakeStore } from '@inntak/postgres';
+import { PostgresIntakeStore } from '@inntak/postgres/intake';
 import { setupTestContext, type TestContext } from './__tests__/helpers.js';
 
 let ctx: TestContext;

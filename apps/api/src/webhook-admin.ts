@@ -3,16 +3,8 @@ import { z } from 'zod';
 import { AppError } from '@inntak/core';
 import { intakeUrl, knownTemplateId } from '@inntak/intake';
 import { findTemplate, listTemplates } from '@inntak/templates';
-import {
-  createWebhook,
-  deleteWebhook,
-  findAdministeredWebhook,
-  listWebhooks,
-  rotateWebhookToken,
-  setWebhookTemplate,
-  type AdministeredWebhook,
-  type Db,
-} from '@inntak/postgres';
+import { type Db } from '@inntak/postgres';
+import { createWebhook, deleteWebhook, findAdministeredWebhook, listWebhooks, rotateWebhookToken, setWebhookTemplate, type AdministeredWebhook } from '@inntak/postgres/intake';
 import type { RouteRegistry } from './route-registry.js';
 import { Id, JsonObject, TemplateId, Timestamp } from './schemas.js';
 

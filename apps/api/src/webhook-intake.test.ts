@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { sql } from 'kysely';
 import type { IntakeStore, IntakeTransaction } from '@inntak/intake';
-import { PostgresIntakeStore } from '@inntak/postgres';
+import { PostgresIntakeStore } from '@inntak/postgres/intake';
 import { setupTestContext, type TestContext } from './__tests__/helpers.js';
 
 let ctx: TestContext;

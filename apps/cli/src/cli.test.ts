@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres';
+import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
 import { findTemplate } from '@inntak/templates';
 
 // The CLI runs from its build (npm test builds first), as a user would run it.

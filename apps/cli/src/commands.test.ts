@@ -2,12 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import {
-  createCollection,
-  createPerson,
-  openTestDatabase,
-  type OpenTestDatabase,
-} from '@inntak/postgres';
+import { createCollection, createPerson } from '@inntak/postgres/graph';
+import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
 import { runDatabaseCommand, UsageError } from './commands.js';
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };

@@ -1,16 +1,8 @@
 import { OPERATOR, isAccessLevel } from '@inntak/access';
 import { intakeUrl, knownTemplateId } from '@inntak/intake';
-import {
-  createCollection,
-  createPerson,
-  createWebhook,
-  grantAccess,
-  listWebhooks,
-  rotateWebhookToken,
-  setWebhookTemplate,
-  type AdministeredWebhook,
-  type Db,
-} from '@inntak/postgres';
+import { type Db } from '@inntak/postgres';
+import { createCollection, createPerson, grantAccess } from '@inntak/postgres/graph';
+import { createWebhook, listWebhooks, rotateWebhookToken, setWebhookTemplate, type AdministeredWebhook } from '@inntak/postgres/intake';
 
 /** A mistake in the command line itself: the usage text is shown with it. */
 export class UsageError extends Error {}

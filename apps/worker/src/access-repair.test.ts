@@ -1,13 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
 import { uuidv7 } from '@inntak/core';
-import {
-  createCollection,
-  createPerson,
-  enqueueJob,
-  openTestDatabase,
-  type OpenTestDatabase,
-} from '@inntak/postgres';
+import { createCollection, createPerson } from '@inntak/postgres/graph';
+import { enqueueJob } from '@inntak/postgres/jobs';
+import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
 import { runGovernedOnce } from './__tests__/run-governed-once.js';
 
 let h: OpenTestDatabase;

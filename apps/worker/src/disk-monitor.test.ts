@@ -5,12 +5,8 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import type { Logger } from '@inntak/core';
 import type { DiskProbe } from '@inntak/jobs';
-import {
-  openTestDatabase,
-  diskStatus,
-  newWorkerProcess,
-  type OpenTestDatabase,
-} from '@inntak/postgres';
+import { diskStatus, newWorkerProcess } from '@inntak/postgres/jobs';
+import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
 import { checkDisk } from './disk-monitor.js';
 import { StatfsDiskProbe } from './statfs-disk-probe.js';
 

@@ -1,7 +1,8 @@
 import { cpus, freemem, loadavg, totalmem } from 'node:os';
 import type { Logger } from '@inntak/core';
 import { classifyDisk, usedPercent, type DiskLevel, type DiskProbe } from '@inntak/jobs';
-import { recordDiskStatus, recordResourceUsage, type Db, type WorkerProcess } from '@inntak/postgres';
+import { type Db } from '@inntak/postgres';
+import { recordDiskStatus, recordResourceUsage, type WorkerProcess } from '@inntak/postgres/jobs';
 
 export interface DiskMonitorDeps {
   db: Db;

@@ -1,7 +1,8 @@
 import type { JobHelpers, Task } from 'graphile-worker';
 import { coerceError, type Logger } from '@inntak/core';
 import { PermanentJobError } from '@inntak/jobs';
-import { finishJob, isCancelRequested, startJob, type Db, type WorkerProcess } from '@inntak/postgres';
+import { type Db } from '@inntak/postgres';
+import { finishJob, isCancelRequested, startJob, type WorkerProcess } from '@inntak/postgres/jobs';
 import { JobCancelledError, JobTimeoutError, type Governor } from './governor.js';
 
 export interface JobContext {

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { cachedLiveRoomStatus, DEFAULT_LIMITS, forbiddenTypes, type JobRule, type LiveRoomStatus, type RunningJob } from '@inntak/jobs';
-import { JOBS_CHANNEL, loadRules, loadRunningSet, type Db } from '@inntak/postgres';
+import { type Db } from '@inntak/postgres';
+import { JOBS_CHANNEL, loadRules, loadRunningSet } from '@inntak/postgres/jobs';
 import type { Logger } from '@inntak/core';
 
 export interface GovernorOptions {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
-import { enqueueJob, getJob, openTestDatabase, type OpenTestDatabase } from '@inntak/postgres';
+import { enqueueJob, getJob } from '@inntak/postgres/jobs';
+import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
 import { runGovernedOnce } from './__tests__/run-governed-once.js';
 
 let h: OpenTestDatabase;

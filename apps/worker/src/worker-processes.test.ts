@@ -1,16 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
 import type { Logger } from '@inntak/core';
-import {
-  cancelJob,
-  openTestDatabase,
-  endLiveRoom,
-  enqueueJob,
-  getJob,
-  startLiveRoom,
-  updateRule,
-  type OpenTestDatabase,
-} from '@inntak/postgres';
+import { cancelJob, endLiveRoom, enqueueJob, getJob, startLiveRoom, updateRule } from '@inntak/postgres/jobs';
+import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
 import { spawnWorker, waitFor, type WorkerProcessHandle } from './__tests__/worker-process.js';
 
 // Real PostgreSQL, two real worker processes (each concurrency 3, so 6 slots against a global

@@ -2,15 +2,8 @@ import { EventEmitter } from 'node:events';
 import { run, runOnce, type Runner, type WorkerEvents } from 'graphile-worker';
 import type winston from 'winston';
 import type { DiskProbe } from '@inntak/jobs';
-import {
-  heartbeat,
-  newWorkerProcess,
-  openDatabase,
-  PostgresLiveRoomStatus,
-  reconcileDeadWorkers,
-  registerWorker,
-  unregisterWorkerProcess,
-} from '@inntak/postgres';
+import { openDatabase } from '@inntak/postgres';
+import { heartbeat, newWorkerProcess, PostgresLiveRoomStatus, reconcileDeadWorkers, registerWorker, unregisterWorkerProcess } from '@inntak/postgres/jobs';
 import type { WorkerConfig } from './config.js';
 import type { JobBody } from './governed-task.js';
 import { Governor } from './governor.js';

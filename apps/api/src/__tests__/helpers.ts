@@ -1,15 +1,10 @@
 import { Writable } from 'node:stream';
 import winston from 'winston';
 import type { Express } from 'express';
-import {
-  createCollection,
-  createPerson,
-  createTestDatabase,
-  createWebhook,
-  openDatabase,
-  type DatabaseHandle,
-  type TestDatabase,
-} from '@inntak/postgres';
+import { openDatabase, type DatabaseHandle } from '@inntak/postgres';
+import { createCollection, createPerson } from '@inntak/postgres/graph';
+import { createWebhook } from '@inntak/postgres/intake';
+import { createTestDatabase, type TestDatabase } from '@inntak/postgres/testing';
 import { createApp, type AppDeps } from '../app.js';
 import { postgresAppDeps } from '../api-server.js';
 import { createLogger } from '../logger.js';

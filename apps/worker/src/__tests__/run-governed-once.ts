@@ -1,5 +1,6 @@
 import { Logger as GraphileLogger, runOnce } from 'graphile-worker';
-import { newWorkerProcess, PostgresLiveRoomStatus, type DatabaseHandle } from '@inntak/postgres';
+import { type DatabaseHandle } from '@inntak/postgres';
+import { newWorkerProcess, PostgresLiveRoomStatus } from '@inntak/postgres/jobs';
 import { Governor } from '../governor.js';
 import { StatfsDiskProbe } from '../statfs-disk-probe.js';
 import { createTaskList, jobBodies } from '../task-list.js';

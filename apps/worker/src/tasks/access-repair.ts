@@ -1,4 +1,5 @@
-import { propagateBelongsTo, type Db } from '@inntak/postgres';
+import { type Db } from '@inntak/postgres';
+import { propagateBelongsTo } from '@inntak/postgres/graph';
 import type { JobPayloads } from '@inntak/jobs';
 import type { JobBody } from '../governed-task.js';
 

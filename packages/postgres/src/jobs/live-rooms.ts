@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { LiveRoomStatus } from '@inntak/jobs';
-import type { Db } from './database.js';
+import type { Db } from '../platform/index.js';
 
 /** The live-room port on PostgreSQL: a room is active while its row has no ended_at. */
 export class PostgresLiveRoomStatus implements LiveRoomStatus {

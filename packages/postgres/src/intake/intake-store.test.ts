@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
 import { uuidv7 } from '@inntak/core';
-import { createCollection, createPerson } from './graph-writes.js';
+import { createCollection, createPerson } from '../graph/index.js';
 import { PostgresIntakeStore } from './intake-store.js';
-import { openTestDatabase, type OpenTestDatabase } from './test-database.js';
+import { openTestDatabase, type OpenTestDatabase } from '../testing/index.js';
 
 let h: OpenTestDatabase;
 beforeAll(async () => {

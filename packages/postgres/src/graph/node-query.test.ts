@@ -5,7 +5,7 @@ import { uuidv7 } from '@inntak/core';
 import { viewOf } from '@inntak/access';
 import { VISIBILITIES, type NodeQuery, type Visibility } from '@inntak/graph';
 import { createCollection, createPerson } from './graph-writes.js';
-import { openTestDatabase, type OpenTestDatabase } from './test-database.js';
+import { openTestDatabase, type OpenTestDatabase } from '../testing/index.js';
 import { queryNodes } from './node-query.js';
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
-import { openTestDatabase, type OpenTestDatabase } from './test-database.js';
+import { openTestDatabase, type OpenTestDatabase } from '../testing/index.js';
 
 const entries: Array<{ level: string; message: string; meta?: Record<string, unknown> }> = [];
 const logger = {

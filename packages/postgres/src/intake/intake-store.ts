@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { IntakeStore, IntakeTransaction, WebhookTarget } from '@inntak/intake';
-import type { Db } from './database.js';
-import { tryPropagateBelongsTo } from './access-propagation.js';
-import { enqueueJob } from './job-store.js';
+import type { Db } from '../platform/index.js';
+import { tryPropagateBelongsTo } from '../graph/index.js';
+import { enqueueJob } from '../jobs/index.js';
 
 /** The intake's store on PostgreSQL. */
 export class PostgresIntakeStore implements IntakeStore {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
 import { ACCESS_LEVELS, levelGrantedBy, OPERATOR, type Actor } from '@inntak/access';
-import { openTestDatabase, type OpenTestDatabase } from './test-database.js';
+import { openTestDatabase, type OpenTestDatabase } from '../testing/index.js';
 import { createCollection, createEdge, createNode, createPerson, deleteEdge, grantAccess, revokeAccess } from './graph-writes.js';
-import { PostgresIntakeStore } from './intake-store.js';
+import { PostgresIntakeStore } from '../intake/index.js';
 import { uuidv7 } from '@inntak/core';
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };

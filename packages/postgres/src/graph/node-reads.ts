@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { nodeForReader, type AccessLevel } from '@inntak/access';
 import type { GraphEdge, GraphNode } from '@inntak/graph';
-import type { Db } from './database.js';
+import type { Db } from '../platform/index.js';
 import { accessLevelOf, edgeVisibleTo, nodeVisibleTo } from './read-filter.js';
 
 /**

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Database } from './schema.js';
+import type { Database } from '../platform/index.js';
 
 /**
  * The access-propagation step for a `belongs_to` edge: the edge's source gets every access row

@@ -2,8 +2,8 @@ import { sql, type Transaction } from 'kysely';
 import { AppError, uuidv7 } from '@inntak/core';
 import { edgeRequirement, GRANTING_EDGE_TYPES, grantingEdge, levelGrantedBy, levelToGrant, type AccessLevel, type Actor } from '@inntak/access';
 import type { JsonObject, Visibility } from '@inntak/graph';
-import type { Db } from './database.js';
-import type { Database } from './schema.js';
+import type { Db } from '../platform/index.js';
+import type { Database } from '../platform/index.js';
 import { pairsGrantedVia, pairsInheritedFrom, refreshAccess } from './access-propagation.js';
 import { requireLevel, requireSubject } from './authorize.js';
 

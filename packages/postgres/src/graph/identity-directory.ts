@@ -1,5 +1,5 @@
 import type { Caller, IdentityDirectory } from '@inntak/access';
-import type { Db } from './database.js';
+import type { Db } from '../platform/index.js';
 
 /** auth_identities on PostgreSQL. A row with an empty issuer matches a subject from any issuer. */
 export class PostgresIdentityDirectory implements IdentityDirectory {

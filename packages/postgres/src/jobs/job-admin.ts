@@ -10,8 +10,8 @@ import {
   type JobStatus,
   type LiveRoomStatus,
 } from '@inntak/jobs';
-import type { Db } from './database.js';
-import type { DiskStatusLogTable, JobQueueRow } from './schema.js';
+import type { Db } from '../platform/index.js';
+import type { DiskStatusLogTable, JobQueueRow } from '../platform/index.js';
 import { loadRules } from './job-store.js';
 
 /** Workers listen here: `rules` (reload the rules) and `cancel:<id>` (abort that running job). */

@@ -3,7 +3,7 @@ import pg from 'pg';
 import Postgrator from 'postgrator';
 import { runMigrations } from 'graphile-worker';
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../../db/migrations', import.meta.url));
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../../../../db/migrations', import.meta.url));
 
 export interface MigrationReport {
   applied: string[];

@@ -11,8 +11,8 @@ import {
   type JobStatus,
   type RunningJob,
 } from '@inntak/jobs';
-import type { Database, JobPriorityRuleRow } from './schema.js';
-import type { Db } from './database.js';
+import type { Database, JobPriorityRuleRow } from '../platform/index.js';
+import type { Db } from '../platform/index.js';
 
 type DbOrTrx = Db | Transaction<Database>;
 

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { AppError } from '@inntak/core';
 import { effectiveLevel, meets, type AccessLevel, type Actor } from '@inntak/access';
-import type { Database } from './schema.js';
+import type { Database } from '../platform/index.js';
 import { accessLevelOf, nodeVisibleTo } from './read-filter.js';
 
 export interface NodeForWrite {

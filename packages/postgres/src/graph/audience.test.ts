@@ -3,7 +3,7 @@ import { edgeDeliveries, nodeDeliveries, nodeForReader, type AccessLevel, type A
 import { uuidv7 } from '@inntak/core';
 import { VISIBILITIES, type GraphEdge, type GraphNode } from '@inntak/graph';
 import { createPerson } from './graph-writes.js';
-import { openTestDatabase, type OpenTestDatabase } from './test-database.js';
+import { openTestDatabase, type OpenTestDatabase } from '../testing/index.js';
 import { accessLevelOf, audienceFacts, edgeVisibleTo, hasAccess, nodeVisibleTo } from './read-filter.js';
 
 // The stream's audience (computed once per change, from facts) must say exactly what the read

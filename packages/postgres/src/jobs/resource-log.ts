@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { DiskLevel } from '@inntak/jobs';
-import type { Db } from './database.js';
+import type { Db } from '../platform/index.js';
 
 /** Spec, Limits: the disk status log keeps the last 1000 measurements; so does the usage log. */
 export const RESOURCE_LOG_RETENTION = 1000;

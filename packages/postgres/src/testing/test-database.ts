@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '@inntak/core';
-import { openDatabase, withClient, type DatabaseHandle } from './database.js';
+import { openDatabase, withClient, type DatabaseHandle } from '../platform/index.js';
 
 /**
  * One fresh database per test file, cloned from the migrated template that the test run's

@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import type { AccessRow, AudienceFacts } from '@inntak/access';
 import type { GraphEdge, GraphNode } from '@inntak/graph';
-import type { Db } from './database.js';
+import type { Db } from '../platform/index.js';
 import type { ChangeNotice } from './change-listener.js';
-import { audienceFacts } from './read-filter.js';
+import { audienceFacts } from '../graph/index.js';
 
 /**
  * Turns a burst of change notices into changes with full rows and the facts their audience is

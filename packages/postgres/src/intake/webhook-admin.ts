@@ -3,11 +3,11 @@ import { sql, type Transaction } from 'kysely';
 import { AppError, isUuid } from '@inntak/core';
 import { OPERATOR, type Actor } from '@inntak/access';
 import type { JsonObject } from '@inntak/graph';
-import type { Db } from './database.js';
-import type { Database } from './schema.js';
-import { requireLevel } from './authorize.js';
-import { deleteEdges, insertEdge, insertNode } from './graph-writes.js';
-import { hasAccessAtLeast } from './read-filter.js';
+import type { Db } from '../platform/index.js';
+import type { Database } from '../platform/index.js';
+import { requireLevel } from '../graph/index.js';
+import { deleteEdges, insertEdge, insertNode } from '../graph/index.js';
+import { hasAccessAtLeast } from '../graph/index.js';
 
 /**
  * Webhook administration. Who administers a webhook: whoever holds admin or owner on the

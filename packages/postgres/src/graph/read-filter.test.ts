@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { uuidv7 } from '@inntak/core';
 import { createCollection, createPerson } from './graph-writes.js';
-import { createWebhook } from './webhook-admin.js';
-import { openTestDatabase, type OpenTestDatabase } from './test-database.js';
+import { createWebhook } from '../intake/index.js';
+import { openTestDatabase, type OpenTestDatabase } from '../testing/index.js';
 import { sql } from 'kysely';
 import { edgeVisibleTo, nodeVisibleTo, visibleNodeParts } from './read-filter.js';
 

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { GraphNode, NodeQuery, NodeQueryPage, NodeQueryStore, QueriedNode } from '@inntak/graph';
 import { AppError } from '@inntak/core';
-import type { Db } from './database.js';
+import type { Db } from '../platform/index.js';
 import { accessLevelOf, nodeVisibleTo, visibleNodeParts } from './read-filter.js';
 
 /**

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
 import { AppError } from '@inntak/core';
 import { effectivePriority } from '@inntak/jobs';
-import { openTestDatabase, type OpenTestDatabase } from './test-database.js';
+import { openTestDatabase, type OpenTestDatabase } from '../testing/index.js';
 import { enqueueJob, loadRules, newWorkerProcess, reconcileDeadWorkers, registerWorker, startJob } from './job-store.js';
 import { cancelJob, getJob, listJobs, retryJob, updateRule } from './job-admin.js';
 import { recordDiskStatus } from './resource-log.js';

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { nodeForReader, type AccessLevel } from '@inntak/access';
 import type { GraphNode } from '@inntak/graph';
-import type { Db } from './database.js';
-import { accessLevelOf, edgeVisibleTo, nodeVisibleTo } from './read-filter.js';
+import type { Db } from '../platform/index.js';
+import { accessLevelOf, edgeVisibleTo, nodeVisibleTo } from '../graph/index.js';
 
 export interface InitialSyncBounds {
   /** The most recently created collections the caller may see. */

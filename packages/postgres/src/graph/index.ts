@@ -1,0 +1,21 @@
+// Graph reads and writes: nodes, edges, the access matrix, read filters, search, identities.
+export { PostgresIdentityDirectory } from './identity-directory.js';
+export { propagateBelongsTo, tryPropagateBelongsTo, refreshAccess, type AccessPair } from './access-propagation.js';
+export { hasAccess, hasAccessAtLeast, nodeVisibleTo, accessLevelOf, edgeVisibleTo, audienceFacts, visibleNodeParts, type VisiblePart } from './read-filter.js';
+export {
+  createPerson,
+  createCollection,
+  createNode,
+  createEdge,
+  deleteEdge,
+  grantAccess,
+  revokeAccess,
+  insertNode,
+  insertEdge,
+  deleteEdges,
+  type NewNodeInput,
+  type NewEdgeInput,
+} from './graph-writes.js';
+export { readNode } from './node-reads.js';
+export { queryNodes, PostgresNodeQueryStore, SEARCH_TIMEOUT_MS, type QueryOptions } from './node-query.js';
+export { requireLevel } from './authorize.js';

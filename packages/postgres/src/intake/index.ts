@@ -1,0 +1,12 @@
+// Webhook intake's store and webhook administration.
+export { PostgresIntakeStore } from './intake-store.js';
+export {
+  createWebhook,
+  setWebhookTemplate,
+  rotateWebhookToken,
+  deleteWebhook,
+  listWebhooks,
+  findAdministeredWebhook,
+  type AdministeredWebhook,
+  type WebhookInput,
+} from './webhook-admin.js';

@@ -1,0 +1,2 @@
+// Test-database helpers: not part of the runtime barrel.
+export { createTestDatabase, openTestDatabase, type TestDatabase, type OpenTestDatabase } from './test-database.js';
