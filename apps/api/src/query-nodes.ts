@@ -12,6 +12,7 @@ import {
   type NodeQueryStore,
 } from '@inntak/graph';
 import type { RouteRegistry } from './route-registry.js';
+import { storableText } from './schemas.js';
 
 /** A list parameter: repeated (`?a=x&a=y`), comma-separated (`?a=x,y`) or both. */
 function list<T extends z.ZodType>(item: T) {
@@ -31,7 +32,7 @@ const instant = z
 
 /** GET /query/nodes query parameters (docs/query.md). Unknown parameters are refused. */
 export const queryNodesParams = z.strictObject({
-  q: z.string().trim().min(1).max(500).optional(),
+  q: storableText(z.string().trim().min(1).max(500)).optional(),
   node_kind: list(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'expected a node kind like content')),
   visibility: list(z.enum(VISIBILITIES)),
   created_by: z.guid().optional(),

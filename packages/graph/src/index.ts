@@ -11,3 +11,4 @@ export {
   type NodeQueryPage,
   type NodeQueryStore,
 } from './node-query.js';
+export { textProblem, jsonProblem, edgeMetadataProblem, MAX_METADATA_DEPTH, MAX_EDGE_METADATA_BYTES } from './limits.js';
