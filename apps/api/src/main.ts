@@ -18,6 +18,8 @@ const verifier = config.oidcIssuer
   ? new OidcTokenVerifier(config.oidcIssuer, config.oidcAudience!, logger)
   : new NoIssuerVerifier();
 const database = openDatabase({ connectionString: config.databaseUrl, logger, slowQueryMs: config.slowQueryMs });
+// Intake's own small pool: the public endpoint keeps answering while reads fill the main one.
+const intakeDatabase = openDatabase({ connectionString: config.databaseUrl, logger, slowQueryMs: config.slowQueryMs, max: config.intakePoolSize });
 const api = await startApiServer(
   {
     logger,
@@ -29,6 +31,8 @@ const api = await startApiServer(
     slowRequestMs: config.slowRequestMs,
     realtime: config.realtime,
     metricsToken: config.metricsToken,
+    intakeDatabase,
+    readsPerCaller: config.readsPerCaller,
   },
   config.port,
 );
@@ -41,6 +45,7 @@ async function shutdown(signal: string): Promise<void> {
   logger.info('draining in-flight requests', { signal });
   await api.close();
   await database.close();
+  await intakeDatabase.close();
   logger.info('api stopped');
   process.exit(0);
 }
