@@ -273,11 +273,17 @@ describe('input PostgreSQL cannot store answers 400, not 500 (point 14)', () => 
     }
   });
 
-  it('metadata nested 5,000 deep', async () => {
-    const deep = '{"d":'.repeat(5000) + '{}' + '}'.repeat(5000);
-    const res = await postRaw('/intentions/create_node', owner, `{"node_kind":"content","metadata":${deep}}`);
-    expect(res.status).toBe(400);
-    expect(res.body.error).toMatch(/^Ugyldig forespørsel: metadata: .*32/);
+  it('metadata nested 5,000 deep, and metadata past the 32-level limit of graph writes', async () => {
+    const nested = (depth: number) => '{"d":'.repeat(depth) + '{}' + '}'.repeat(depth);
+    const deep = await postRaw('/intentions/create_node', owner, `{"node_kind":"content","metadata":${nested(5000)}}`);
+    expect(deep.status).toBe(400);
+    const past = await postRaw('/intentions/create_node', owner, `{"node_kind":"content","metadata":${nested(40)}}`);
+    expect(past.status).toBe(400);
+    expect(past.body.error).toMatch(/^Ugyldig forespørsel: metadata: .*32/);
+    const edge = await postRaw('/intentions/create_edge', owner, JSON.stringify({ source_id: await node({}), target_id: await node({}), edge_type: 'observes' }).replace(/}$/, `,"metadata":${nested(40)}}`));
+    expect(edge.status).toBe(400);
+    const within = await postRaw('/intentions/create_node', owner, `{"node_kind":"content","metadata":${nested(30)}}`);
+    expect(within.status).toBe(201);
   });
 
   it('NUL in q', async () => {

@@ -31,6 +31,7 @@ describe('write rules', () => {
     expect(edgeRequirement('member_of', {})).toEqual({ source: null, target: 'admin' });
     expect(edgeRequirement('owner', {})).toEqual({ source: null, target: 'owner' });
     expect(edgeRequirement('has_media', {})).toEqual({ source: 'member', target: 'member' });
+    expect(edgeRequirement('tagged', {})).toEqual({ source: 'member', target: null });
   });
 
   it('a system administrator holds owner everywhere; others hold their row', () => {

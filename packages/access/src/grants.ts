@@ -47,8 +47,16 @@ export function edgeRequirement(edgeType: string, metadata: Record<string, unkno
   const granted = levelGrantedBy(edgeType, metadata);
   if (granted) return { source: null, target: levelToGrant(granted) };
   if (edgeType === 'belongs_to') return { source: 'admin', target: 'member' };
+  if ((OPEN_TARGET_EDGE_TYPES as readonly string[]).includes(edgeType)) return { source: 'member', target: null };
   return { source: 'member', target: 'member' };
 }
+
+/**
+ * Edge types whose target is a shared public label owned by nobody (a tag node, docs/graph.md):
+ * nobody could ever consent for it, and linking to it shows nothing of anyone's. Only the
+ * source is checked.
+ */
+export const OPEN_TARGET_EDGE_TYPES = ['tagged'] as const;
 
 /**
  * Who may delete an edge besides those who could create it: for an edge that grants nothing,
