@@ -85,5 +85,5 @@ export function decodeCursor(cursor: string, key: Uint8Array): Keyset {
       return { id: parts[0].toLowerCase(), rank: parts[1] };
     }
   }
-  throw new AppError('invalid_input', { detail: 'cursor: not a cursor from this endpoint' });
+  throw new AppError('invalid_input', { detail: 'cursor: ikke en cursor fra dette endepunktet' });
 }
