@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import { AppError, uuidv7 } from '@inntak/core';
-import { edgeRequirement, GRANTING_EDGE_TYPES, grantingEdge, levelGrantedBy, levelToGrant, type AccessLevel, type Actor } from '@inntak/access';
+import { edgeRequirement, GRANTING_EDGE_TYPES, requireCreatableKind, grantingEdge, levelGrantedBy, levelToGrant, type AccessLevel, type Actor } from '@inntak/access';
 import type { JsonObject, Visibility } from '@inntak/graph';
 import type { Db } from '../platform/index.js';
 import type { Database } from '../platform/index.js';
@@ -63,6 +63,7 @@ export interface NewNodeInput {
 
 /** A node owned by its creator (an `owner` edge), optionally belonging to a collection. */
 export async function createNode(db: Db, actor: Actor & { personId: string }, input: NewNodeInput): Promise<{ id: string; edge_ids: string[] }> {
+  requireCreatableKind(input.node_kind);
   return db.transaction().execute(async (trx) => {
     if (input.collection_id) await requireLevel(trx, actor, input.collection_id, 'member', 'collection_id');
     const id = await insertNode(trx, { ...input, created_by: actor.personId });
