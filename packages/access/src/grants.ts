@@ -7,7 +7,7 @@ import { grants, type AccessLevel } from './levels.js';
  * - an `owner` edge person → node grants `owner` on the node;
  * - a `member_of` edge person → node grants `member`, or the level in its metadata.access
  *   (grant_access writes reader/member/admin this way);
- * - a `belongs_to` edge X → C copies C's rows to X (packages/postgres/src/access-propagation.ts).
+ * - a `belongs_to` edge X → C copies C's rows to X (packages/postgres/src/graph/access-propagation.ts).
  * The SQL twin of levelGrantedBy is access_granted_by() in db/migrations/002.do.access.sql.
  */
 export function levelGrantedBy(edgeType: string, metadata: Record<string, unknown>): AccessLevel | null {
