@@ -76,7 +76,7 @@ describe('npm start stops as a whole, whichever process gets the signal', () => 
     process.kill(started.child.pid!, 'SIGTERM');
     expect(await started.exited).toBe(0);
     await expectAllGone(tree);
-  }, 120_000);
+  }, 300_000);
 
   it('SIGTERM to the whole process group (`kill %1` in an interactive shell)', async () => {
     const started = npmStart(env);
@@ -84,7 +84,7 @@ describe('npm start stops as a whole, whichever process gets the signal', () => 
     process.kill(-started.child.pid!, 'SIGTERM');
     await started.exited;
     await expectAllGone(tree);
-  }, 120_000);
+  }, 300_000);
 
   it.each([
     ['the CLI', 'bin/inntak.js start', 'SIGTERM'],
@@ -98,5 +98,5 @@ describe('npm start stops as a whole, whichever process gets the signal', () => 
     process.kill(find(part).pid, signal);
     await started.exited;
     await expectAllGone(tree);
-  }, 120_000);
+  }, 300_000);
 });
