@@ -12,6 +12,7 @@ import { installGraphIntentions } from './graph-intentions.js';
 import { installHealth } from './health.js';
 import { installNodeRead } from './node-read.js';
 import { installOpenApi } from './openapi.js';
+import { installOrchestration } from './orchestration.js';
 import { createMetrics, installMetrics, installRequestCounting } from './metrics.js';
 import { installQueryNodes } from './query-nodes.js';
 import { installRequestLogging } from './request-logging.js';
@@ -61,6 +62,7 @@ export function createApp(deps: AppDeps): Express {
   installQueryNodes(app, routes, auth, { store: deps.nodeQueries });
   installMetrics(app, routes, auth, { metrics, databaseStats: deps.databaseStats, metricsToken: deps.metricsToken });
   installJobAdmin(app, routes, auth, deps.jobAdmin);
+  installOrchestration(app, routes, auth, deps);
   installOpenApi(app, routes, { version: API_VERSION, baseUrl: deps.baseUrl });
   app.use((_req, res) => {
     res.status(404).json({ error: 'Finnes ikke' });

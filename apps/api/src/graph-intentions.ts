@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AppError } from '@inntak/core';
 import { type Db } from '@inntak/postgres';
 import { createCollection, createEdge, createNode, deleteEdge, grantAccess, revokeAccess, tagNode } from '@inntak/postgres/graph';
+import { withCheckedTrigger } from './orchestration.js';
 import type { RouteRegistry } from './route-registry.js';
 import { AccessLevel, Id, JsonObject, Visibility } from './schemas.js';
 
@@ -60,6 +61,7 @@ export function installGraphIntentions(app: Express, registry: RouteRegistry, au
       if (RESERVED_KINDS.includes(body.node_kind)) {
         throw new AppError('invalid_input', { detail: `node_kind: ${body.node_kind} lages med sin egen operasjon` });
       }
+      if (body.node_kind === 'orchestration') return createNode(deps.db, caller, withCheckedTrigger(body));
       return createNode(deps.db, caller, body);
     },
   );

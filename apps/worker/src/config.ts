@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { parseAllowList } from '@inntak/orchestration';
 
 /** The worker's one config module: nothing else reads process.env or argv. */
 export interface WorkerConfig {
@@ -25,6 +26,10 @@ export interface WorkerConfig {
   shutdownGraceMs: number;
   /** graphile-worker crontab; the disk check runs every minute (spec: 60 s). */
   crontab: string;
+  /** ORCHESTRATION_HTTP_ALLOW: hosts (or host:port) an orchestration's http_post may reach. */
+  orchestrationHttpAllow: string[];
+  /** ORCHESTRATION_CLI_ALLOW: commands a cli_tool node may run. */
+  orchestrationCliAllow: string[];
 }
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -47,6 +52,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
     shutdownGraceMs: integer(env, 'WORKER_SHUTDOWN_GRACE_MS', 5000, 0),
     storageDir: env.STORAGE_DIR ?? `${REPO_ROOT}.data`,
     crontab: env.WORKER_CRONTAB ?? '* * * * * disk_monitor ?max=1\n',
+    orchestrationHttpAllow: parseAllowList(env.ORCHESTRATION_HTTP_ALLOW),
+    orchestrationCliAllow: parseAllowList(env.ORCHESTRATION_CLI_ALLOW),
   };
 }
 

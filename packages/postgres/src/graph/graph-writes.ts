@@ -15,6 +15,14 @@ import { requireLevel, requireSubject } from './authorize.js';
 
 type Trx = Transaction<Database>;
 
+/**
+ * Runs `fn` in a transaction of its own, or in the caller's when given one (an orchestration's
+ * action marks its transaction with the run's depth before it writes).
+ */
+function inTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>): Promise<T> {
+  return db.isTransaction ? fn(db as Trx) : db.transaction().execute(fn);
+}
+
 export async function createPerson(
   db: Db,
   input: { subject: string; issuer?: string; name?: string; admin?: boolean },
@@ -63,7 +71,7 @@ export interface NewNodeInput {
 
 /** A node owned by its creator (an `owner` edge), optionally belonging to a collection. */
 export async function createNode(db: Db, actor: Actor & { personId: string }, input: NewNodeInput): Promise<{ id: string; edge_ids: string[] }> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     if (input.collection_id) await requireLevel(trx, actor, input.collection_id, 'member', 'collection_id');
     const id = await insertNode(trx, { ...input, created_by: actor.personId });
     const edgeIds = [await insertEdge(trx, { source_id: actor.personId, target_id: id, edge_type: 'owner', created_by: actor.personId })];
@@ -83,7 +91,7 @@ export interface NewEdgeInput {
 
 /** An ordinary (non-system) edge, checked by edgeRequirement, with its access consequences. */
 export async function createEdge(db: Db, actor: Actor, input: NewEdgeInput): Promise<{ id: string }> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     await requireEdgeRights(trx, actor, { ...input, metadata: input.metadata ?? {}, system: false }, ['source_id', 'target_id']);
     if (input.edge_type === 'belongs_to' && (await reaches(trx, input.target_id, input.source_id))) {
       throw new AppError('conflict', { detail: 'belongs_to ville gi en sirkel' });
