@@ -1,6 +1,5 @@
 import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
-import { AppError } from '@inntak/core';
 import { type Db } from '@inntak/postgres';
 import { createCollection, createEdge, createNode, deleteEdge, grantAccess, revokeAccess, tagNode } from '@inntak/postgres/graph';
 import { withCheckedTrigger } from './orchestration.js';
@@ -11,9 +10,6 @@ import { AccessLevel, Id, JsonObject, Visibility } from './schemas.js';
  * The graph writes a user needs to build the graph without SQL. Each is checked against the
  * access matrix and commits together with its access propagation (docs/access.md).
  */
-
-/** Kinds with their own operation (webhook, collection) or made by an operator (person). */
-const RESERVED_KINDS = ['webhook', 'collection', 'person', 'tag'];
 
 const EdgeType = z.string().regex(/^[a-z][a-z0-9_]{0,62}$/, 'forventet et navn i snake_case');
 const Title = z.string().max(1000).nullish();
@@ -57,13 +53,8 @@ export function installGraphIntentions(app: Express, registry: RouteRegistry, au
       errors: ERRORS,
     },
     auth,
-    ({ body, caller }) => {
-      if (RESERVED_KINDS.includes(body.node_kind)) {
-        throw new AppError('invalid_input', { detail: `node_kind: ${body.node_kind} lages med sin egen operasjon` });
-      }
-      if (body.node_kind === 'orchestration') return createNode(deps.db, caller, withCheckedTrigger(body));
-      return createNode(deps.db, caller, body);
-    },
+    // An orchestration's trigger and script are checked before it is saved (docs/orchestration.md).
+    ({ body, caller }) => createNode(deps.db, caller, body.node_kind === 'orchestration' ? withCheckedTrigger(body) : body),
   );
 
   registry.route(
