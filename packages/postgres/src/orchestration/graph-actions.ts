@@ -4,7 +4,7 @@ import type { Actor } from '@inntak/access';
 import type { JsonObject } from '@inntak/graph';
 import type { ActionInputs } from '@inntak/orchestration';
 import type { Database, Db } from '../platform/index.js';
-import { createEdge, createNode, requireLevel } from '../graph/index.js';
+import { createEdge, createNode, graphWrite, requireLevel } from '../graph/index.js';
 import { enqueueJob } from '../jobs/index.js';
 
 type Trx = Transaction<Database>;
@@ -26,7 +26,7 @@ export async function runGraphAction<A extends 'create_node' | 'create_edge' | '
   action: A,
   input: ActionInputs[A],
 ): Promise<JsonObject> {
-  return db.transaction().execute(async (trx) => {
+  return graphWrite(db, async (trx) => {
     await sql`select set_config('inntak.orchestration_depth', ${String(depth)}, true)`.execute(trx);
     switch (action) {
       case 'create_node': {
