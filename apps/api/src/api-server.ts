@@ -47,7 +47,7 @@ export function postgresAppDeps(
   const { database } = options;
   return {
     logger: options.logger,
-    intakeStore: new PostgresIntakeStore(database.db),
+    intakeStore: new PostgresIntakeStore(database),
     verifier: options.verifier,
     identities: new PostgresIdentityDirectory(database.db),
     db: database.db,

@@ -12,14 +12,14 @@ afterAll(() => ctx.close());
 describe('slow request logging', () => {
   it('logs a request over 200 ms at warning with tag slow_request and its duration, token redacted', async () => {
     const webhook = await ctx.addWebhook();
-    const real = new PostgresIntakeStore(ctx.database.db);
+    const real = new PostgresIntakeStore(ctx.database);
     // A store that answers slowly: the only way to make a real request slow on purpose.
     const slow = {
       findWebhookByToken: async (token: string) => {
         await new Promise((resolve) => setTimeout(resolve, 250));
         return real.findWebhookByToken(token);
       },
-      transaction: real.transaction.bind(real),
+      writeContent: real.writeContent.bind(real),
     };
     const res = await request(ctx.app({ intakeStore: slow })).post(`/api/webhook/${webhook.token}`).send({});
     expect(res.status).toBe(200);

@@ -1,6 +1,6 @@
 import express, { type Express } from 'express';
 import { AppError, type Logger } from '@inntak/core';
-import { receiveWebhook, type IntakeStore } from '@inntak/intake';
+import { findWebhook, receiveWebhook, type IntakeStore } from '@inntak/intake';
 import { z } from 'zod';
 import type { RouteRegistry } from './route-registry.js';
 
@@ -28,9 +28,10 @@ export function installWebhookIntake(app: Express, registry: RouteRegistry, deps
   // get through; parseWebhookBody decides how to read them.
   const rawBody = express.raw({ type: () => true, limit: deps.bodyLimitBytes });
   app.post('/api/webhook/:token', rawBody, async (req, res) => {
+    const target = await findWebhook(deps.store, req.params.token);
     const payload = parseWebhookBody(req.body, req.headers['content-type']);
     const result = await receiveWebhook(deps, {
-      token: req.params.token,
+      target,
       payload,
       headers: singleValued(req.headers),
     });

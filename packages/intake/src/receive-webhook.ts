@@ -1,10 +1,11 @@
 import { AppError, isUuid, storableJson, type Logger } from '@inntak/core';
-import { webhookBelongsToEdge, webhookContentNode, type NewEdge, type NewNode } from '@inntak/graph';
+import { webhookBelongsToEdge, webhookContentNode } from '@inntak/graph';
 import { renderPayload, type Headers, type JsonObject } from '@inntak/templates';
-import type { IntakeStore } from './ports.js';
+import { IntakeWriteError, type IntakeStore, type WebhookTarget } from './ports.js';
 
 export interface IntakeRequest {
-  token: string;
+  /** The webhook `findWebhook` found for the token. */
+  target: WebhookTarget;
   payload: unknown;
   headers: Headers;
 }
@@ -14,28 +15,37 @@ export interface IntakeResponse {
   edge_id: string;
   /** Extra response fields a template asks for (Slack's challenge). */
   reply?: JsonObject;
+  /** Access propagation failed and a repair job was queued (the answer is still 200). */
+  repairQueued: boolean;
 }
 
 /**
- * The spec's processing order for POST /api/webhook/{token}: find the webhook, render the
- * payload, then write node, edge and access rows in one transaction.
+ * Steps 1–2 of the spec's processing order: the webhook for a token, or 404. A separate store
+ * call from the write, so it can run before the body is read. A token that is not a UUID can
+ * match no webhook: it answers like an unknown one, without a query.
+ */
+export async function findWebhook(store: IntakeStore, token: string): Promise<WebhookTarget> {
+  if (!isUuid(token)) throw new AppError('webhook_not_found');
+  let target;
+  try {
+    target = await store.findWebhookByToken(token.toLowerCase());
+  } catch (cause) {
+    throw new AppError('token_lookup_failed', { cause });
+  }
+  if (!target) throw new AppError('webhook_not_found');
+  return target;
+}
+
+/**
+ * Steps 3–7 for a found webhook: render the payload, then write node, edge and access rows in
+ * one transaction, which is one store call.
  */
 export async function receiveWebhook(
   deps: { store: IntakeStore; logger: Logger },
   request: IntakeRequest,
 ): Promise<IntakeResponse> {
   const { store, logger } = deps;
-  // A token that is not a UUID can match no webhook: answer like an unknown one, without a query.
-  if (!isUuid(request.token)) throw new AppError('webhook_not_found');
-
-  let target;
-  try {
-    target = await store.findWebhookByToken(request.token.toLowerCase());
-  } catch (cause) {
-    throw new AppError('token_lookup_failed', { cause });
-  }
-  if (!target) throw new AppError('webhook_not_found');
-
+  const { target } = request;
   const rendering = renderPayload(target.templateId, request.payload, request.headers);
   if (rendering.unknownTemplate) {
     logger.warn('unknown template_id on webhook; using generic extraction', {
@@ -75,40 +85,20 @@ export async function receiveWebhook(
   });
   const edge = webhookBelongsToEdge(node.id, target.collectionId, target.webhookId);
 
+  let written;
   try {
-    await writeIntake(store, logger, node, edge);
+    written = await store.writeContent(node, edge);
   } catch (err) {
-    // BEGIN or COMMIT failing means the node was not created either.
-    throw err instanceof AppError ? err : new AppError('node_insert_failed', { cause: err });
+    // Any other failure (connection, commit) means the node was not created either.
+    const code = err instanceof IntakeWriteError && err.step === 'edge' ? 'edge_insert_failed' : 'node_insert_failed';
+    throw new AppError(code, { cause: err instanceof IntakeWriteError ? err.cause : err });
+  }
+  if (written.propagationError !== null) {
+    // The spec keeps the request successful; the repair queued with the write brings the rows later.
+    logger.error('access propagation failed; repair queued', { node_id: node.id, edge_id: edge.id, error: written.propagationError });
   }
 
-  const response: IntakeResponse = { node_id: node.id, edge_id: edge.id };
+  const response: IntakeResponse = { node_id: node.id, edge_id: edge.id, repairQueued: written.propagationError !== null };
   if (rendering.result.reply) response.reply = rendering.result.reply;
   return response;
-}
-
-async function writeIntake(store: IntakeStore, logger: Logger, node: NewNode, edge: NewEdge): Promise<void> {
-  await store.transaction(async (tx) => {
-    try {
-      await tx.insertNode(node);
-    } catch (cause) {
-      throw new AppError('node_insert_failed', { cause });
-    }
-    try {
-      await tx.insertEdge(edge);
-    } catch (cause) {
-      throw new AppError('edge_insert_failed', { cause });
-    }
-    try {
-      await tx.propagateAccess(edge.id);
-    } catch (err) {
-      // The spec keeps the request successful; a queued repair brings the rows later.
-      logger.error('access propagation failed; repair queued', {
-        node_id: node.id,
-        edge_id: edge.id,
-        error: err instanceof Error ? err.message : String(err),
-      });
-      await tx.queueAccessRepair(edge.id);
-    }
-  });
 }
