@@ -1,4 +1,4 @@
-import { AppError, isUuid, storableJson, type Logger } from '@inntak/core';
+import { AppError, isUuid, mapJsonStrings, storable, type Logger } from '@inntak/core';
 import { webhookBelongsToEdge, webhookContentNode } from '@inntak/graph';
 import { renderPayload, type Headers, type JsonObject } from '@inntak/templates';
 import { IntakeWriteError, type IntakeStore, type WebhookTarget } from './ports.js';
@@ -6,6 +6,8 @@ import { IntakeWriteError, type IntakeStore, type WebhookTarget } from './ports.
 export interface IntakeRequest {
   /** The webhook `findWebhook` found for the token. */
   target: WebhookTarget;
+  /** The token as it came in the path: the payload may echo it (GitHub's ping carries the URL). */
+  token: string;
   payload: unknown;
   headers: Headers;
 }
@@ -15,14 +17,19 @@ export interface IntakeResponse {
   edge_id: string;
   /** Extra response fields a template asks for (Slack's challenge). */
   reply?: JsonObject;
+  /** The template that rendered the payload; null for generic extraction. */
+  templateId: string | null;
   /** Access propagation failed and a repair job was queued (the answer is still 200). */
   repairQueued: boolean;
 }
 
+/** What stands in for the webhook's own token wherever a payload echoes it (as in the logs). */
+export const REDACTED_TOKEN = ':token';
+
 /**
- * Steps 1–2 of the spec's processing order: the webhook for a token, or 404. A separate store
- * call from the write, so it can run before the body is read. A token that is not a UUID can
- * match no webhook: it answers like an unknown one, without a query.
+ * Steps 1–2 of the spec's processing order: the webhook for a token, or 404. Runs before the
+ * body is read, so a stranger's body costs nothing. A token that is not a UUID can match no
+ * webhook: it answers like an unknown one, without a query.
  */
 export async function findWebhook(store: IntakeStore, token: string): Promise<WebhookTarget> {
   if (!isUuid(token)) throw new AppError('webhook_not_found');
@@ -46,7 +53,18 @@ export async function receiveWebhook(
 ): Promise<IntakeResponse> {
   const { store, logger } = deps;
   const { target } = request;
-  const rendering = renderPayload(target.templateId, request.payload, request.headers);
+  const cleaned = cleanPayload(request.payload, request.token);
+  if (cleaned.unstorable) {
+    logger.warn('payload held NUL or lone surrogate characters, which PostgreSQL cannot store; replaced', {
+      webhook_id: target.webhookId,
+    });
+  }
+  if (cleaned.redacted) {
+    logger.info("payload echoed the webhook's own token; redacted before storing", { webhook_id: target.webhookId });
+  }
+  const payload = cleaned.payload;
+
+  const rendering = renderPayload(target.templateId, payload, request.headers);
   if (rendering.unknownTemplate) {
     logger.warn('unknown template_id on webhook; using generic extraction', {
       webhook_id: target.webhookId,
@@ -69,13 +87,6 @@ export async function receiveWebhook(
     });
   }
 
-  // jsonb cannot hold NUL or lone surrogates: the one way a payload is not stored unchanged.
-  const payload = storableJson(request.payload);
-  if (payload !== request.payload) {
-    logger.warn('payload held NUL or lone surrogate characters, which PostgreSQL cannot store; replaced', {
-      webhook_id: target.webhookId,
-    });
-  }
   const node = webhookContentNode({
     webhookId: target.webhookId,
     title: rendering.result.title,
@@ -89,16 +100,43 @@ export async function receiveWebhook(
   try {
     written = await store.writeContent(node, edge);
   } catch (err) {
-    // Any other failure (connection, commit) means the node was not created either.
+    // An AppError from the store is already the answer (the webhook vanished under us: 404);
+    // any other failure (connection, commit) means the node was not created either.
+    if (err instanceof AppError) throw err;
     const code = err instanceof IntakeWriteError && err.step === 'edge' ? 'edge_insert_failed' : 'node_insert_failed';
     throw new AppError(code, { cause: err instanceof IntakeWriteError ? err.cause : err });
   }
-  if (written.propagationError !== null) {
+  const repairQueued = written.propagationError !== null;
+  if (repairQueued) {
     // The spec keeps the request successful; the repair queued with the write brings the rows later.
     logger.error('access propagation failed; repair queued', { node_id: node.id, edge_id: edge.id, error: written.propagationError });
   }
 
-  const response: IntakeResponse = { node_id: node.id, edge_id: edge.id, repairQueued: written.propagationError !== null };
+  const response: IntakeResponse = { node_id: node.id, edge_id: edge.id, templateId: rendering.templateId, repairQueued };
   if (rendering.result.reply) response.reply = rendering.result.reply;
   return response;
+}
+
+/**
+ * The payload as it will be stored, in one walk over its strings and keys: jsonb cannot hold
+ * NUL or lone surrogates (the one way a payload is not stored unchanged besides the next), and
+ * the webhook's own token (in any case, alone or inside its URL) is a credential that every
+ * reader of the collection would otherwise see.
+ */
+function cleanPayload(payload: unknown, token: string): { payload: unknown; unstorable: boolean; redacted: boolean } {
+  // The token is a UUID (checked by findWebhook): hex digits and dashes, literal in a pattern.
+  const tokenPattern = new RegExp(token, 'gi');
+  let unstorable = false;
+  let redacted = false;
+  const cleaned = mapJsonStrings(payload, (text) => {
+    let out = storable(text);
+    if (out !== text) unstorable = true;
+    tokenPattern.lastIndex = 0;
+    if (tokenPattern.test(out)) {
+      redacted = true;
+      out = out.replace(tokenPattern, REDACTED_TOKEN);
+    }
+    return out;
+  });
+  return { payload: cleaned, unstorable, redacted };
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
-import { uuidv7 } from '@inntak/core';
+import { AppError, uuidv7 } from '@inntak/core';
 import { IntakeWriteError } from '@inntak/intake';
 import type { NewEdge, NewNode } from '@inntak/graph';
 import { createCollection, createPerson } from '../graph/index.js';
@@ -74,10 +74,11 @@ describe('PostgresIntakeStore', () => {
     expect(await rowsOf(node.id, edge.id)).toEqual({ nodes: 0, edges: 0, access: [] });
   });
 
-  it('a write to a collection deleted since the lookup fails at the edge, with the foreign-key violation as cause', async () => {
+  it('a write to a collection deleted since the lookup is refused as for a deleted webhook, and keeps nothing', async () => {
     const { node, edge } = content('gone');
     const thrown = await new PostgresIntakeStore(h).writeContent(node, { ...edge, target_id: uuidv7() }).catch((err: unknown) => err);
-    expect((thrown as IntakeWriteError).step).toBe('edge');
-    expect(((thrown as IntakeWriteError).cause as { code: string }).code).toBe('23503');
+    expect(thrown).toBeInstanceOf(AppError);
+    expect((thrown as AppError).code).toBe('webhook_not_found');
+    expect(await rowsOf(node.id, edge.id)).toEqual({ nodes: 0, edges: 0, access: [] });
   });
 });

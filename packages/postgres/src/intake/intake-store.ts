@@ -1,3 +1,4 @@
+import { AppError } from '@inntak/core';
 import { IntakeWriteError, type IntakeStore, type WebhookTarget } from '@inntak/intake';
 import type { NewEdge, NewNode } from '@inntak/graph';
 import type { DatabaseHandle, PreparedStatement } from '../platform/index.js';
@@ -42,6 +43,9 @@ export class PostgresIntakeStore implements IntakeStore {
       const [row] = await this.database.prepared<{ propagation_error: string | null }>(WRITE_CONTENT, values);
       return { propagationError: row!.propagation_error };
     } catch (error) {
+      // A foreign-key violation means the webhook (or its collection) was deleted between the
+      // token lookup and the write: answer as for a deleted webhook, 404, not a database failure.
+      if ((error as { code?: unknown } | null)?.code === '23503') throw new AppError('webhook_not_found', { cause: error });
       // inntak_intake_write names the table whose insert failed in the error's TABLE field.
       const table = (error as { table?: unknown } | null)?.table;
       if (table === 'nodes') throw new IntakeWriteError('node', { cause: error });
