@@ -224,6 +224,35 @@ begin
 end;
 $function$
 ;
+CREATE OR REPLACE FUNCTION public.inntak_intake_write(node_id uuid, node_kind text, node_title text, node_content text, node_visibility visibility, node_metadata jsonb, node_created_by uuid, edge_id uuid, edge_source_id uuid, edge_target_id uuid, edge_type text, edge_metadata jsonb, edge_system boolean, edge_created_by uuid)
+ RETURNS text
+ LANGUAGE plpgsql
+AS $function$
+declare
+  step text := 'nodes';
+  failure text;
+  state text;
+  message text;
+  detail text;
+begin
+  begin
+    insert into nodes (id, node_kind, title, content, visibility, metadata, created_by)
+    values (node_id, node_kind, node_title, node_content, node_visibility, node_metadata, node_created_by);
+    step := 'edges';
+    insert into edges (id, source_id, target_id, edge_type, metadata, system, created_by)
+    values (edge_id, edge_source_id, edge_target_id, edge_type, edge_metadata, edge_system, edge_created_by);
+  exception when others then
+    get stacked diagnostics state = returned_sqlstate, message = message_text, detail = pg_exception_detail;
+    raise exception using errcode = state, message = message, detail = detail, table = step;
+  end;
+  failure := inntak_try_propagate_belongs_to(edge_id);
+  if failure is not null then
+    perform inntak_enqueue_job('access_repair', jsonb_build_object('edge_id', edge_id));
+  end if;
+  return failure;
+end
+$function$
+;
 CREATE OR REPLACE FUNCTION public.inntak_node_audience_facts(node_id uuid)
  RETURNS jsonb
  LANGUAGE sql
@@ -270,6 +299,20 @@ begin
   perform inntak_realtime_notify(tg_argv[0], payload);
   if tg_op = 'DELETE' then
     return old;
+  end if;
+  return null;
+end $function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_notify_write()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  if tg_table_name = 'node_access' then
+    perform pg_notify(tg_argv[0], jsonb_build_object('op', lower(tg_op), 'subject_id', new.subject_id,
+      'object_id', new.object_id, 'at', clock_timestamp())::text);
+  else
+    perform pg_notify(tg_argv[0], jsonb_build_object('op', lower(tg_op), 'id', new.id, 'at', clock_timestamp())::text);
   end if;
   return null;
 end $function$
@@ -364,9 +407,7 @@ CREATE OR REPLACE FUNCTION public.node_search_insert()
  LANGUAGE plpgsql
 AS $function$
 begin
-  insert into node_search (node_id, document)
-  select id, node_search_document(title, content) from new_nodes
-  on conflict (node_id) do update set document = excluded.document;
+  insert into node_search (node_id, document) values (new.id, node_search_document(new.title, new.content));
   return null;
 end $function$
 ;
@@ -382,10 +423,10 @@ end $function$
 
 -- triggers
 CREATE TRIGGER edges_notify_delete BEFORE DELETE ON public.edges FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_edges');
-CREATE TRIGGER edges_notify_write AFTER INSERT OR UPDATE ON public.edges FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_edges');
+CREATE TRIGGER edges_notify_write AFTER INSERT OR UPDATE ON public.edges FOR EACH ROW EXECUTE FUNCTION inntak_notify_write('inntak_edges');
 CREATE TRIGGER node_access_notify_delete BEFORE DELETE ON public.node_access FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_access');
-CREATE TRIGGER node_access_notify_write AFTER INSERT OR UPDATE ON public.node_access FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_access');
+CREATE TRIGGER node_access_notify_write AFTER INSERT OR UPDATE ON public.node_access FOR EACH ROW EXECUTE FUNCTION inntak_notify_write('inntak_access');
 CREATE TRIGGER nodes_notify_delete BEFORE DELETE ON public.nodes FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_nodes');
-CREATE TRIGGER nodes_notify_write AFTER INSERT OR UPDATE ON public.nodes FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_nodes');
-CREATE TRIGGER nodes_search_insert AFTER INSERT ON public.nodes REFERENCING NEW TABLE AS new_nodes FOR EACH STATEMENT EXECUTE FUNCTION node_search_insert();
+CREATE TRIGGER nodes_notify_write AFTER INSERT OR UPDATE ON public.nodes FOR EACH ROW EXECUTE FUNCTION inntak_notify_write('inntak_nodes');
+CREATE TRIGGER nodes_search_insert AFTER INSERT ON public.nodes FOR EACH ROW EXECUTE FUNCTION node_search_insert();
 CREATE TRIGGER nodes_search_update AFTER UPDATE OF title, content ON public.nodes FOR EACH ROW EXECUTE FUNCTION node_search_update();
