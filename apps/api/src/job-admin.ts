@@ -1,7 +1,6 @@
 import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
-import { AppError } from '@inntak/core';
-import type { Caller } from '@inntak/access';
+import { requireSystemAdmin } from '@inntak/access';
 import { DISK_LEVELS, DEFAULT_LIMITS, JOB_STATUSES, type DiskMeasurementRecord, type JobRecord, type JobRule, type LiveRoomStatus } from '@inntak/jobs';
 import { type Db } from '@inntak/postgres';
 import { cancelJob, diskStatus, listJobs, resourceStatus, retryJob, updateRule, type ResourceStatus } from '@inntak/postgres/jobs';
@@ -148,10 +147,6 @@ function resourcesView(status: ResourceStatus): z.infer<typeof Resources> {
 const TAGS = ['jobs'];
 const ADMIN = 'System administrators only (table system_admins, `inntak person add --admin`); see docs/jobs.md.';
 
-/** Admin = a system administrator; everyone else gets 403. */
-function requireAdmin(caller: Caller): void {
-  if (!caller.isAdmin) throw new AppError('forbidden', { detail: 'only system administrators' });
-}
 
 /** The job listing, the retry/cancel intentions and the resource endpoints (docs/jobs.md). */
 export function installJobAdmin(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: JobAdminDeps): void {
@@ -178,7 +173,7 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     },
     auth,
     async ({ query, caller }) => {
-      requireAdmin(caller);
+      requireSystemAdmin(caller);
       const list = await listJobs(deps.db, { type: query.type, status: query.status, limit: query.limit, before: query.cursor });
       return { ...list, jobs: list.jobs.map(toJobView) };
     },
@@ -199,7 +194,7 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     },
     auth,
     async ({ body, caller }) => {
-      requireAdmin(caller);
+      requireSystemAdmin(caller);
       return { job: toJobView(await retryJob(deps.db, body.job_id)) };
     },
   );
@@ -219,7 +214,7 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     },
     auth,
     async ({ body, caller }) => {
-      requireAdmin(caller);
+      requireSystemAdmin(caller);
       return { job: toJobView(await cancelJob(deps.db, body.job_id)) };
     },
   );
@@ -238,7 +233,7 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     },
     auth,
     async ({ caller }) => {
-      requireAdmin(caller);
+      requireSystemAdmin(caller);
       return resourcesView(await resourceStatus(deps.db, deps.liveRooms));
     },
   );
@@ -258,7 +253,7 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     },
     auth,
     async ({ query, caller }) => {
-      requireAdmin(caller);
+      requireSystemAdmin(caller);
       const disk = await diskStatus(deps.db, query.limit);
       return { current: disk.current && diskView(disk.current), history: disk.history.map(diskView) };
     },
@@ -287,7 +282,7 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     },
     auth,
     async ({ body, caller }) => {
-      requireAdmin(caller);
+      requireSystemAdmin(caller);
       const rule = await updateRule(deps.db, {
         jobType: body.job_type,
         basePriority: body.base_priority,

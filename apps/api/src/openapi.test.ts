@@ -45,6 +45,7 @@ describe('GET /openapi.json', () => {
       '/intentions/revoke_access',
       '/intentions/rotate_webhook_token',
       '/intentions/set_template',
+      '/intentions/tag_node',
       '/me',
       '/metrics',
       '/nodes/{id}',
