@@ -423,8 +423,11 @@ CREATE OR REPLACE FUNCTION public.node_search_insert()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
+declare
+  title_document tsvector := setweight(to_tsvector('simple'::regconfig, coalesce(new.title, '')), 'A');
 begin
-  insert into node_search (node_id, document) values (new.id, node_search_document(new.title, new.content));
+  insert into node_search (node_id, document, title_document)
+  values (new.id, title_document || setweight(to_tsvector('simple'::regconfig, coalesce(new.content, '')), 'B'), title_document);
   return null;
 end $function$
 ;

@@ -66,15 +66,19 @@ drop trigger node_access_notify_write on node_access;
 create trigger node_access_notify_write after insert or update on node_access
   for each row execute function inntak_notify_write('inntak_access');
 
--- The search document of a new node: a row trigger instead of a statement trigger with a
--- transition table, which kept a copy of every inserted row (payload included) only to read two
--- columns of it. A new node cannot have a document yet (node_search's key references nodes), so
--- no conflict handling either.
+-- The search documents of a new node (005, 007): a row trigger instead of a statement trigger
+-- with a transition table, which kept a copy of every inserted row (payload included) only to
+-- read two columns of it. The title is parsed once for both documents (node_search_document is
+-- the title's document followed by the content's). A new node cannot have documents yet
+-- (node_search's key references nodes), so no conflict handling either.
 drop trigger nodes_search_insert on nodes;
 drop function node_search_insert();
 create function node_search_insert() returns trigger language plpgsql as $$
+declare
+  title_document tsvector := setweight(to_tsvector('simple'::regconfig, coalesce(new.title, '')), 'A');
 begin
-  insert into node_search (node_id, document) values (new.id, node_search_document(new.title, new.content));
+  insert into node_search (node_id, document, title_document)
+  values (new.id, title_document || setweight(to_tsvector('simple'::regconfig, coalesce(new.content, '')), 'B'), title_document);
   return null;
 end $$;
 create trigger nodes_search_insert after insert on nodes

@@ -47,6 +47,16 @@ describe('PostgresIntakeStore', () => {
     expect(await rowsOf(node.id, edge.id)).toEqual({ nodes: 1, edges: 1, access: [{ subject_id: ownerId, access: 'owner' }] });
   });
 
+  it('a new node gets the same search documents as node_search_document and the title alone give', async () => {
+    const { node, edge } = content('Bygg feilet på main');
+    await new PostgresIntakeStore(h).writeContent({ ...node, content: 'Tre tester feilet' }, edge);
+    const { rows } = await sql<{ same: boolean; same_title: boolean }>`
+      select s.document = node_search_document(n.title, n.content) as same,
+             s.title_document = setweight(to_tsvector('simple', n.title), 'A') as same_title
+        from node_search s join nodes n on n.id = s.node_id where n.id = ${node.id}`.execute(h.db);
+    expect(rows).toEqual([{ same: true, same_title: true }]);
+  });
+
   it('a propagation that fails in the database rolls back that step alone: node and edge commit, a repair is queued, the error is returned', async () => {
     const { node, edge } = content('p');
     await refuseInsert('node_access', node.id);
