@@ -1,4 +1,4 @@
-import { AppError } from '@inntak/core';
+import { AppError, stringifyJson } from '@inntak/core';
 import { IntakeWriteError, type IntakeStore, type WebhookTarget } from '@inntak/intake';
 import type { NewEdge, NewNode } from '@inntak/graph';
 import type { DatabaseHandle, PreparedStatement } from '../platform/index.js';
@@ -36,7 +36,7 @@ export class PostgresIntakeStore implements IntakeStore {
 
   async writeContent(node: NewNode, edge: NewEdge): Promise<{ propagationError: string | null }> {
     const values = [
-      ...[node.id, node.node_kind, node.title, node.content, node.visibility, JSON.stringify(node.metadata), node.created_by],
+      ...[node.id, node.node_kind, node.title, node.content, node.visibility, stringifyJson(node.metadata), node.created_by],
       ...[edge.id, edge.source_id, edge.target_id, edge.edge_type, JSON.stringify(edge.metadata), edge.system, edge.created_by],
     ];
     try {
