@@ -15,6 +15,7 @@ import { installOpenApi } from './openapi.js';
 import { createMetrics, installMetrics, installRequestCounting } from './metrics.js';
 import { installQueryNodes } from './query-nodes.js';
 import { installRequestLogging } from './request-logging.js';
+import { installPublishedDomains, installPublishedPages, installPublishingIntentions, type PublishingDeps } from './publishing.js';
 import { RouteRegistry } from './route-registry.js';
 import { installWebhookAdmin } from './webhook-admin.js';
 import { installWebhookIntake } from './webhook-intake.js';
@@ -38,6 +39,7 @@ export interface AppDeps {
   checkResponses?: boolean;
   slowRequestMs: number;
   jobAdmin: JobAdminDeps;
+  publishing: Omit<PublishingDeps, 'db' | 'logger'>;
 }
 
 const API_VERSION = '0.1.0';
@@ -51,6 +53,8 @@ export function createApp(deps: AppDeps): Express {
   installRequestLogging(app, { logger: deps.logger, slowMs: deps.slowRequestMs });
   // Every route declares itself here, so /openapi.json covers the whole surface.
   const routes = new RouteRegistry({ checkResponses: deps.checkResponses });
+  const publishing = { db: deps.db, logger: deps.logger, ...deps.publishing };
+  installPublishedDomains(app, publishing);
   installHealth(app, routes, deps);
   installWebhookIntake(app, routes, { store: deps.intakeStore, logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes });
   const auth = requireCaller({ verifier: deps.verifier, directory: deps.identities });
@@ -61,6 +65,8 @@ export function createApp(deps: AppDeps): Express {
   installQueryNodes(app, routes, auth, { store: deps.nodeQueries });
   installMetrics(app, routes, auth, { metrics, databaseStats: deps.databaseStats, metricsToken: deps.metricsToken });
   installJobAdmin(app, routes, auth, deps.jobAdmin);
+  installPublishingIntentions(app, routes, auth, publishing);
+  installPublishedPages(app, routes, publishing);
   installOpenApi(app, routes, { version: API_VERSION, baseUrl: deps.baseUrl });
   app.use((_req, res) => {
     res.status(404).json({ error: 'Finnes ikke' });

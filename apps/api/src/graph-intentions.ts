@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AppError } from '@inntak/core';
 import { type Db } from '@inntak/postgres';
 import { createCollection, createEdge, createNode, deleteEdge, grantAccess, revokeAccess, tagNode } from '@inntak/postgres/graph';
+import { isPublishedInEdge, PUBLISHING_EDGE_TYPES } from '@inntak/postgres/publishing';
 import type { RouteRegistry } from './route-registry.js';
 import { AccessLevel, Id, JsonObject, Visibility } from './schemas.js';
 
@@ -77,7 +78,12 @@ export function installGraphIntentions(app: Express, registry: RouteRegistry, au
       errors: [...ERRORS, 409],
     },
     auth,
-    ({ body, caller }) => createEdge(deps.db, caller, body),
+    ({ body, caller }) => {
+      if (PUBLISHING_EDGE_TYPES.includes(body.edge_type)) {
+        throw new AppError('invalid_input', { detail: `edge_type: ${body.edge_type} lages med publiseringsoperasjonene` });
+      }
+      return createEdge(deps.db, caller, body);
+    },
   );
 
   registry.route(
@@ -93,7 +99,10 @@ export function installGraphIntentions(app: Express, registry: RouteRegistry, au
       errors: ERRORS,
     },
     auth,
-    ({ body, caller }) => deleteEdge(deps.db, caller, body),
+    async ({ body, caller }) => {
+      if (await isPublishedInEdge(deps.db, body.edge_id)) throw new AppError('invalid_input', { detail: 'edge_id: fjernes med unpublish_article' });
+      return deleteEdge(deps.db, caller, body);
+    },
   );
 
   registry.route(

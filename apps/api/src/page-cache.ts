@@ -2,7 +2,8 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from '@inntak/core';
 import type { Db } from '@inntak/postgres';
 import { ChangeListener, type ChangeNotice } from '@inntak/postgres/realtime';
-import { publicationsTouched } from '@inntak/postgres/publishing';
+import { TAGGED_EDGE_TYPE } from '@inntak/graph';
+import { FRONT_PAGE_VARIANT, PUBLISHED_IN, publicationsTouched } from '@inntak/postgres/publishing';
 
 /**
  * The published pages' models, cached in memory and dropped when the change stream says what
@@ -61,6 +62,8 @@ export async function startPageCache(options: { db: Db; connectionString: string
     minBackoffMs: options.backoffMs,
     onReconnect: () => cache.clear(),
     onBurst: async (notices) => {
+      // A notice too large for NOTIFY names only its overflow row: assume it touched everything.
+      if (notices.some((n) => 'overflow' in n.payload)) return cache.clear();
       const { nodeIds, edgeIds, direct } = keysOf(notices);
       const touched = await publicationsTouched(options.db, nodeIds, edgeIds);
       const all = [...new Set([...direct, ...touched])];
@@ -85,9 +88,9 @@ function keysOf(notices: readonly ChangeNotice[]): { nodeIds: string[]; edgeIds:
       } else if (typeof payload.id === 'string') nodeIds.push(payload.id);
     } else if (channel === 'inntak_edges') {
       if (old) {
-        if (old.edge_type === 'published_in') direct.push(String(old.target_id));
-        else if (old.edge_type === 'front_page_variant') direct.push(String(old.source_id));
-        else if (old.edge_type === 'tagged') nodeIds.push(String(old.source_id));
+        if (old.edge_type === PUBLISHED_IN) direct.push(String(old.target_id));
+        else if (old.edge_type === FRONT_PAGE_VARIANT) direct.push(String(old.source_id));
+        else if (old.edge_type === TAGGED_EDGE_TYPE) nodeIds.push(String(old.source_id));
       } else if (typeof payload.id === 'string') edgeIds.push(payload.id);
     }
   }

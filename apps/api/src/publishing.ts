@@ -54,7 +54,6 @@ export interface PublishingDeps {
 const TAGS = ['publishing'];
 /** Search words beyond this are ignored: a page of results needs no essay. */
 const MAX_SEARCH_CHARS = 200;
-const MAX_TAG_CHARS = 100;
 
 /** The intentions that make publications, publish articles and run front-page tests (docs/publishing.md). */
 export function installPublishingIntentions(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: PublishingDeps): void {
@@ -265,7 +264,7 @@ class Pages {
     }
     if (section === 'kategori' && parts.length === 2 && page !== undefined) {
       const tag = normalizeTag(safeDecode(param!) ?? '');
-      if (!tag || tag.length > MAX_TAG_CHARS) return this.notFound(res, ctx);
+      if (!tag) return this.notFound(res, ctx);
       const listing = await this.cached(pub.id, `tag:${pub.id}:${page}:${tag}`, async () => withEtag(paginate(await taggedArticles(db, pub.id, tag, pageWindow(page)), page)));
       if (!listing.value) return this.notFound(res, ctx);
       if (this.fresh(req, res, listing.etag)) return;

@@ -2,12 +2,13 @@ import { OPERATOR, isAccessLevel } from '@inntak/access';
 import { intakeUrl, knownTemplateId } from '@inntak/intake';
 import { type Db } from '@inntak/postgres';
 import { createCollection, createPerson, grantAccess } from '@inntak/postgres/graph';
+import { createPublication, publishArticle, runAbEvaluation } from '@inntak/postgres/publishing';
 import { createWebhook, listWebhooks, rotateWebhookToken, setWebhookTemplate, type AdministeredWebhook } from '@inntak/postgres/intake';
 
 /** A mistake in the command line itself: the usage text is shown with it. */
 export class UsageError extends Error {}
 
-export type Options = Record<string, string | boolean | undefined>;
+export type Options = Record<string, string | string[] | boolean | undefined>;
 
 export const DATABASE_COMMANDS = [
   'person add',
@@ -17,6 +18,9 @@ export const DATABASE_COMMANDS = [
   'webhook set-template',
   'webhook rotate',
   'member add',
+  'publication add',
+  'publish',
+  'ab evaluate',
 ] as const;
 export type DatabaseCommand = (typeof DATABASE_COMMANDS)[number];
 
@@ -63,6 +67,20 @@ export async function runDatabaseCommand(command: DatabaseCommand, options: Opti
       const granted = await grantAccess(db, OPERATOR, { subject_id: subjectId, object_id: objectId, access });
       return { subject_id: subjectId, object_id: objectId, access, edge_id: granted.edge_id };
     }
+    case 'publication add': {
+      const domains = options.domain;
+      return createPublication(db, {
+        slug: required(options, 'slug'),
+        title: required(options, 'title'),
+        ownerId: required(options, 'owner'),
+        about: optional(options, 'about'),
+        domains: Array.isArray(domains) ? domains : typeof domains === 'string' ? [domains] : [],
+      });
+    }
+    case 'publish':
+      return publishArticle(db, OPERATOR, { publication_id: required(options, 'publication'), node_id: required(options, 'node') });
+    case 'ab evaluate':
+      return runAbEvaluation(db);
   }
 }
 

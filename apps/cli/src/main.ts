@@ -20,6 +20,9 @@ const USAGE = `inntak — webhooks into a graph
   inntak webhook set-template --webhook ID (--template T | --clear)
   inntak webhook rotate --webhook ID             new token; the old one stops working
   inntak member add --collection ID --person PERSON_ID [--access reader|member|admin|owner]
+  inntak publication add --slug S --title T --owner PERSON_ID [--about A] [--domain D ...]
+  inntak publish --publication ID --node ID      publish a node in a publication
+  inntak ab evaluate                             run the A/B evaluator now; prints its decisions
   inntak templates                               list the payload templates
 
 Every command prints JSON on stdout. Without DATABASE_URL an embedded PostgreSQL under .data/
@@ -49,6 +52,11 @@ const { values, positionals } = parseArgs({
     webhook: { type: 'string' },
     person: { type: 'string' },
     access: { type: 'string' },
+    slug: { type: 'string' },
+    about: { type: 'string' },
+    domain: { type: 'string', multiple: true },
+    publication: { type: 'string' },
+    node: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });

@@ -23,7 +23,7 @@ export interface WorkerConfig {
   storageDir: string;
   /** On SIGTERM, running jobs get this long to finish before their signal aborts them. */
   shutdownGraceMs: number;
-  /** graphile-worker crontab; the disk check runs every minute (spec: 60 s). */
+  /** graphile-worker crontab; the disk check runs every minute (spec: 60 s), the A/B evaluator every 5 minutes (spec: 300 s). */
   crontab: string;
 }
 
@@ -46,7 +46,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
     liveRoomCacheMs: integer(env, 'LIVE_ROOM_CACHE_MS', 10_000, 0),
     shutdownGraceMs: integer(env, 'WORKER_SHUTDOWN_GRACE_MS', 5000, 0),
     storageDir: env.STORAGE_DIR ?? `${REPO_ROOT}.data`,
-    crontab: env.WORKER_CRONTAB ?? '* * * * * disk_monitor ?max=1\n',
+    crontab: env.WORKER_CRONTAB ?? '* * * * * disk_monitor ?max=1\n*/5 * * * * ab_evaluate ?max=1\n',
   };
 }
 

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { isAbStatus } from '@inntak/ab-testing';
 import { excerptOf, UNTITLED, type Article, type ArticleSummary, type FrontPageEntry, type FrontPageVariant, type PageWindow } from '@inntak/publishing';
+import { TAG_NODE_KIND as TAG_KIND, TAGGED_EDGE_TYPE as TAGGED } from '@inntak/graph';
 import type { Db } from '../platform/index.js';
 import { FRONT_PAGE_VARIANT, PUBLISHED_IN } from './articles.js';
 
@@ -77,9 +78,6 @@ export async function publishedArticle(db: Db, publicationId: string, articleId:
     order by 1 limit 50`.execute(db);
   return { ...toSummary(row), content: row.content ?? '', tags: tags.map((t) => t.tag) };
 }
-
-const TAGGED = 'tagged';
-const TAG_KIND = 'tag';
 
 /** Published articles that have the (normalized) tag, newest first. */
 export async function taggedArticles(db: Db, publicationId: string, tag: string, window: PageWindow): Promise<ArticleSummary[]> {

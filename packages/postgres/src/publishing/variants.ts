@@ -23,14 +23,14 @@ export interface NewVariant {
  * play becomes `testing` (SPEC: States and transitions), a previous winner included, so a new
  * challenger is tested against it. Runs under the publication's row lock.
  */
-export async function createVariant(db: Db, actor: Actor, input: NewVariant): Promise<{ edge_id: string; ab_status: AbStatus | null }> {
+export async function createVariant(db: Db, actor: Actor, input: NewVariant): Promise<{ edge_id: string; ab_status: 'testing' | null }> {
   return db.transaction().execute(async (trx) => {
     await requirePublication(trx, actor, input.publication_id, 'publication_id');
     const { rows: published } = await sql`
       select 1 from edges where source_id = ${input.article_id} and target_id = ${input.publication_id} and edge_type = ${PUBLISHED_IN}`.execute(trx);
     if (published.length === 0) throw new AppError('conflict', { detail: 'artikkelen er ikke publisert i publikasjonen' });
     const inPlay = (await variantsOfType(trx, input.publication_id, input.article_id, input.variant_type)).filter((v) => v.ab_status !== 'retired');
-    const abStatus: AbStatus | null = inPlay.length > 0 ? 'testing' : null;
+    const abStatus = inPlay.length > 0 ? ('testing' as const) : null;
     if (abStatus) await setStatus(trx, inPlay.map((v) => v.id), 'testing');
     const edgeId = await insertEdge(trx, {
       source_id: input.publication_id,
