@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** The worker's one config module: nothing else reads process.env or argv. */
@@ -23,11 +24,13 @@ export interface WorkerConfig {
   storageDir: string;
   /** On SIGTERM, running jobs get this long to finish before their signal aborts them. */
   shutdownGraceMs: number;
-  /** graphile-worker crontab; the disk check runs every minute (spec: 60 s), the A/B evaluator every 5 minutes (spec: 300 s). */
+  /** graphile-worker crontab: apps/worker/crontab, or WORKER_CRONTAB's text instead. */
   crontab: string;
 }
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+/** From src/ (tests) and dist/ alike: the file beside them. */
+export const CRONTAB_FILE = fileURLToPath(new URL('../crontab', import.meta.url));
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] = process.argv.slice(2)): WorkerConfig {
   if (!env.DATABASE_URL) throw new Error('DATABASE_URL is not set (npm start sets it, with an embedded PostgreSQL)');
@@ -46,7 +49,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
     liveRoomCacheMs: integer(env, 'LIVE_ROOM_CACHE_MS', 10_000, 0),
     shutdownGraceMs: integer(env, 'WORKER_SHUTDOWN_GRACE_MS', 5000, 0),
     storageDir: env.STORAGE_DIR ?? `${REPO_ROOT}.data`,
-    crontab: env.WORKER_CRONTAB ?? '* * * * * disk_monitor ?max=1\n*/5 * * * * ab_evaluate ?max=1\n',
+    crontab: env.WORKER_CRONTAB ?? readFileSync(CRONTAB_FILE, 'utf8'),
   };
 }
 
