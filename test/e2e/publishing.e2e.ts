@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import winston from 'winston';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { sql } from 'kysely';
 import { OPERATOR } from '@inntak/access';
 import { createNode, createPerson, tagNode } from '@inntak/postgres/graph';
 import { createPublication, createVariant, publishArticle } from '@inntak/postgres/publishing';
@@ -31,7 +29,7 @@ beforeAll(async () => {
   if (!existsSync(BROWSER)) {
     throw new Error(`test:e2e trenger en nettleser: fant ikke ${BROWSER}. Installer den med "apt-get update && apt-get install -y chromium" eller sett CHROMIUM_PATH.`);
   }
-  const logger = winston.createLogger({ silent: true });
+  const logger = { error() {}, warn() {}, info() {}, debug() {} };
   db = await openTestDatabase(logger);
   api = await startApiServer(
     {
@@ -56,7 +54,7 @@ beforeAll(async () => {
   const article = async (key: string, title: string, content: string, publishedAt: string) => {
     const { id } = await createNode(db.db, actor, { node_kind: 'content', title, content });
     await publishArticle(db.db, actor, { publication_id: pub.id, node_id: id });
-    await sql`update edges set created_at = ${publishedAt}::timestamptz where source_id = ${id} and edge_type = 'published_in'`.execute(db.db);
+    await db.pool.query(`update edges set created_at = $1::timestamptz where source_id = $2 and edge_type = 'published_in'`, [publishedAt, id]);
     ids[key] = id;
   };
   await article('ferry', 'Ny ferje i rute', 'Ferja går nå hver time.\n\nBilletter selges om bord.', '2026-10-05T08:00:00Z');
@@ -84,7 +82,8 @@ afterAll(async () => {
 });
 
 async function fitsThePhone(): Promise<void> {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  // A string, so the test's types need no DOM library.
+  const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
   expect(overflow).toBeLessThanOrEqual(0);
 }
 
@@ -109,7 +108,7 @@ describe('the published pages in a browser', () => {
     expect(await page.locator('main h1').textContent()).toBe('Brua åpner');
     expect(await page.locator('main p').first().textContent()).toContain('Den nye brua åpner');
     await api.publishing.recorder.flush();
-    const { rows } = await sql<{ clicks: string }>`select coalesce(sum(clicks), 0) as clicks from ab_events where variant_edge_id = ${ids.variant}`.execute(db.db);
+    const { rows } = await db.pool.query<{ clicks: string }>('select coalesce(sum(clicks), 0) as clicks from ab_events where variant_edge_id = $1', [ids.variant]);
     expect(rows[0]!.clicks).toBe('1');
   });
 
