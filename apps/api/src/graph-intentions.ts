@@ -1,9 +1,7 @@
 import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
-import { AppError } from '@inntak/core';
 import { type Db } from '@inntak/postgres';
 import { createCollection, createEdge, createNode, deleteEdge, grantAccess, revokeAccess, tagNode } from '@inntak/postgres/graph';
-import { isPublishedInEdge, PUBLISHING_EDGE_TYPES } from '@inntak/postgres/publishing';
 import type { RouteRegistry } from './route-registry.js';
 import { AccessLevel, Id, JsonObject, Visibility } from './schemas.js';
 
@@ -11,9 +9,6 @@ import { AccessLevel, Id, JsonObject, Visibility } from './schemas.js';
  * The graph writes a user needs to build the graph without SQL. Each is checked against the
  * access matrix and commits together with its access propagation (docs/access.md).
  */
-
-/** Kinds with their own operation (webhook, collection) or made by an operator (person). */
-const RESERVED_KINDS = ['webhook', 'collection', 'person', 'tag'];
 
 const EdgeType = z.string().regex(/^[a-z][a-z0-9_]{0,62}$/, 'forventet et navn i snake_case');
 const Title = z.string().max(1000).nullish();
@@ -57,12 +52,7 @@ export function installGraphIntentions(app: Express, registry: RouteRegistry, au
       errors: ERRORS,
     },
     auth,
-    ({ body, caller }) => {
-      if (RESERVED_KINDS.includes(body.node_kind)) {
-        throw new AppError('invalid_input', { detail: `node_kind: ${body.node_kind} lages med sin egen operasjon` });
-      }
-      return createNode(deps.db, caller, body);
-    },
+    ({ body, caller }) => createNode(deps.db, caller, body),
   );
 
   registry.route(
@@ -78,12 +68,7 @@ export function installGraphIntentions(app: Express, registry: RouteRegistry, au
       errors: [...ERRORS, 409],
     },
     auth,
-    ({ body, caller }) => {
-      if (PUBLISHING_EDGE_TYPES.includes(body.edge_type)) {
-        throw new AppError('invalid_input', { detail: `edge_type: ${body.edge_type} lages med publiseringsoperasjonene` });
-      }
-      return createEdge(deps.db, caller, body);
-    },
+    ({ body, caller }) => createEdge(deps.db, caller, body),
   );
 
   registry.route(
@@ -99,10 +84,7 @@ export function installGraphIntentions(app: Express, registry: RouteRegistry, au
       errors: ERRORS,
     },
     auth,
-    async ({ body, caller }) => {
-      if (await isPublishedInEdge(deps.db, body.edge_id)) throw new AppError('invalid_input', { detail: 'edge_id: fjernes med unpublish_article' });
-      return deleteEdge(deps.db, caller, body);
-    },
+    ({ body, caller }) => deleteEdge(deps.db, caller, body),
   );
 
   registry.route(

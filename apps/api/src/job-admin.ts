@@ -1,10 +1,9 @@
 import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
-import { AppError } from '@inntak/core';
-import type { Caller } from '@inntak/access';
-import { DISK_LEVELS, DEFAULT_LIMITS, JOB_STATUSES, type LiveRoomStatus } from '@inntak/jobs';
+import { requireSystemAdmin } from '@inntak/access';
+import { DISK_LEVELS, DEFAULT_LIMITS, JOB_STATUSES, type DiskMeasurementRecord, type JobRecord, type JobRule, type LiveRoomStatus } from '@inntak/jobs';
 import { type Db } from '@inntak/postgres';
-import { cancelJob, diskStatus, listJobs, resourceStatus, retryJob, updateRule } from '@inntak/postgres/jobs';
+import { cancelJob, diskStatus, listJobs, resourceStatus, retryJob, updateRule, type ResourceStatus } from '@inntak/postgres/jobs';
 import type { RouteRegistry } from './route-registry.js';
 import { Timestamp } from './schemas.js';
 
@@ -79,13 +78,75 @@ const Resources = z.object({
     .nullable(),
 });
 
+// The JSON shapes of the job admin: the schemas above, and the mappings from the adapter's
+// domain records to them (dates as ISO text, durations derived).
+
+type JobJson = z.infer<typeof Job>;
+
+function toJobView(job: JobRecord): JobJson {
+  return {
+    id: job.id,
+    job_type: job.job_type,
+    status: job.status,
+    payload: job.payload,
+    priority: job.priority,
+    attempts: job.attempts,
+    max_attempts: job.max_attempts,
+    last_error: job.last_error,
+    worker_id: job.worker_id,
+    worker_process: job.worker_process,
+    cpu_weight: job.cpu_weight,
+    queued_at: job.queued_at.toISOString(),
+    run_at: job.run_at.toISOString(),
+    started_at: job.started_at?.toISOString() ?? null,
+    finished_at: job.finished_at?.toISOString() ?? null,
+    duration_ms: job.started_at && job.finished_at ? job.finished_at.getTime() - job.started_at.getTime() : null,
+    cancel_requested_at: job.cancel_requested_at?.toISOString() ?? null,
+  };
+}
+
+function ruleView(rule: JobRule): z.infer<typeof Rule> {
+  return {
+    job_type: rule.jobType,
+    base_priority: rule.basePriority,
+    cpu_weight: rule.cpuWeight,
+    max_concurrent: rule.maxConcurrent,
+    livekit_priority_adj: rule.livekitPriorityAdj,
+    block_during_livekit: rule.blockDuringLivekit,
+    timeout: rule.timeoutSeconds,
+  };
+}
+
+function diskView(disk: DiskMeasurementRecord): z.infer<typeof DiskMeasurement> {
+  return { ...disk, measured_at: disk.measured_at.toISOString() };
+}
+
+function resourcesView(status: ResourceStatus): z.infer<typeof Resources> {
+  return {
+    limits: { max_running: DEFAULT_LIMITS.maxRunning, max_weight: DEFAULT_LIMITS.maxWeight },
+    running: status.running.map((job) => ({
+      id: job.id,
+      job_type: job.job_type,
+      cpu_weight: job.cpu_weight,
+      worker_process: job.worker_process,
+      started_at: job.started_at?.toISOString() ?? null,
+    })),
+    running_weight: status.running.reduce((sum, job) => sum + job.cpu_weight, 0),
+    queue_depth: status.queueDepth,
+    rules: status.rules.map(ruleView),
+    live_room: {
+      active: status.liveRoom.active,
+      rooms: status.liveRoom.rooms.map((r) => ({ room_id: r.room_id, started_at: r.started_at.toISOString() })),
+    },
+    disk: status.disk && diskView(status.disk),
+    workers: status.workers.map((w) => ({ ...w, last_seen_at: w.last_seen_at.toISOString() })),
+    usage: status.usage && { ...status.usage, measured_at: status.usage.measured_at.toISOString() },
+  };
+}
+
 const TAGS = ['jobs'];
 const ADMIN = 'System administrators only (table system_admins, `inntak person add --admin`); see docs/jobs.md.';
 
-/** Admin = a system administrator; everyone else gets 403. */
-function requireAdmin(caller: Caller): void {
-  if (!caller.isAdmin) throw new AppError('forbidden', { detail: 'only system administrators' });
-}
 
 /** The job listing, the retry/cancel intentions and the resource endpoints (docs/jobs.md). */
 export function installJobAdmin(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: JobAdminDeps): void {
@@ -112,8 +173,9 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     },
     auth,
     async ({ query, caller }) => {
-      requireAdmin(caller);
-      return listJobs(deps.db, { type: query.type, status: query.status, limit: query.limit, before: query.cursor });
+      requireSystemAdmin(caller);
+      const list = await listJobs(deps.db, { type: query.type, status: query.status, limit: query.limit, before: query.cursor });
+      return { ...list, jobs: list.jobs.map(toJobView) };
     },
   );
 
@@ -132,8 +194,8 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     },
     auth,
     async ({ body, caller }) => {
-      requireAdmin(caller);
-      return { job: await retryJob(deps.db, body.job_id) };
+      requireSystemAdmin(caller);
+      return { job: toJobView(await retryJob(deps.db, body.job_id)) };
     },
   );
 
@@ -152,8 +214,8 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     },
     auth,
     async ({ body, caller }) => {
-      requireAdmin(caller);
-      return { job: await cancelJob(deps.db, body.job_id) };
+      requireSystemAdmin(caller);
+      return { job: toJobView(await cancelJob(deps.db, body.job_id)) };
     },
   );
 
@@ -171,8 +233,8 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     },
     auth,
     async ({ caller }) => {
-      requireAdmin(caller);
-      return resourceStatus(deps.db, deps.liveRooms);
+      requireSystemAdmin(caller);
+      return resourcesView(await resourceStatus(deps.db, deps.liveRooms));
     },
   );
 
@@ -191,8 +253,9 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     },
     auth,
     async ({ query, caller }) => {
-      requireAdmin(caller);
-      return diskStatus(deps.db, query.limit);
+      requireSystemAdmin(caller);
+      const disk = await diskStatus(deps.db, query.limit);
+      return { current: disk.current && diskView(disk.current), history: disk.history.map(diskView) };
     },
   );
 
@@ -219,7 +282,7 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     },
     auth,
     async ({ body, caller }) => {
-      requireAdmin(caller);
+      requireSystemAdmin(caller);
       const rule = await updateRule(deps.db, {
         jobType: body.job_type,
         basePriority: body.base_priority,
@@ -229,7 +292,7 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
         blockDuringLivekit: body.block_during_livekit,
         timeoutSeconds: body.timeout,
       });
-      return { rule };
+      return { rule: ruleView(rule) };
     },
   );
 }

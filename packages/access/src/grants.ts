@@ -1,3 +1,4 @@
+import { AppError } from '@inntak/core';
 import type { Actor } from './identity.js';
 import { grants, type AccessLevel } from './levels.js';
 
@@ -6,7 +7,7 @@ import { grants, type AccessLevel } from './levels.js';
  * - an `owner` edge person → node grants `owner` on the node;
  * - a `member_of` edge person → node grants `member`, or the level in its metadata.access
  *   (grant_access writes reader/member/admin this way);
- * - a `belongs_to` edge X → C copies C's rows to X (packages/postgres/src/access-propagation.ts).
+ * - a `belongs_to` edge X → C copies C's rows to X (packages/postgres/src/graph/access-propagation.ts).
  * The SQL twin of levelGrantedBy is access_granted_by() in db/migrations/002.do.access.sql.
  */
 export function levelGrantedBy(edgeType: string, metadata: Record<string, unknown>): AccessLevel | null {
@@ -51,4 +52,36 @@ export function edgeRequirement(edgeType: string, metadata: Record<string, unkno
 /** True when `held` meets `required` (no requirement is always met). */
 export function meets(held: AccessLevel | null, required: AccessLevel | null): boolean {
   return required === null || grants(held, required);
+}
+
+/**
+ * Operations on no graph object (job and resource admin, metrics) are for system
+ * administrators only. The route calls this before any work.
+ */
+export function requireSystemAdmin(actor: Actor): void {
+  if (!actor.isAdmin) throw new AppError('forbidden', { detail: 'kun for systemadministratorer' });
+}
+
+/**
+ * Node kinds `create_node` never makes: each has its own operation (webhook, collection, tag) or
+ * is made by an operator (person), because making one has consequences a plain node has not.
+ */
+export const RESERVED_NODE_KINDS = ['webhook', 'collection', 'person', 'tag'] as const;
+
+/**
+ * Edge types the generic edge operations do not make: publishing's own operations make them,
+ * with their own rule (admin on the publication). A `published_in` edge is also removed only by
+ * `unpublish_article`: storage pruning honours it (docs/publishing.md).
+ */
+export const RESERVED_EDGE_TYPES = ['published_in', 'front_page_variant'] as const;
+
+export function requireGenericEdge(edgeType: string, operation: 'create' | 'delete'): void {
+  const reserved = operation === 'create' ? (RESERVED_EDGE_TYPES as readonly string[]).includes(edgeType) : edgeType === 'published_in';
+  if (reserved) throw new AppError('invalid_input', { detail: `edge_type: ${edgeType} lages og fjernes med publiseringsoperasjonene` });
+}
+
+export function requireCreatableKind(kind: string): void {
+  if ((RESERVED_NODE_KINDS as readonly string[]).includes(kind)) {
+    throw new AppError('invalid_input', { detail: `node_kind: ${kind} lages med sin egen operasjon` });
+  }
 }

@@ -66,11 +66,3 @@ async function requireReadable(trx: Trx, actor: Actor, nodeId: string, field: st
   if (NOT_ARTICLES.includes(node.node_kind)) throw new AppError('invalid_input', { detail: `${field}: en ${node.node_kind} kan ikke publiseres` });
 }
 
-/** Edges only the publishing intentions make (their rights differ from a plain edge's). */
-export const PUBLISHING_EDGE_TYPES: readonly string[] = [PUBLISHED_IN, FRONT_PAGE_VARIANT];
-
-/** True when the edge is a published_in edge, which only unpublish_article removes. */
-export async function isPublishedInEdge(db: Db, edgeId: string): Promise<boolean> {
-  const row = await db.selectFrom('edges').select('id').where('id', '=', edgeId).where('edge_type', '=', PUBLISHED_IN).executeTakeFirst();
-  return row !== undefined;
-}
