@@ -89,7 +89,8 @@ create table node_access (
 );
 create table node_search (
   node_id uuid not null,
-  document tsvector not null
+  document tsvector not null,
+  title_document tsvector not null
 );
 create table nodes (
   id uuid not null,
@@ -128,6 +129,11 @@ create table schema_version (
   name text,
   md5 text,
   run_at timestamp with time zone
+);
+create table server_secrets (
+  name text not null,
+  secret bytea not null,
+  created_at timestamp with time zone not null default now()
 );
 create table system_admins (
   node_id uuid not null,
@@ -169,6 +175,7 @@ alter table publication_domains add constraint publication_domains_publication_i
 alter table realtime_overflow add constraint realtime_overflow_pkey PRIMARY KEY (id);
 alter table resource_usage_log add constraint resource_usage_log_pkey PRIMARY KEY (id);
 alter table schema_version add constraint schema_version_pkey PRIMARY KEY (version);
+alter table server_secrets add constraint server_secrets_pkey PRIMARY KEY (name);
 alter table system_admins add constraint system_admins_node_id_fkey FOREIGN KEY (node_id) REFERENCES nodes(id) ON DELETE CASCADE;
 alter table system_admins add constraint system_admins_pkey PRIMARY KEY (node_id);
 
@@ -181,8 +188,10 @@ CREATE UNIQUE INDEX disk_status_log_pkey ON public.disk_status_log USING btree (
 CREATE UNIQUE INDEX edges_pkey ON public.edges USING btree (id);
 CREATE INDEX edges_published_in_idx ON public.edges USING btree (target_id, created_at DESC, id DESC) WHERE (edge_type = 'published_in'::text);
 CREATE UNIQUE INDEX edges_published_in_once_idx ON public.edges USING btree (source_id, target_id) WHERE (edge_type = 'published_in'::text);
+CREATE INDEX edges_source_id_idx ON public.edges USING btree (source_id, id);
 CREATE INDEX edges_source_target_idx ON public.edges USING btree (source_id, target_id);
 CREATE INDEX edges_source_type_idx ON public.edges USING btree (source_id, edge_type);
+CREATE INDEX edges_target_id_idx ON public.edges USING btree (target_id, id);
 CREATE INDEX edges_target_type_source_idx ON public.edges USING btree (target_id, edge_type, source_id);
 CREATE INDEX edges_variant_testing_idx ON public.edges USING btree (source_id, target_id) WHERE ((edge_type = 'front_page_variant'::text) AND ((metadata ->> 'ab_status'::text) = 'testing'::text));
 CREATE UNIQUE INDEX job_priority_rules_pkey ON public.job_priority_rules USING btree (job_type);
@@ -200,6 +209,7 @@ CREATE UNIQUE INDEX node_access_pkey ON public.node_access USING btree (subject_
 CREATE INDEX node_access_via_edge_idx ON public.node_access USING btree (via_edge);
 CREATE INDEX node_search_document_idx ON public.node_search USING gin (document);
 CREATE UNIQUE INDEX node_search_pkey ON public.node_search USING btree (node_id);
+CREATE INDEX node_search_title_document_idx ON public.node_search USING gin (title_document);
 CREATE INDEX nodes_created_at_idx ON public.nodes USING btree (created_at);
 CREATE INDEX nodes_created_by_id_idx ON public.nodes USING btree (created_by, id);
 CREATE INDEX nodes_kind_id_idx ON public.nodes USING btree (node_kind, id);
@@ -215,6 +225,7 @@ CREATE INDEX realtime_overflow_created_idx ON public.realtime_overflow USING btr
 CREATE UNIQUE INDEX realtime_overflow_pkey ON public.realtime_overflow USING btree (id);
 CREATE UNIQUE INDEX resource_usage_log_pkey ON public.resource_usage_log USING btree (id);
 CREATE UNIQUE INDEX schema_version_pkey ON public.schema_version USING btree (version);
+CREATE UNIQUE INDEX server_secrets_pkey ON public.server_secrets USING btree (name);
 CREATE UNIQUE INDEX system_admins_pkey ON public.system_admins USING btree (node_id);
 
 -- functions
@@ -251,6 +262,12 @@ begin
   return v_id;
 end;
 $function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_inherited_access(access access_level, metadata jsonb)
+ RETURNS access_level
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+RETURN LEAST(access, CASE (metadata ->> 'max_access'::text) WHEN 'reader'::text THEN 'reader'::access_level WHEN 'member'::text THEN 'member'::access_level WHEN 'admin'::text THEN 'admin'::access_level ELSE 'owner'::access_level END)
 ;
 CREATE OR REPLACE FUNCTION public.inntak_node_audience_facts(node_id uuid)
  RETURNS jsonb
@@ -310,7 +327,7 @@ declare
   written integer;
 begin
   insert into node_access (subject_id, object_id, access, via_edge)
-  select a.subject_id, e.source_id, a.access, e.id
+  select a.subject_id, e.source_id, inntak_inherited_access(a.access, e.metadata), e.id
     from edges e
     join node_access a on a.object_id = e.target_id
    where e.id = edge and e.edge_type = 'belongs_to' and a.subject_id <> e.source_id
@@ -392,9 +409,10 @@ CREATE OR REPLACE FUNCTION public.node_search_insert()
  LANGUAGE plpgsql
 AS $function$
 begin
-  insert into node_search (node_id, document)
-  select id, node_search_document(title, content) from new_nodes
-  on conflict (node_id) do update set document = excluded.document;
+  insert into node_search (node_id, document, title_document)
+  select id, node_search_document(title, content), setweight(to_tsvector('simple'::regconfig, coalesce(title, '')), 'A')
+    from new_nodes
+  on conflict (node_id) do update set document = excluded.document, title_document = excluded.title_document;
   return null;
 end $function$
 ;
@@ -403,7 +421,10 @@ CREATE OR REPLACE FUNCTION public.node_search_update()
  LANGUAGE plpgsql
 AS $function$
 begin
-  update node_search set document = node_search_document(new.title, new.content) where node_id = new.id;
+  update node_search
+     set document = node_search_document(new.title, new.content),
+         title_document = setweight(to_tsvector('simple'::regconfig, coalesce(new.title, '')), 'A')
+   where node_id = new.id;
   return null;
 end $function$
 ;

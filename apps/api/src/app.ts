@@ -15,6 +15,7 @@ import { installNodeRead } from './node-read.js';
 import { installOpenApi } from './openapi.js';
 import { createMetrics, installMetrics, installRequestCounting } from './metrics.js';
 import { installQueryNodes } from './query-nodes.js';
+import { authThen, readsPerCaller } from './read-limits.js';
 import { installRequestLogging } from './request-logging.js';
 import { installPublishedDomains, installPublishedPages, installPublishingIntentions, type PublishingDeps } from './publishing.js';
 import { RouteRegistry } from './route-registry.js';
@@ -34,6 +35,8 @@ export interface AppDeps {
   /** Whether OIDC_ISSUER answers, for /health/ready; absent: no issuer to ask. */
   issuerStatus?: () => Promise<IssuerStatus>;
   nodeQueries: NodeQueryStore;
+  /** The key that seals /query/nodes cursors. */
+  cursorKey: () => Promise<Uint8Array>;
   databaseStats: () => Promise<DatabaseStats>;
   /** Bearer token a metrics scraper may use instead of an admin JWT; absent: admins only. */
   metricsToken?: string;
@@ -42,6 +45,8 @@ export interface AppDeps {
   checkResponses?: boolean;
   slowRequestMs: number;
   jobAdmin: JobAdminDeps;
+  /** Expensive reads one caller may run at once (READ_CONCURRENCY_PER_CALLER); default 4. */
+  readsPerCaller?: number;
   publishing: Omit<PublishingDeps, 'db' | 'logger'>;
 }
 
@@ -64,8 +69,9 @@ export function createApp(deps: AppDeps): Express {
   installMe(app, routes, auth);
   installWebhookAdmin(app, routes, auth, deps);
   installGraphIntentions(app, routes, auth, deps);
-  installNodeRead(app, routes, auth, deps);
-  installQueryNodes(app, routes, auth, { store: deps.nodeQueries });
+  const limitedReads = authThen(auth, readsPerCaller(deps.readsPerCaller ?? 4));
+  installNodeRead(app, routes, limitedReads, deps);
+  installQueryNodes(app, routes, limitedReads, { store: deps.nodeQueries, cursorKey: deps.cursorKey });
   installMetrics(app, routes, auth, { metrics, databaseStats: deps.databaseStats, metricsToken: deps.metricsToken });
   installJobAdmin(app, routes, auth, deps.jobAdmin);
   installPublishingIntentions(app, routes, auth, publishing);

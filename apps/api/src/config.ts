@@ -29,6 +29,10 @@ export interface ApiConfig {
   };
   /** Bearer token that may read GET /metrics (for a scraper); absent: only admin JWTs may. */
   metricsToken: string | undefined;
+  /** INTAKE_POOL_SIZE: intake's own database connections, which reads cannot take (docs/security.md). */
+  intakePoolSize: number;
+  /** READ_CONCURRENCY_PER_CALLER: searches, listings and node reads one person may run at once (429 beyond). */
+  readsPerCaller: number;
 }
 
 const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'];
@@ -92,6 +96,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       },
     },
     metricsToken,
+    intakePoolSize: integer(env.INTAKE_POOL_SIZE ?? '4', 'INTAKE_POOL_SIZE', 1, 100),
+    readsPerCaller: integer(env.READ_CONCURRENCY_PER_CALLER ?? '4', 'READ_CONCURRENCY_PER_CALLER', 1, 1000),
   };
 }
 
