@@ -37,6 +37,7 @@ const config: Config = {
     'packages/jobs',
     'packages/ab-testing',
     'packages/publishing',
+    'packages/orchestration',
     'packages/postgres',
     'apps/api',
     'apps/worker',
