@@ -68,8 +68,6 @@ const api = await startApiServer(
   await Promise.all([database.close().catch(() => {}), intakeDatabase.close().catch(() => {})]);
   fail(err.code === 'EADDRINUSE' ? `PORT ${config.port} is already in use: stop what listens there or choose another PORT` : `could not listen on PORT ${config.port}: ${err.message}`);
 });
-logger.info('api listening', { port: (api.server.address() as { port: number }).port, host: config.host ?? 'all interfaces', base_url: config.baseUrl });
-
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
@@ -85,3 +83,5 @@ process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
 // Started by `inntak start` with an IPC channel: when that parent goes away (even SIGKILLed), so do we.
 if (process.send) process.on('disconnect', () => void shutdown('parent exited'));
+// Only now: whoever waits for this line (npm start's tests, an operator) may signal at once.
+logger.info('api listening', { port: (api.server.address() as { port: number }).port, host: config.host ?? 'all interfaces', base_url: config.baseUrl });

@@ -22,7 +22,16 @@ try {
 } finally {
   await probe.close().catch(() => {});
 }
-let worker: RunningWorker;
+// Signal handlers before the worker starts (it logs "worker started"): a signal during start-up
+// stops it as soon as it has started, rather than killing it half-way.
+let worker: RunningWorker | undefined;
+let stopping = false;
+let pendingSignal: string | undefined;
+const onSignal = (signal: string) => (worker ? void shutdown(signal) : (pendingSignal ??= signal));
+process.on('SIGTERM', () => onSignal('SIGTERM'));
+process.on('SIGINT', () => onSignal('SIGINT'));
+// Started by `inntak start` with an IPC channel: when that parent goes away (even SIGKILLed), so do we.
+if (process.send) process.on('disconnect', () => onSignal('parent exited'));
 try {
   worker = await startWorker(config, logger);
 } catch (err) {
@@ -31,19 +40,15 @@ try {
   process.exit(1);
 }
 
-let stopping = false;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   logger.info('worker stopping', { signal });
-  await worker.stop();
+  await worker!.stop();
   logger.info('worker stopped');
   process.exit(0);
 }
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-process.on('SIGINT', () => void shutdown('SIGINT'));
-// Started by `inntak start` with an IPC channel: when that parent goes away (even SIGKILLed), so do we.
-if (process.send) process.on('disconnect', () => void shutdown('parent exited'));
+if (pendingSignal) await shutdown(pendingSignal);
 if (config.once) {
   await worker.done;
   await shutdown('--once: queue drained');
