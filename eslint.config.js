@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 // Domain packages know nothing of adapters or apps: the dependency rule of the hexagon.
-const DOMAIN_PACKAGES = ['core', 'graph', 'access', 'templates', 'intake', 'jobs'];
+const DOMAIN_PACKAGES = ['core', 'graph', 'access', 'templates', 'intake', 'jobs', 'media'];
 const ADAPTER_IMPORTS = ['@inntak/postgres', '@inntak/api', '@inntak/worker', '@inntak/cli', 'kysely', 'pg', 'express', 'graphile-worker', 'winston', 'socket.io'];
 
 export default tseslint.config(

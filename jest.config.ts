@@ -35,6 +35,8 @@ const config: Config = {
     'packages/templates',
     'packages/intake',
     'packages/jobs',
+    'packages/media',
+    'packages/files',
     'packages/postgres',
     'apps/api',
     'apps/worker',

@@ -5,6 +5,7 @@ import type { IntakeStore } from '@inntak/intake';
 import type { Db } from '@inntak/postgres';
 import type { NodeQueryStore } from '@inntak/graph';
 import type { DatabaseStats } from '@inntak/postgres';
+import type { FileStore } from '@inntak/media';
 import { installMe, requireCaller } from './auth.js';
 import { installJobAdmin, type JobAdminDeps } from './job-admin.js';
 import { errorHandler } from './errors.js';
@@ -12,6 +13,8 @@ import { installGraphIntentions } from './graph-intentions.js';
 import { installHealth } from './health.js';
 import { installNodeRead } from './node-read.js';
 import { installOpenApi } from './openapi.js';
+import { installMedia } from './media.js';
+import { installMixer } from './mixer.js';
 import { createMetrics, installMetrics, installRequestCounting } from './metrics.js';
 import { installQueryNodes } from './query-nodes.js';
 import { installRequestLogging } from './request-logging.js';
@@ -38,6 +41,8 @@ export interface AppDeps {
   checkResponses?: boolean;
   slowRequestMs: number;
   jobAdmin: JobAdminDeps;
+  /** The media file store (STORAGE_DIR). */
+  files: FileStore;
 }
 
 const API_VERSION = '0.1.0';
@@ -61,6 +66,8 @@ export function createApp(deps: AppDeps): Express {
   installQueryNodes(app, routes, auth, { store: deps.nodeQueries });
   installMetrics(app, routes, auth, { metrics, databaseStats: deps.databaseStats, metricsToken: deps.metricsToken });
   installJobAdmin(app, routes, auth, deps.jobAdmin);
+  installMedia(app, routes, auth, { db: deps.db, files: deps.files, logger: deps.logger });
+  installMixer(app, routes, auth, deps);
   installOpenApi(app, routes, { version: API_VERSION, baseUrl: deps.baseUrl });
   app.use((_req, res) => {
     res.status(404).json({ error: 'Finnes ikke' });

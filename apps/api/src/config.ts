@@ -21,6 +21,8 @@ export interface ApiConfig {
   };
   /** Bearer token that may read GET /metrics (for a scraper); absent: only admin JWTs may. */
   metricsToken: string | undefined;
+  /** STORAGE_DIR: where media files live; absent: .data/media in the repository. */
+  storageDir: string | undefined;
 }
 
 const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'];
@@ -60,6 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       },
     },
     metricsToken,
+    storageDir: env.STORAGE_DIR || undefined,
   };
 }
 

@@ -11,8 +11,8 @@ import { AccessLevel, Id, JsonObject, Visibility } from './schemas.js';
  * access matrix and commits together with its access propagation (docs/access.md).
  */
 
-/** Kinds with their own operation (webhook, collection) or made by an operator (person). */
-const RESERVED_KINDS = ['webhook', 'collection', 'person'];
+/** Kinds with their own operation (webhook, collection), made by an operator (person) or by the service (media: its file is the service's). */
+const RESERVED_KINDS = ['webhook', 'collection', 'person', 'media'];
 
 const EdgeType = z.string().regex(/^[a-z][a-z0-9_]{0,62}$/, 'forventet et navn i snake_case');
 const Title = z.string().max(1000).nullish();

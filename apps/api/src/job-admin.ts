@@ -5,6 +5,7 @@ import type { Caller } from '@inntak/access';
 import { DISK_LEVELS, DEFAULT_LIMITS, JOB_STATUSES, type LiveRoomStatus } from '@inntak/jobs';
 import { type Db } from '@inntak/postgres';
 import { cancelJob, diskStatus, listJobs, resourceStatus, retryJob, updateRule } from '@inntak/postgres/jobs';
+import { latestPruneRun } from '@inntak/postgres/media';
 import type { RouteRegistry } from './route-registry.js';
 import { Timestamp } from './schemas.js';
 
@@ -77,6 +78,19 @@ const Resources = z.object({
       running_weight: z.number().int(),
     })
     .nullable(),
+  pruning: z
+    .object({
+      mode: z.enum(['run', 'dry_run']),
+      trigger: z.string(),
+      started_at: Timestamp,
+      finished_at: Timestamp,
+      disk_percent: z.number(),
+      deleted: z.array(z.object({ id: z.string(), media_type: z.string(), bytes: z.number(), reason: z.string() })),
+      freed_bytes: z.number(),
+      swept: z.array(z.object({ kind: z.string(), key: z.string() })),
+    })
+    .nullable()
+    .describe('the last pruning run (docs/media.md)'),
 });
 
 const TAGS = ['jobs'];
@@ -172,7 +186,8 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     auth,
     async ({ caller }) => {
       requireAdmin(caller);
-      return resourceStatus(deps.db, deps.liveRooms);
+      const [status, pruning] = await Promise.all([resourceStatus(deps.db, deps.liveRooms), latestPruneRun(deps.db)]);
+      return { ...status, pruning };
     },
   );
 

@@ -29,6 +29,7 @@ const api = await startApiServer(
     slowRequestMs: config.slowRequestMs,
     realtime: config.realtime,
     metricsToken: config.metricsToken,
+    storageDir: config.storageDir,
   },
   config.port,
 );

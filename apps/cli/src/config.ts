@@ -8,6 +8,8 @@ export interface CliConfig {
   embeddedPort: number;
   baseUrl: string;
   logLevel: string;
+  /** STORAGE_DIR: where media files live (inntak prune). */
+  storageDir: string;
 }
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -24,6 +26,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): CliConfig {
     embeddedPort,
     baseUrl: (env.BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     logLevel: env.LOG_LEVEL ?? 'info',
+    storageDir: env.STORAGE_DIR ?? `${REPO_ROOT}.data/media`,
   };
 }
 

@@ -5,6 +5,7 @@ import { AppError } from '@inntak/core';
 import { listTemplates } from '@inntak/templates';
 import { migrate, openDatabase } from '@inntak/postgres';
 import { isDatabaseCommand, runDatabaseCommand, UsageError } from './commands.js';
+import { isMediaCommand, runMediaCommand } from './media-commands.js';
 import { loadConfig } from './config.js';
 import { resolveDatabase } from './database.js';
 import { startAll } from './start.js';
@@ -21,6 +22,8 @@ const USAGE = `inntak — webhooks into a graph
   inntak webhook rotate --webhook ID             new token; the old one stops working
   inntak member add --collection ID --person PERSON_ID [--access reader|member|admin|owner]
   inntak templates                               list the payload templates
+  inntak tts --node ID [--voice V] [--rate WPM]  read a node aloud (a worker must run); prints the media id
+  inntak prune [--dry-run]                       one storage pruning run; prints what was (or would be) deleted
 
 Every command prints JSON on stdout. Without DATABASE_URL an embedded PostgreSQL under .data/
 is used (and shared with a running \`npm start\`).`;
@@ -50,6 +53,10 @@ const { values, positionals } = parseArgs({
     person: { type: 'string' },
     access: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
+    node: { type: 'string' },
+    voice: { type: 'string' },
+    rate: { type: 'string' },
+    'dry-run': { type: 'boolean' },
   },
 });
 
@@ -67,7 +74,7 @@ async function main(): Promise<number> {
     print(listTemplates());
     return 0;
   }
-  if (command !== 'start' && command !== 'migrate' && !isDatabaseCommand(command)) throw new UsageError(`unknown command "${command}"`);
+  if (command !== 'start' && command !== 'migrate' && !isDatabaseCommand(command) && !isMediaCommand(command)) throw new UsageError(`unknown command "${command}"`);
 
   const database = await resolveDatabase(config, logger);
   if (command === 'start') return startAll(database, logger);
@@ -79,6 +86,7 @@ async function main(): Promise<number> {
     const handle = openDatabase({ connectionString: database.url, logger, max: 2 });
     try {
       if (isDatabaseCommand(command)) print(await runDatabaseCommand(command, values, { db: handle.db, baseUrl: config.baseUrl }));
+      if (isMediaCommand(command)) print(await runMediaCommand(command, values, { db: handle.db, storageDir: config.storageDir, log: (m) => logger.info(m) }));
       return 0;
     } finally {
       await handle.close();

@@ -19,13 +19,23 @@ export interface WorkerConfig {
   rulesCacheMs: number;
   /** Spec, Limits: 10 s. */
   liveRoomCacheMs: number;
-  /** The directory whose filesystem the disk monitor measures. */
+  /** Where media files live (STORAGE_DIR); the disk monitor and pruning measure its filesystem. */
   storageDir: string;
   /** On SIGTERM, running jobs get this long to finish before their signal aborts them. */
   shutdownGraceMs: number;
-  /** graphile-worker crontab; the disk check runs every minute (spec: 60 s). */
+  /**
+   * graphile-worker crontab: the disk check every minute (spec: 60 s); pruning every 6 hours,
+   * and every 15 minutes while the disk is at 85 % or more (docs/media.md).
+   */
   crontab: string;
 }
+
+export const DEFAULT_CRONTAB = [
+  '* * * * * disk_monitor ?max=1',
+  '0 */6 * * * prune ?max=1&id=prune_schedule {"trigger":"schedule"}',
+  '*/15 * * * * prune ?max=1&id=prune_disk_high {"trigger":"disk_high"}',
+  '',
+].join('\n');
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -45,8 +55,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
     rulesCacheMs: integer(env, 'JOB_RULES_CACHE_MS', 5000, 0),
     liveRoomCacheMs: integer(env, 'LIVE_ROOM_CACHE_MS', 10_000, 0),
     shutdownGraceMs: integer(env, 'WORKER_SHUTDOWN_GRACE_MS', 5000, 0),
-    storageDir: env.STORAGE_DIR ?? `${REPO_ROOT}.data`,
-    crontab: env.WORKER_CRONTAB ?? '* * * * * disk_monitor ?max=1\n',
+    storageDir: env.STORAGE_DIR ?? `${REPO_ROOT}.data/media`,
+    crontab: env.WORKER_CRONTAB ?? DEFAULT_CRONTAB,
   };
 }
 

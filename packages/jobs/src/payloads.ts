@@ -7,8 +7,10 @@ export interface JobPayloads {
   access_repair: { edge_id: string };
   /** Runs an orchestration script for an event that matched its trigger (later issue). */
   orchestrate: { script_id: string; event: Record<string, unknown> };
-  /** Generates speech for a node's text (later issue). */
-  tts_generate: { node_id: string; text: string; voice?: string };
+  /** Reads a node's title and content aloud into a media node (docs/media.md). */
+  tts_generate: { node_id: string; voice?: string; rate?: number };
+  /** One pruning run (crontab; `trigger` says which entry). Housekeeping, outside the governor. */
+  prune: { trigger?: string };
 }
 
 export type JobPayload<T extends string> = T extends keyof JobPayloads ? JobPayloads[T] : Record<string, unknown>;

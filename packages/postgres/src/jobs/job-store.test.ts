@@ -22,14 +22,14 @@ async function graphileJob(historyId: number) {
 
 describe('job queue on PostgreSQL', () => {
   it('enqueueJob writes the history row and a flagged graphile-worker job in the same transaction', async () => {
-    const id = await enqueueJob(database.db, 'tts_generate', { node_id: 'n1', text: 'hei' });
+    const id = await enqueueJob(database.db, 'tts_generate', { node_id: 'n1' });
     const job = await getJob(database.db, id);
     expect(job).toMatchObject({ job_type: 'tts_generate', status: 'queued', attempts: 0, priority: 5 });
     expect(await graphileJob(id)).toMatchObject({ flags: { tts_generate: true }, priority: 5 });
 
     await expect(
       database.db.transaction().execute(async (trx) => {
-        await enqueueJob(trx, 'tts_generate', { node_id: 'n2', text: 'rolled back' });
+        await enqueueJob(trx, 'tts_generate', { node_id: 'n2' });
         throw new Error('write failed');
       }),
     ).rejects.toThrow('write failed');
