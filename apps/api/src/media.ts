@@ -50,8 +50,6 @@ export function installMedia(app: Express, registry: RouteRegistry, auth: Reques
     }
     touchMediaAccess(deps.db, media.id).catch((error: Error) => deps.logger.warn('last_accessed_at not updated', { media_id: media.id, error: error.message }));
     res.setHeader('Accept-Ranges', 'bytes');
-    res.setHeader('Content-Type', media.metadata.mime);
-    res.setHeader('Cache-Control', 'private, no-cache');
     let range: { start: number; end: number } | undefined;
     if (req.headers.range) {
       const ranges = req.range(size, { combine: true });
@@ -63,6 +61,8 @@ export function installMedia(app: Express, registry: RouteRegistry, auth: Reques
       // A malformed header or several ranges: the whole file (RFC 9110 allows ignoring Range).
       if (ranges !== undefined && ranges !== -2 && ranges.type === 'bytes' && ranges.length === 1) range = ranges[0];
     }
+    res.setHeader('Content-Type', media.metadata.mime);
+    res.setHeader('Cache-Control', 'private, no-cache');
     if (range) {
       res.status(206);
       res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${size}`);
