@@ -41,7 +41,19 @@ const config: Config = {
     'apps/api',
     'apps/worker',
     'apps/cli',
-  ].map(project),
+  ]
+    .map(project)
+    .concat({
+      // Repository-wide rules (dependency rules, schema dump): test/*.test.ts.
+      ...project('test'),
+      displayName: 'repo',
+      moduleNameMapper: {
+        '^@inntak/([a-z-]+)$': '<rootDir>/../packages/$1/src/index.ts',
+        '^@inntak/([a-z-]+)/([a-z-]+)$': '<rootDir>/../packages/$1/src/$2/index.ts',
+        '^(\\.{1,2}/.*)\\.js$': '$1',
+      },
+      testMatch: ['<rootDir>/*.test.ts'],
+    }),
 };
 
 export default config;

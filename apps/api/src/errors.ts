@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler } from 'express';
-import { AppError, coerceError, type ErrorCode, type Logger } from '@inntak/core';
+import { AppError, coerceError, JSON_MAX_DEPTH, type ErrorCode, type Logger } from '@inntak/core';
+import { requestLogger, routeOf } from './request-logging.js';
 
 /**
  * The one table from failure to HTTP answer. Texts marked (spec) are contract; keep them exact.
@@ -11,6 +12,10 @@ const ERROR_TABLE: Record<ErrorCode, { status: number; text: string }> = {
   edge_insert_failed: { status: 500, text: 'Databasefeil ved opprettelse av edge' }, // spec
   invalid_json: { status: 400, text: 'Ugyldig JSON i forespørselen' },
   body_too_large: { status: 413, text: 'Forespørselen er for stor' },
+  json_too_deep: { status: 400, text: `JSON-en er nestet dypere enn ${JSON_MAX_DEPTH} nivåer` },
+  unreadable_body: { status: 400, text: 'Forespørselen kunne ikke leses' },
+  unsupported_encoding: { status: 415, text: 'Kodingen støttes ikke' },
+  method_not_allowed: { status: 405, text: 'Metoden er ikke tillatt' },
   missing_authorization: { status: 401, text: 'Mangler Authorization-header' }, // spec
   invalid_token: { status: 401, text: 'Ugyldig token' }, // spec
   unknown_identity: { status: 401, text: 'Ukjent brukeridentitet' }, // spec
@@ -32,31 +37,54 @@ export function errorResponse(error: AppError): { status: number; body: { error:
 }
 
 /** Express's last middleware: every failure leaves as `{ "error": text }`. */
-export function errorHandler(logger: Logger): ErrorRequestHandler {
+export function errorHandler(appLogger: Logger): ErrorRequestHandler {
   return (thrown, req, res, _next) => {
+    const logger = requestLogger(res, appLogger);
+    // Logs name the route pattern, never the path: a webhook path holds its token.
+    const where = { method: req.method, route: routeOf(req) };
     const appError = toAppError(thrown);
     if (!appError) {
       const err = coerceError(thrown);
-      logger.error('unhandled error', { method: req.method, path: req.path, error: err.message, stack: err.stack });
+      logger.error('unhandled error', { ...where, error: err.message, stack: err.stack });
       res.status(INTERNAL.status).json({ error: INTERNAL.text });
       return;
     }
     const { status, body } = errorResponse(appError);
     if (status >= 500) {
       const cause = appError.cause ? coerceError(appError.cause) : undefined;
-      logger.error(body.error, { method: req.method, path: req.path, code: appError.code, cause: cause?.message });
+      logger.error(body.error, { ...where, code: appError.code, cause: cause?.message });
     }
+    // A body left unread (refused before or while reading it) is not worth receiving: close
+    // the connection after the answer instead of draining it.
+    if (!req.complete && hasBody(req.headers)) res.setHeader('Connection', 'close');
+    if (appError.code === 'method_not_allowed') res.setHeader('Allow', 'POST');
     res.status(status).json(body);
   };
 }
 
-/** body-parser's own errors (too large, bad encoding) carry a `type`; map them to ours. */
+/**
+ * Failures from outside our code. body-parser and the request stream mark theirs with an HTTP
+ * status (and often a `type`): too large is 413, an unknown encoding 415, and every other one —
+ * a body that does not inflate, a cut-off request, one a future parser refuses — is the
+ * client's 400, never a 500.
+ */
 function toAppError(thrown: unknown): AppError | undefined {
   if (thrown instanceof AppError) return thrown;
-  const type = (thrown as { type?: unknown } | null)?.type;
+  const { type, status, statusCode, encoding, charset, code } = (thrown ?? {}) as Record<string, unknown>;
   if (type === 'entity.too.large') return new AppError('body_too_large');
-  if (type === 'entity.parse.failed' || type === 'encoding.unsupported' || type === 'charset.unsupported') {
-    return new AppError('invalid_json');
+  if (type === 'entity.parse.failed') return new AppError('invalid_json');
+  if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
+    const what = typeof encoding === 'string' ? `Content-Encoding ${encoding}` : typeof charset === 'string' ? `charset ${charset}` : undefined;
+    return new AppError('unsupported_encoding', { detail: what });
+  }
+  const httpStatus = typeof status === 'number' ? status : statusCode;
+  if (typeof httpStatus === 'number' && httpStatus >= 400 && httpStatus < 500) {
+    const zlib = typeof code === 'string' && code.startsWith('Z_');
+    return new AppError('unreadable_body', { detail: zlib ? 'innholdet kunne ikke pakkes ut (Content-Encoding)' : undefined });
   }
   return undefined;
+}
+
+export function hasBody(headers: { 'transfer-encoding'?: string; 'content-length'?: string }): boolean {
+  return headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
 }

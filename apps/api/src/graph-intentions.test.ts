@@ -179,3 +179,49 @@ describe('atomicity', () => {
     expect(edges).toEqual([]);
   });
 });
+
+describe('POST /intentions/tag_node', () => {
+  it('tags a node: one tag node per normalized name, and tagging twice returns the same edge', async () => {
+    const c = await collection();
+    const a = await post('/intentions/create_node', owner, { node_kind: 'content', title: 'A', collection_id: c });
+    const b = await post('/intentions/create_node', owner, { node_kind: 'content', title: 'B', collection_id: c });
+    const first = await post('/intentions/tag_node', owner, { node_id: a.body.id, tag: '  Norsk  Politikk ' });
+    expect(first.status).toBe(201);
+    expect(first.body.tag).toBe('norsk politikk');
+    const again = await post('/intentions/tag_node', owner, { node_id: a.body.id, tag: 'norsk politikk' });
+    expect(again.body).toEqual(first.body);
+    const other = await post('/intentions/tag_node', owner, { node_id: b.body.id, tag: 'NORSK POLITIKK' });
+    expect(other.body.tag_id).toBe(first.body.tag_id);
+    expect(other.body.edge_id).not.toBe(first.body.edge_id);
+    const tagged = await sql<{ n: number }>`
+      select count(*)::int as n from edges where target_id = ${first.body.tag_id} and edge_type = 'tagged'`.execute(ctx.database.db);
+    expect(tagged.rows[0]!.n).toBe(2);
+  });
+
+  it('needs member on the node: a reader gets 403, a stranger 404, and nothing is written', async () => {
+    const c = await collection();
+    const node = await post('/intentions/create_node', owner, { node_kind: 'content', title: 'N', collection_id: c });
+    const reader = await ctx.addPerson('tag-reader');
+    await post('/intentions/grant_access', owner, { subject_id: reader.id, object_id: c, access: 'reader' });
+    const stranger = await ctx.addPerson('tag-stranger');
+    expect((await post('/intentions/tag_node', reader.authorization, { node_id: node.body.id, tag: 'hemmelig' })).status).toBe(403);
+    expect((await post('/intentions/tag_node', stranger.authorization, { node_id: node.body.id, tag: 'hemmelig' })).status).toBe(404);
+    const tags = await sql<{ n: number }>`select count(*)::int as n from nodes where node_kind = 'tag' and metadata->>'tag' = 'hemmelig'`.execute(ctx.database.db);
+    expect(tags.rows[0]!.n).toBe(0);
+  });
+
+  it('answers 400 for a tag that is blank or holds a slash', async () => {
+    const c = await collection();
+    const node = await post('/intentions/create_node', owner, { node_kind: 'content', title: 'N', collection_id: c });
+    for (const tag of ['   ', 'a/b']) {
+      const res = await post('/intentions/tag_node', owner, { node_id: node.body.id, tag });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatch(/tag/);
+    }
+  });
+
+  it('a tag node cannot be made through create_node', async () => {
+    const res = await post('/intentions/create_node', owner, { node_kind: 'tag', title: 'x' });
+    expect(res.status).toBe(400);
+  });
+});

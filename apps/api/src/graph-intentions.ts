@@ -2,7 +2,7 @@ import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
 import { AppError } from '@inntak/core';
 import { type Db } from '@inntak/postgres';
-import { createCollection, createEdge, createNode, deleteEdge, grantAccess, revokeAccess } from '@inntak/postgres/graph';
+import { createCollection, createEdge, createNode, deleteEdge, grantAccess, revokeAccess, tagNode } from '@inntak/postgres/graph';
 import type { RouteRegistry } from './route-registry.js';
 import { AccessLevel, Id, JsonObject, Visibility } from './schemas.js';
 
@@ -11,8 +11,8 @@ import { AccessLevel, Id, JsonObject, Visibility } from './schemas.js';
  * access matrix and commits together with its access propagation (docs/access.md).
  */
 
-/** Kinds with their own operation (webhook, collection), made by an operator (person) or by the service (media: its file is the service's). */
-const RESERVED_KINDS = ['webhook', 'collection', 'person', 'media'];
+/** Kinds with their own operation (webhook, collection, tag), made by an operator (person) or by the service (media: its file is the service's). */
+const RESERVED_KINDS = ['webhook', 'collection', 'person', 'tag', 'media'];
 
 const EdgeType = z.string().regex(/^[a-z][a-z0-9_]{0,62}$/, 'forventet et navn i snake_case');
 const Title = z.string().max(1000).nullish();
@@ -126,5 +126,21 @@ export function installGraphIntentions(app: Express, registry: RouteRegistry, au
     },
     auth,
     ({ body, caller }) => revokeAccess(deps.db, caller, body),
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/tag_node',
+      summary: 'Tag a node (member or better on it): a tagged edge to the tag’s node, made on first use',
+      tags: TAGS,
+      auth: 'jwt',
+      body: z.strictObject({ node_id: Id, tag: z.string().min(1).max(200) }),
+      response: { status: 201, schema: z.object({ edge_id: Id, tag_id: Id, tag: z.string() }) },
+      errors: ERRORS,
+    },
+    auth,
+    ({ body, caller }) => tagNode(deps.db, caller, body),
   );
 }

@@ -2,9 +2,9 @@ import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
 import { AppError } from '@inntak/core';
 import type { Caller } from '@inntak/access';
-import { DISK_LEVELS, DEFAULT_LIMITS, JOB_STATUSES, type LiveRoomStatus } from '@inntak/jobs';
+import { DISK_LEVELS, DEFAULT_LIMITS, JOB_STATUSES, type DiskMeasurementRecord, type JobRecord, type JobRule, type LiveRoomStatus } from '@inntak/jobs';
 import { type Db } from '@inntak/postgres';
-import { cancelJob, diskStatus, listJobs, resourceStatus, retryJob, updateRule } from '@inntak/postgres/jobs';
+import { cancelJob, diskStatus, listJobs, resourceStatus, retryJob, updateRule, type ResourceStatus } from '@inntak/postgres/jobs';
 import { latestPruneRun } from '@inntak/postgres/media';
 import type { RouteRegistry } from './route-registry.js';
 import { Timestamp } from './schemas.js';
@@ -93,6 +93,72 @@ const Resources = z.object({
     .describe('the last pruning run (docs/media.md)'),
 });
 
+// The JSON shapes of the job admin: the schemas above, and the mappings from the adapter's
+// domain records to them (dates as ISO text, durations derived).
+
+type JobJson = z.infer<typeof Job>;
+
+function toJobView(job: JobRecord): JobJson {
+  return {
+    id: job.id,
+    job_type: job.job_type,
+    status: job.status,
+    payload: job.payload,
+    priority: job.priority,
+    attempts: job.attempts,
+    max_attempts: job.max_attempts,
+    last_error: job.last_error,
+    worker_id: job.worker_id,
+    worker_process: job.worker_process,
+    cpu_weight: job.cpu_weight,
+    queued_at: job.queued_at.toISOString(),
+    run_at: job.run_at.toISOString(),
+    started_at: job.started_at?.toISOString() ?? null,
+    finished_at: job.finished_at?.toISOString() ?? null,
+    duration_ms: job.started_at && job.finished_at ? job.finished_at.getTime() - job.started_at.getTime() : null,
+    cancel_requested_at: job.cancel_requested_at?.toISOString() ?? null,
+  };
+}
+
+function ruleView(rule: JobRule): z.infer<typeof Rule> {
+  return {
+    job_type: rule.jobType,
+    base_priority: rule.basePriority,
+    cpu_weight: rule.cpuWeight,
+    max_concurrent: rule.maxConcurrent,
+    livekit_priority_adj: rule.livekitPriorityAdj,
+    block_during_livekit: rule.blockDuringLivekit,
+    timeout: rule.timeoutSeconds,
+  };
+}
+
+function diskView(disk: DiskMeasurementRecord): z.infer<typeof DiskMeasurement> {
+  return { ...disk, measured_at: disk.measured_at.toISOString() };
+}
+
+function resourcesView(status: ResourceStatus): Omit<z.infer<typeof Resources>, 'pruning'> {
+  return {
+    limits: { max_running: DEFAULT_LIMITS.maxRunning, max_weight: DEFAULT_LIMITS.maxWeight },
+    running: status.running.map((job) => ({
+      id: job.id,
+      job_type: job.job_type,
+      cpu_weight: job.cpu_weight,
+      worker_process: job.worker_process,
+      started_at: job.started_at?.toISOString() ?? null,
+    })),
+    running_weight: status.running.reduce((sum, job) => sum + job.cpu_weight, 0),
+    queue_depth: status.queueDepth,
+    rules: status.rules.map(ruleView),
+    live_room: {
+      active: status.liveRoom.active,
+      rooms: status.liveRoom.rooms.map((r) => ({ room_id: r.room_id, started_at: r.started_at.toISOString() })),
+    },
+    disk: status.disk && diskView(status.disk),
+    workers: status.workers.map((w) => ({ ...w, last_seen_at: w.last_seen_at.toISOString() })),
+    usage: status.usage && { ...status.usage, measured_at: status.usage.measured_at.toISOString() },
+  };
+}
+
 const TAGS = ['jobs'];
 const ADMIN = 'System administrators only (table system_admins, `inntak person add --admin`); see docs/jobs.md.';
 
@@ -127,7 +193,8 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     auth,
     async ({ query, caller }) => {
       requireAdmin(caller);
-      return listJobs(deps.db, { type: query.type, status: query.status, limit: query.limit, before: query.cursor });
+      const list = await listJobs(deps.db, { type: query.type, status: query.status, limit: query.limit, before: query.cursor });
+      return { ...list, jobs: list.jobs.map(toJobView) };
     },
   );
 
@@ -147,7 +214,7 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     auth,
     async ({ body, caller }) => {
       requireAdmin(caller);
-      return { job: await retryJob(deps.db, body.job_id) };
+      return { job: toJobView(await retryJob(deps.db, body.job_id)) };
     },
   );
 
@@ -167,7 +234,7 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     auth,
     async ({ body, caller }) => {
       requireAdmin(caller);
-      return { job: await cancelJob(deps.db, body.job_id) };
+      return { job: toJobView(await cancelJob(deps.db, body.job_id)) };
     },
   );
 
@@ -187,7 +254,7 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     async ({ caller }) => {
       requireAdmin(caller);
       const [status, pruning] = await Promise.all([resourceStatus(deps.db, deps.liveRooms), latestPruneRun(deps.db)]);
-      return { ...status, pruning };
+      return { ...resourcesView(status), pruning };
     },
   );
 
@@ -207,7 +274,8 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     auth,
     async ({ query, caller }) => {
       requireAdmin(caller);
-      return diskStatus(deps.db, query.limit);
+      const disk = await diskStatus(deps.db, query.limit);
+      return { current: disk.current && diskView(disk.current), history: disk.history.map(diskView) };
     },
   );
 
@@ -244,7 +312,7 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
         blockDuringLivekit: body.block_during_livekit,
         timeoutSeconds: body.timeout,
       });
-      return { rule };
+      return { rule: ruleView(rule) };
     },
   );
 }

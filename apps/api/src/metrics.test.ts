@@ -131,7 +131,7 @@ describe('GET /metrics as Prometheus text', () => {
     expect(res.text).toContain(`inntak_pg_node_access_rows ${count.rows[0]!.n}`);
     expect(res.text).toContain('inntak_http_requests_total{method="POST",route="/api/webhook/:token",status="200"} 1');
     expect(res.text).toMatch(/inntak_pg_table_rows\{table="nodes",state="live"\} \d+/);
-    expect(res.text).toMatch(/inntak_pg_index_scans\{table="node_search",index="node_search_document_idx"\} \d+/);
+    expect(res.text).toMatch(/inntak_pg_index_scans_total\{table="node_search",index="node_search_document_idx"\} \d+/);
     expect(res.text).toMatch(/inntak_pg_cache_hit_ratio\{source="tables"\} [\d.]+/);
     expect(res.text).not.toContain(webhook.token);
   });
@@ -154,5 +154,61 @@ describe('GET /metrics as Prometheus text', () => {
     const res = await request(ctx.app()).get('/metrics?format=xml').set('Authorization', await bearer('admin'));
     expect(res.status).toBe(400);
     expect(res.body.error).toMatch(/^Ugyldig forespørsel: format: /);
+  });
+});
+
+describe('GET /metrics: intake, latency, process and PostgreSQL counters', () => {
+  it('counts intake deliveries by template and outcome', async () => {
+    const app = ctx.app();
+    const push = await ctx.addWebhook('forge-push');
+    const unknown = await ctx.addWebhook('finnes-ikke');
+    await request(app).post(`/api/webhook/${push.token}`).set('X-GitHub-Event', 'push').send({ ref: 'refs/heads/main', commits: [] }).expect(200);
+    await request(app).post(`/api/webhook/${webhook.token}`).send({}).expect(200);
+    await request(app).post(`/api/webhook/${unknown.token}`).send({}).expect(200);
+    await request(app).post(`/api/webhook/${push.token}`).set('Content-Type', 'application/json').send('{').expect(400);
+    await request(app).post('/api/webhook/00000000-0000-4000-8000-000000000000').send({}).expect(404);
+    const res = await request(app).get('/metrics').set('Authorization', await bearer('admin'));
+    expect(res.body.intake).toEqual(
+      expect.arrayContaining([
+        { template: 'forge-push', outcome: 'stored', count: 1 },
+        { template: 'generic', outcome: 'stored', count: 2 },
+        { template: 'forge-push', outcome: 'bad_request', count: 1 },
+        { template: 'none', outcome: 'not_found', count: 1 },
+      ]),
+    );
+    expect(res.body.intake).toHaveLength(4);
+  });
+
+  it('Prometheus text has intake counters, latency histograms, process metrics and PostgreSQL counts as counters', async () => {
+    const app = ctx.app();
+    await request(app).post(`/api/webhook/${webhook.token}`).send({}).expect(200);
+    const res = await request(app).get('/metrics?format=prometheus').set('Authorization', await bearer('admin'));
+    const text = res.text;
+    expect(text).toContain('inntak_intake_requests_total{template="generic",outcome="stored"} 1');
+    expect(text).toContain('# TYPE inntak_http_request_duration_seconds histogram');
+    expect(text).toMatch(/inntak_http_request_duration_seconds_bucket\{le="0\.2",method="POST",route="\/api\/webhook\/:token"\} 1/);
+    expect(text).toMatch(/inntak_http_request_duration_seconds_count\{method="POST",route="\/api\/webhook\/:token"\} 1/);
+    for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) {
+      expect(text).toContain(`# TYPE inntak_${name} `);
+    }
+    for (const name of ['table_scans', 'table_tuples', 'table_blocks', 'index_scans', 'index_tuples', 'index_blocks']) {
+      expect(text).toContain(`# TYPE inntak_pg_${name}_total counter`);
+    }
+    expect(text).toMatch(/inntak_pg_table_tuples_total\{table="nodes",op="insert"\} [1-9]\d*/);
+    expect(text).toContain('# TYPE inntak_pg_table_rows gauge');
+    expect(text).not.toContain(webhook.token);
+  });
+
+  it('PostgreSQL counters show the current totals at each scrape, not a sum over scrapes', async () => {
+    const app = ctx.app();
+    const inserted = async () => {
+      const res = await request(app).get('/metrics?format=prometheus').set('Authorization', await bearer('admin'));
+      return Number(/inntak_pg_table_tuples_total\{table="nodes",op="insert"\} (\d+)/.exec(res.text)![1]);
+    };
+    const stats = await sql<{ n: string }>`select n_tup_ins as n from pg_stat_user_tables where relname = 'nodes'`.execute(ctx.database.db);
+    const first = await inserted();
+    const second = await inserted();
+    expect(second).toBe(first);
+    expect(first).toBeGreaterThanOrEqual(Number(stats.rows[0]!.n));
   });
 });

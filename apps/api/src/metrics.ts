@@ -1,11 +1,13 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { Express, Request, RequestHandler } from 'express';
-import { Counter, Gauge, Registry } from 'prom-client';
+import type { Express, RequestHandler } from 'express';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { z } from 'zod';
 import { AppError } from '@inntak/core';
 import type { DatabaseStats } from '@inntak/postgres';
 import { callerOf } from './auth.js';
+import { routeOf } from './request-logging.js';
 import { parseInput, type RouteRegistry } from './route-registry.js';
+import { intakeOutcome } from './webhook-intake.js';
 
 /**
  * GET /metrics (docs/metrics.md). It exposes internals (table sizes, traffic by route), so it is
@@ -17,6 +19,8 @@ import { parseInput, type RouteRegistry } from './route-registry.js';
 export interface Metrics {
   registry: Registry;
   requests: Counter<'method' | 'route' | 'status'>;
+  duration: Histogram<'method' | 'route'>;
+  intake: Counter<'template' | 'outcome'>;
 }
 
 export function createMetrics(): Metrics {
@@ -27,22 +31,62 @@ export function createMetrics(): Metrics {
     labelNames: ['method', 'route', 'status'] as const,
     registers: [registry],
   });
-  return { registry, requests };
+  const duration = new Histogram({
+    name: 'inntak_http_request_duration_seconds',
+    help: 'Time from a request\'s arrival to its answer being sent, by method and route pattern',
+    labelNames: ['method', 'route'] as const,
+    // Intake answers in a few ms; the slow-request threshold (0.2 s) is a bucket edge.
+    buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.5, 1, 2.5, 10],
+    registers: [registry],
+  });
+  const intake = new Counter({
+    name: 'inntak_intake_requests_total',
+    help: 'Webhook deliveries by the webhook\'s template (generic, or none when no webhook matched) and outcome',
+    labelNames: ['template', 'outcome'] as const,
+    registers: [registry],
+  });
+  return { registry, requests, duration, intake };
 }
 
-/** Counts every answered request by its route pattern, never the raw path: webhook tokens are secrets. */
+/**
+ * Counts and times every answered request by its route pattern, never the raw path: webhook
+ * tokens are secrets.
+ */
 export function installRequestCounting(app: Express, metrics: Metrics): void {
   app.use((req, res, next) => {
+    const started = process.hrtime.bigint();
     res.on('finish', () => {
-      metrics.requests.inc({ method: req.method, route: routeOf(req), status: String(res.statusCode) });
+      const route = routeOf(req);
+      metrics.requests.inc({ method: req.method, route, status: String(res.statusCode) });
+      metrics.duration.observe({ method: req.method, route }, Number(process.hrtime.bigint() - started) / 1e9);
+      const intake = intakeOutcome(res);
+      if (intake) metrics.intake.inc({ template: intake.template ?? 'none', outcome: outcomeOf(res.statusCode, intake.repairQueued) });
     });
     next();
   });
 }
 
-function routeOf(req: Request): string {
-  const path = (req.route as { path?: unknown } | undefined)?.path;
-  return typeof path === 'string' ? `${req.baseUrl}${path}` : 'unmatched';
+/** The intake's outcomes, a small fixed set (docs/metrics.md). */
+function outcomeOf(status: number, repairQueued: boolean | undefined): string {
+  if (status === 200) return repairQueued ? 'stored_repair_queued' : 'stored';
+  if (status === 404) return 'not_found';
+  if (status === 413) return 'too_large';
+  if (status === 415) return 'unsupported_encoding';
+  if (status >= 400 && status < 500) return 'bad_request';
+  return 'error';
+}
+
+/**
+ * prom-client's process metrics (CPU, memory, event-loop lag, GC, handles) describe the
+ * process, not an app: one registry for them, created on first use and shown by every app.
+ */
+let processRegistry: Registry | undefined;
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry, prefix: 'inntak_' });
+  }
+  return processRegistry;
 }
 
 const PROMETHEUS_TYPES = ['text/plain', 'text/plain;version=0.0.4', 'application/openmetrics-text'];
@@ -59,7 +103,8 @@ export interface MetricsDeps {
 }
 
 export function installMetrics(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: MetricsDeps): void {
-  const gauges = pgGauges(deps.metrics.registry);
+  const gauges = pgMetrics(deps.metrics.registry);
+  const perProcess = processMetrics();
   const allowed: RequestHandler = async (req, res, next) => {
     if (deps.metricsToken && bearerIs(req.headers.authorization, deps.metricsToken)) return next();
     await new Promise<void>((resolve, reject) => {
@@ -71,12 +116,19 @@ export function installMetrics(app: Express, registry: RouteRegistry, auth: Requ
   registry.describe({
     method: 'get',
     path: '/metrics',
-    summary: 'Metrics: pg_stats and request counters (JSON, or Prometheus text)',
+    summary: 'Metrics: pg_stats, request and intake counters (JSON), or those with latency histograms and process metrics (Prometheus text)',
     description: 'For system administrators (JWT) or a scraper holding METRICS_TOKEN. `format=prometheus` or a text/plain Accept header gives Prometheus text.',
     tags: ['metrics'],
     auth: 'jwt',
     query: metricsParams,
-    response: { status: 200, schema: z.object({ pg_stats: z.record(z.string(), z.unknown()), requests: z.array(z.record(z.string(), z.unknown())) }) },
+    response: {
+      status: 200,
+      schema: z.object({
+        pg_stats: z.record(z.string(), z.unknown()),
+        requests: z.array(z.record(z.string(), z.unknown())),
+        intake: z.array(z.record(z.string(), z.unknown())),
+      }),
+    },
     errors: [400, 401, 403],
   });
   app.get('/metrics', allowed, async (req, res) => {
@@ -86,13 +138,16 @@ export function installMetrics(app: Express, registry: RouteRegistry, auth: Requ
     const stats = await deps.databaseStats();
     if (prometheus) {
       gauges.set(stats);
-      res.status(200).type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+      const text = (await deps.metrics.registry.metrics()) + (await perProcess.metrics());
+      res.status(200).type(deps.metrics.registry.contentType).send(text);
       return;
     }
     const counts = await deps.metrics.requests.get();
+    const intake = await deps.metrics.intake.get();
     res.status(200).json({
       pg_stats: stats,
       requests: counts.values.map((v) => ({ ...v.labels, count: v.value })),
+      intake: intake.values.map((v) => ({ ...v.labels, count: v.value })),
     });
   });
 }
@@ -105,22 +160,32 @@ function bearerIs(authorization: string | undefined, token: string): boolean {
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-/** pg_stats as Prometheus gauges, set from a fresh read at each scrape. */
-function pgGauges(registry: Registry) {
+/**
+ * pg_stats in Prometheus terms, set from a fresh read at each scrape: PostgreSQL's cumulative
+ * counts (scans, tuples, blocks) as counters, so rate() works on them; sizes, row estimates and
+ * ratios as gauges.
+ */
+function pgMetrics(registry: Registry) {
   const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
     new Gauge<L>({ name: `inntak_pg_${name}`, help, labelNames, registers: [registry] });
+  // prom-client counters only go up; PostgreSQL's are read whole, so each scrape resets the
+  // series and adds the current total (set() for a counter).
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) => {
+    const c = new Counter<L>({ name: `inntak_pg_${name}_total`, help, labelNames, registers: [registry] });
+    return { metric: c, set: (labels: Record<L, string>, value: number) => c.inc(labels, value) };
+  };
   const tableRows = gauge('table_rows', 'Estimated rows per table, live or dead', ['table', 'state']);
-  const tableScans = gauge('table_scans', 'Scans started on the table, sequential or through an index', ['table', 'kind']);
-  const tableTuples = gauge('table_tuples', 'Rows read by sequential scans, fetched by index scans, inserted, updated, deleted', ['table', 'op']);
-  const tableBlocks = gauge('table_blocks', 'Blocks of the table (heap) or its indexes found in shared buffers (hit) or read', ['table', 'source', 'result']);
+  const tableScans = counter('table_scans', 'Scans started on the table, sequential or through an index', ['table', 'kind']);
+  const tableTuples = counter('table_tuples', 'Rows read by sequential scans, fetched by index scans, inserted, updated, deleted', ['table', 'op']);
+  const tableBlocks = counter('table_blocks', 'Blocks of the table (heap) or its indexes found in shared buffers (hit) or read', ['table', 'source', 'result']);
   const tableSize = gauge('table_size_bytes', 'Size of the table with its indexes and TOAST', ['table']);
-  const indexScans = gauge('index_scans', 'Scans started on the index', ['table', 'index']);
-  const indexTuples = gauge('index_tuples', 'Index entries read, and rows fetched through the index', ['table', 'index', 'op']);
-  const indexBlocks = gauge('index_blocks', 'Index blocks found in shared buffers (hit) or read', ['table', 'index', 'result']);
+  const indexScans = counter('index_scans', 'Scans started on the index', ['table', 'index']);
+  const indexTuples = counter('index_tuples', 'Index entries read, and rows fetched through the index', ['table', 'index', 'op']);
+  const indexBlocks = counter('index_blocks', 'Index blocks found in shared buffers (hit) or read', ['table', 'index', 'result']);
   const indexSize = gauge('index_size_bytes', 'Size of the index', ['table', 'index']);
   const hitRatio = gauge('cache_hit_ratio', 'Share of block reads served from shared buffers', ['source']);
   const accessRows = gauge('node_access_rows', 'Rows in the access matrix (exact count)', []);
-  const all = [tableRows, tableScans, tableTuples, tableBlocks, tableSize, indexScans, indexTuples, indexBlocks, indexSize, hitRatio, accessRows];
+  const all = [tableRows, tableScans.metric, tableTuples.metric, tableBlocks.metric, tableSize, indexScans.metric, indexTuples.metric, indexBlocks.metric, indexSize, hitRatio, accessRows];
   return {
     set(stats: DatabaseStats): void {
       // A dropped table or index must not linger from an earlier scrape.

@@ -1,5 +1,10 @@
+import { gzipSync } from 'node:zlib';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
+import type { Express } from 'express';
+import type { IntakeStore, IntakeTransaction } from '@inntak/intake';
 import { PostgresIntakeStore } from '@inntak/postgres/intake';
 import { setupTestContext, type TestContext } from './__tests__/helpers.js';
 
@@ -9,22 +14,61 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-describe('slow request logging', () => {
-  it('logs a request over 200 ms at warning with tag slow_request and its duration, token redacted', async () => {
+/** The real store, slowed down or with one step failing: the only way to reach these paths. */
+function alteredStore(change: { slowMs?: number; fail?: 'lookup' | keyof IntakeTransaction }): IntakeStore {
+  const real = new PostgresIntakeStore(ctx.database.db);
+  const boom = () => Promise.reject(new Error(`injected failure in ${change.fail}`));
+  return {
+    async findWebhookByToken(token) {
+      if (change.slowMs) await new Promise((resolve) => setTimeout(resolve, change.slowMs));
+      return change.fail === 'lookup' ? boom() : real.findWebhookByToken(token);
+    },
+    transaction: (work) =>
+      real.transaction((tx) =>
+        work({
+          insertNode: change.fail === 'insertNode' ? boom : (n) => tx.insertNode(n),
+          insertEdge: change.fail === 'insertEdge' ? boom : (e) => tx.insertEdge(e),
+          propagateAccess: change.fail === 'propagateAccess' ? boom : (id) => tx.propagateAccess(id),
+          queueAccessRepair: (id) => tx.queueAccessRepair(id),
+        }),
+      ),
+  };
+}
+
+/** Posts bytes as they are, to the app on a port of its own (supertest would re-encode them). */
+async function postBytes(app: Express, path: string, body: Buffer, headers: Record<string, string>): Promise<number> {
+  const server = app.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  try {
+    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`, { method: 'POST', headers, body });
+    await res.arrayBuffer();
+    return res.status;
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+describe('access log', () => {
+  it('logs one line per request at info with method, route, status and duration, 4xx and 5xx included', async () => {
     const webhook = await ctx.addWebhook();
-    const real = new PostgresIntakeStore(ctx.database.db);
-    // A store that answers slowly: the only way to make a real request slow on purpose.
-    const slow = {
-      findWebhookByToken: async (token: string) => {
-        await new Promise((resolve) => setTimeout(resolve, 250));
-        return real.findWebhookByToken(token);
-      },
-      transaction: real.transaction.bind(real),
-    };
-    const res = await request(ctx.app({ intakeStore: slow })).post(`/api/webhook/${webhook.token}`).send({});
+    await request(ctx.app()).post(`/api/webhook/${webhook.token}`).send({}).expect(200);
+    await request(ctx.app()).get('/me').expect(401);
+    await request(ctx.app({ intakeStore: alteredStore({ fail: 'lookup' }) })).post(`/api/webhook/${webhook.token}`).send({}).expect(500);
+    const lines = ctx.logs.filter((e) => e.message === 'request');
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 'info', method: 'POST', route: '/api/webhook/:token', status: 200, duration_ms: expect.any(Number) }),
+      expect.objectContaining({ level: 'info', method: 'GET', route: '/me', status: 401 }),
+      expect.objectContaining({ level: 'info', method: 'POST', route: '/api/webhook/:token', status: 500 }),
+    ]);
+  });
+
+  it('logs a request over 200 ms at warning with tag slow_request and its duration, by its route', async () => {
+    const webhook = await ctx.addWebhook();
+    const res = await request(ctx.app({ intakeStore: alteredStore({ slowMs: 250 }) })).post(`/api/webhook/${webhook.token}`).send({});
     expect(res.status).toBe(200);
     const entry = ctx.logs.find((e) => e.tag === 'slow_request');
-    expect(entry).toMatchObject({ level: 'warn', method: 'POST', path: '/api/webhook/:token', status: 200 });
+    expect(entry).toMatchObject({ level: 'warn', method: 'POST', route: '/api/webhook/:token', status: 200 });
     expect(entry!.duration_ms).toBeGreaterThanOrEqual(200);
   });
 
@@ -32,5 +76,68 @@ describe('slow request logging', () => {
     const before = ctx.logs.filter((e) => e.tag === 'slow_request').length;
     await request(ctx.app()).get('/health');
     expect(ctx.logs.filter((e) => e.tag === 'slow_request')).toHaveLength(before);
+  });
+
+  it('names a request that matched no route unmatched, not by its path', async () => {
+    await request(ctx.app()).get('/api/webhooks/hemmelig-sti').expect(404);
+    expect(ctx.logs.at(-1)).toMatchObject({ message: 'request', route: 'unmatched', status: 404 });
+    expect(JSON.stringify(ctx.logs)).not.toContain('hemmelig-sti');
+  });
+});
+
+describe('request id', () => {
+  it('answers a new X-Request-Id and carries it on every log line of the request', async () => {
+    const webhook = await ctx.addWebhook('finnes-ikke');
+    const res = await request(ctx.app()).post(`/api/webhook/${webhook.token}`).send({ title: 't' }).expect(200);
+    const id = res.headers['x-request-id'];
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    const lines = ctx.logs.filter((e) => e.request_id === id);
+    // the unknown template's warning and the access line
+    expect(lines.map((e) => e.level)).toEqual(['warn', 'info']);
+  });
+
+  it("keeps the caller's X-Request-Id, also on a 500's error line", async () => {
+    const webhook = await ctx.addWebhook();
+    const res = await request(ctx.app({ intakeStore: alteredStore({ fail: 'insertNode' }) }))
+      .post(`/api/webhook/${webhook.token}`)
+      .set('X-Request-Id', 'lb-4711.abc')
+      .send({});
+    expect(res.status).toBe(500);
+    expect(res.headers['x-request-id']).toBe('lb-4711.abc');
+    expect(ctx.logs.filter((e) => e.request_id === 'lb-4711.abc').map((e) => e.level)).toEqual(['error', 'info']);
+  });
+
+  it('replaces an X-Request-Id that could forge log content', async () => {
+    const res = await request(ctx.app()).get('/health').set('X-Request-Id', 'a b"}{"level":"error');
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('tokens never reach the logs', () => {
+  it('on every error path, and on a mixed-case path', async () => {
+    const webhook = await ctx.addWebhook();
+    const token = webhook.token;
+    const upper = token.toUpperCase();
+    const app = ctx.app();
+    const json = { 'Content-Type': 'application/json' };
+    const answers: number[] = [];
+    const send = async (r: request.Test) => answers.push((await r).status);
+    await send(request(app).post(`/api/webhook/${token}`).set(json).send('{"title":'));
+    await send(request(app).post(`/api/webhook/${token}`).set(json).send('['.repeat(1000)));
+    await send(request(ctx.app({ bodyLimitBytes: 10 })).post(`/api/webhook/${token}`).send({ content: 'for stor' }));
+    answers.push(await postBytes(app, `/api/webhook/${token}`, Buffer.from('{}'), { ...json, 'Content-Encoding': 'gzip' }));
+    answers.push(await postBytes(app, `/api/webhook/${token}`, Buffer.from('{}'), { ...json, 'Content-Encoding': 'compress' }));
+    answers.push(await postBytes(app, `/api/webhook/${token}`, gzipSync('{}'), { ...json, 'Content-Encoding': 'gzip' }));
+    await send(request(app).get(`/api/webhook/${token}`));
+    await send(request(app).post(`/api/webhook/${token}/extra`).send({}));
+    for (const fail of ['lookup', 'insertNode', 'insertEdge', 'propagateAccess'] as const) {
+      await send(request(ctx.app({ intakeStore: alteredStore({ fail }) })).post(`/api/webhook/${token}`).send({}));
+      await send(request(ctx.app({ intakeStore: alteredStore({ fail }) })).post(`/API/Webhook/${upper}`).send({}));
+    }
+    await send(request(ctx.app({ intakeStore: alteredStore({ slowMs: 250 }) })).post(`/API/Webhook/${upper}`).send({ title: token }));
+    expect(answers).toEqual([400, 400, 413, 400, 415, 200, 405, 404, 500, 500, 500, 500, 500, 500, 200, 200, 200]);
+    expect(ctx.logs.some((e) => e.tag === 'slow_request' && e.route === '/api/webhook/:token')).toBe(true);
+    expect(ctx.logs.some((e) => e.level === 'error' && e.route === '/api/webhook/:token')).toBe(true);
+    expect(JSON.stringify(ctx.logs).toLowerCase()).not.toContain(token);
   });
 });

@@ -1,6 +1,6 @@
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
-import { AppError } from '@inntak/core';
+import { AppError, jsonNestsDeeperThan } from '@inntak/core';
 import type { Caller } from '@inntak/access';
 import { callerOf } from './auth.js';
 
@@ -77,7 +77,7 @@ export class RouteRegistry {
     this.routes.push(spec as unknown as RouteSpec);
     const middleware: RequestHandler[] = [];
     if (spec.auth === 'jwt') middleware.push(auth);
-    if (spec.body) middleware.push(express.json({ limit: '1mb', strict: false }));
+    if (spec.body) middleware.push(express.json({ limit: '1mb', strict: false, verify: refuseDeepJson }));
     app[spec.method](expressPath(spec.path), ...middleware, async (req: Request, res: Response) => {
       const input = {
         params: parseInput(spec.params, req.params, 'path'),
@@ -106,6 +106,11 @@ function describeIssue(issue: z.core.$ZodIssue, where: string): string {
   const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
   const path = [...issue.path, ...keys.slice(0, 1)].map(String).join('.');
   return `${path || where}: ${issue.message}`;
+}
+
+/** Every walk over a body recurses: deeper than JSON_MAX_DEPTH is refused before parsing (400). */
+function refuseDeepJson(_req: unknown, _res: unknown, body: Buffer): void {
+  if (jsonNestsDeeperThan(body)) throw new AppError('json_too_deep');
 }
 
 function expressPath(path: string): string {

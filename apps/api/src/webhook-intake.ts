@@ -1,7 +1,8 @@
-import express, { type Express } from 'express';
-import { AppError, type Logger } from '@inntak/core';
-import { receiveWebhook, type IntakeStore } from '@inntak/intake';
+import express, { type Express, type RequestHandler, type Response } from 'express';
+import { AppError, jsonNestsDeeperThan, type Logger } from '@inntak/core';
+import { findWebhook, receiveWebhook, type IntakeStore, type WebhookTarget } from '@inntak/intake';
 import { z } from 'zod';
+import { requestLogger } from './request-logging.js';
 import type { RouteRegistry } from './route-registry.js';
 
 export interface WebhookIntakeDeps {
@@ -10,32 +11,68 @@ export interface WebhookIntakeDeps {
   bodyLimitBytes: number;
 }
 
-/** POST /api/webhook/{token}: public; the token in the path is the only credential. */
+/** What the intake route leaves in `res.locals.intake` for the metrics. */
+export interface IntakeOutcome {
+  /** The webhook's template (`generic` when none or unknown); absent when no webhook was found. */
+  template?: string;
+  repairQueued?: boolean;
+}
+
+/**
+ * POST /api/webhook/{token}: public; the token in the path is the only credential.
+ *
+ * The token is looked up before a byte of the body is read: a stranger's body (possibly a
+ * small gzip that inflates to gigabytes) costs a 404 and a closed connection, nothing more.
+ * Only then is the body read — inflated when gzip, deflate or br, at most BODY_LIMIT bytes
+ * after inflating — and parsed.
+ */
 export function installWebhookIntake(app: Express, registry: RouteRegistry, deps: WebhookIntakeDeps): void {
   registry.describe({
     method: 'post',
     path: '/api/webhook/{token}',
     summary: 'Webhook intake: store the posted JSON as a content node in the webhook’s collection',
-    description: 'Public: the token in the path is the credential. Any JSON body, or none (an empty object).',
+    description:
+      'Public: the token in the path is the credential. Any JSON body, or none (an empty object). ' +
+      'Content-Encoding gzip, deflate and br are inflated; the inflated body may be at most BODY_LIMIT bytes.',
     tags: ['webhooks'],
     auth: 'webhook_token',
     params: z.object({ token: z.uuid() }),
     body: z.unknown(),
     response: { status: 200, schema: z.looseObject({ node_id: z.uuid(), edge_id: z.uuid() }) },
-    errors: [400, 404, 413],
+    errors: [400, 404, 413, 415],
   });
+  const findTarget: RequestHandler = async (req, res, next) => {
+    const outcome: IntakeOutcome = {};
+    res.locals.intake = outcome;
+    const target = await findWebhook(deps.store, String(req.params.token));
+    outcome.template = target.templateId ?? 'generic';
+    res.locals.webhook = target;
+    next();
+  };
   // Read the raw bytes whatever the content type, so senders that omit or mislabel it still
-  // get through; parseWebhookBody decides how to read them.
+  // get through; parseWebhookBody decides how to read them. body-parser inflates, and its
+  // limit counts inflated bytes.
   const rawBody = express.raw({ type: () => true, limit: deps.bodyLimitBytes });
-  app.post('/api/webhook/:token', rawBody, async (req, res) => {
+  app.post('/api/webhook/:token', findTarget, rawBody, async (req, res) => {
+    const target = res.locals.webhook as WebhookTarget;
     const payload = parseWebhookBody(req.body, req.headers['content-type']);
-    const result = await receiveWebhook(deps, {
-      token: req.params.token,
-      payload,
-      headers: singleValued(req.headers),
-    });
+    const result = await receiveWebhook(
+      { store: deps.store, logger: requestLogger(res, deps.logger) },
+      { target, token: String(req.params.token), payload, headers: singleValued(req.headers) },
+    );
+    const outcome = intakeOutcome(res)!;
+    outcome.template = result.templateId ?? 'generic';
+    outcome.repairQueued = result.repairQueued;
     res.status(200).json({ ...result.reply, node_id: result.node_id, edge_id: result.edge_id });
   });
+  // A browser or a curious admin opening the URL learns what it is for, without a lookup.
+  app.all('/api/webhook/:token', () => {
+    throw new AppError('method_not_allowed', { detail: 'bruk POST' });
+  });
+}
+
+export function intakeOutcome(res: Response): IntakeOutcome | undefined {
+  return res.locals.intake as IntakeOutcome | undefined;
 }
 
 /**
@@ -56,6 +93,8 @@ export function parseWebhookBody(body: unknown, contentType: string | undefined)
 }
 
 function parseJson(text: string): unknown {
+  // Refused before parsing: every later walk over the payload recurses (JSON_MAX_DEPTH).
+  if (jsonNestsDeeperThan(text)) throw new AppError('json_too_deep');
   try {
     return JSON.parse(text);
   } catch (err) {

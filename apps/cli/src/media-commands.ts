@@ -1,10 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sql } from 'kysely';
 import { LocalFileStore, StatfsDiskProbe } from '@inntak/files';
 import { RATE_RANGE, runPrune, VOICE_PATTERN } from '@inntak/media';
 import { type Db } from '@inntak/postgres';
 import { enqueueJob, getJob } from '@inntak/postgres/jobs';
-import { postgresPruneCatalog } from '@inntak/postgres/media';
+import { mediaOfJob, postgresPruneCatalog } from '@inntak/postgres/media';
 import { UsageError, type Options } from './commands.js';
 
 export const MEDIA_COMMANDS = ['tts', 'prune'] as const;
@@ -57,13 +56,7 @@ async function generateTts(options: Options, deps: MediaCommandDeps): Promise<un
     if (Date.now() > deadline) throw new Error(`tts_generate job ${jobId} did not finish in time (is a worker running?)`);
     await sleep(250);
   }
-  const media = await deps.db
-    .selectFrom('nodes')
-    .select(['id', 'metadata'])
-    .where('node_kind', '=', 'media')
-    .where(sql<boolean>`metadata ->> 'job_id' = ${String(jobId)}`)
-    .executeTakeFirst();
+  const media = await mediaOfJob(deps.db, jobId);
   if (!media) throw new Error(`tts_generate job ${jobId} completed but its media node is gone (pruned?)`);
-  const metadata = media.metadata as { bytes?: number; duration_s?: number };
-  return { job_id: jobId, media_id: media.id, bytes: metadata.bytes, duration_s: metadata.duration_s };
+  return { job_id: jobId, media_id: media.id, bytes: media.metadata.bytes, duration_s: media.metadata.duration_s };
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** The worker's one config module: nothing else reads process.env or argv. */
@@ -24,20 +25,15 @@ export interface WorkerConfig {
   /** On SIGTERM, running jobs get this long to finish before their signal aborts them. */
   shutdownGraceMs: number;
   /**
-   * graphile-worker crontab: the disk check every minute (spec: 60 s); pruning every 6 hours,
-   * and every 15 minutes while the disk is at 85 % or more (docs/media.md).
+   * graphile-worker crontab: apps/worker/crontab, or WORKER_CRONTAB's text instead. It checks the
+   * disk every minute and prunes storage every 6 hours and every 15 minutes while the disk is full.
    */
   crontab: string;
 }
 
-export const DEFAULT_CRONTAB = [
-  '* * * * * disk_monitor ?max=1',
-  '0 */6 * * * prune ?max=1&id=prune_schedule {"trigger":"schedule"}',
-  '*/15 * * * * prune ?max=1&id=prune_disk_high {"trigger":"disk_high"}',
-  '',
-].join('\n');
-
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+/** From src/ (tests) and dist/ alike: the file beside them. */
+export const CRONTAB_FILE = fileURLToPath(new URL('../crontab', import.meta.url));
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] = process.argv.slice(2)): WorkerConfig {
   if (!env.DATABASE_URL) throw new Error('DATABASE_URL is not set (npm start sets it, with an embedded PostgreSQL)');
@@ -56,7 +52,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
     liveRoomCacheMs: integer(env, 'LIVE_ROOM_CACHE_MS', 10_000, 0),
     shutdownGraceMs: integer(env, 'WORKER_SHUTDOWN_GRACE_MS', 5000, 0),
     storageDir: env.STORAGE_DIR ?? `${REPO_ROOT}.data/media`,
-    crontab: env.WORKER_CRONTAB ?? DEFAULT_CRONTAB,
+    crontab: env.WORKER_CRONTAB ?? readFileSync(CRONTAB_FILE, 'utf8'),
   };
 }
 

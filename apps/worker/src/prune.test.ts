@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +12,7 @@ import { fileKeyOf, generateSpeech, sweepOrphans, type FileStore, type MediaMeta
 import { createCollection, createNode, createPerson, insertEdge } from '@inntak/postgres/graph';
 import { createMediaNode, deleteMediaNode, latestPruneRun, postgresPruneCatalog, postgresSpeechCatalog } from '@inntak/postgres/media';
 import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
-import { DEFAULT_CRONTAB } from './config.js';
+import { CRONTAB_FILE } from './config.js';
 import { EspeakSpeechSynthesizer } from './espeak-speech-synthesizer.js';
 import { prune } from './tasks/prune.js';
 
@@ -116,7 +117,7 @@ describe('storage pruning', () => {
   });
 
   it('the crontab prunes every 6 hours, and every 15 minutes for a full disk', () => {
-    const entries = parseCrontab(DEFAULT_CRONTAB).filter((e) => e.task === 'prune');
+    const entries = parseCrontab(readFileSync(CRONTAB_FILE, 'utf8')).filter((e) => e.task === 'prune');
     expect(entries.map((e) => e.payload)).toEqual([{ trigger: 'schedule' }, { trigger: 'disk_high' }]);
     expect(entries[0]!.match).toEqual(expect.any(Function));
   });

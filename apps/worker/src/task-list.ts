@@ -24,6 +24,9 @@ export function jobBodies(db: Db, media: MediaDeps): Record<string, JobBody<neve
   } as Record<string, JobBody<never>>;
 }
 
+/** Tasks outside the governor: a full disk must be noticed and relieved while heavy jobs run. */
+export const HOUSEKEEPING_TASKS = ['disk_monitor', 'prune'] as const;
+
 export function createTaskList(bodies: Record<string, JobBody<never>>, governedDeps: GovernedDeps, diskDeps: DiskMonitorDeps, media: MediaDeps): TaskList {
   const list: TaskList = { disk_monitor: diskMonitor(diskDeps), prune: prune({ ...diskDeps, files: media.files }) };
   for (const [type, body] of Object.entries(bodies)) list[type] = governed(type, body, governedDeps);

@@ -1,4 +1,5 @@
 export { AppError, coerceError, type ErrorCode } from './errors.js';
 export { uuidv7, isUuid } from './ids.js';
-export type { Logger } from './logger.js';
-export { storable, storableJson } from './storable.js';
+export { withMeta, type Logger } from './logger.js';
+export { storable, storableJson, mapJsonStrings } from './storable.js';
+export { JSON_MAX_DEPTH, jsonNestsDeeperThan } from './json-depth.js';

@@ -15,12 +15,20 @@ export function storable(text: string): string {
 
 /** `storable` applied to every string and object key of a JSON value. */
 export function storableJson(value: unknown): unknown {
-  if (typeof value === 'string') return storable(value);
+  return mapJsonStrings(value, storable);
+}
+
+/**
+ * `change` applied to every string and object key of a JSON value; the same value back (not a
+ * copy) when nothing changed. It recurses: bodies are refused beyond JSON_MAX_DEPTH first.
+ */
+export function mapJsonStrings(value: unknown, change: (text: string) => string): unknown {
+  if (typeof value === 'string') return change(value);
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) {
     let changed = false;
     const out = value.map((item) => {
-      const next = storableJson(item);
+      const next = mapJsonStrings(item, change);
       if (next !== item) changed = true;
       return next;
     });
@@ -29,10 +37,10 @@ export function storableJson(value: unknown): unknown {
   let changed = false;
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
-    const safeKey = storable(key);
-    const next = storableJson(item);
-    if (next !== item || safeKey !== key) changed = true;
-    out[safeKey] = next;
+    const newKey = change(key);
+    const next = mapJsonStrings(item, change);
+    if (next !== item || newKey !== key) changed = true;
+    out[newKey] = next;
   }
   return changed ? out : value;
 }

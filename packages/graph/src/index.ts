@@ -11,3 +11,4 @@ export {
   type NodeQueryPage,
   type NodeQueryStore,
 } from './node-query.js';
+export { TAG_NODE_KIND, TAGGED_EDGE_TYPE, TAG_MAX_LENGTH, normalizeTag, nodeTraits } from './tags.js';

@@ -21,10 +21,11 @@ export const NODE_KINDS = [
   'person',
   'media',
   'melding',
+  'tag',
 ] as const;
 export type NodeKind = (typeof NODE_KINDS)[number];
 
-export const EDGE_TYPES = ['belongs_to', 'member_of', 'owner', 'host_of', 'has_media', 'observes'] as const;
+export const EDGE_TYPES = ['belongs_to', 'member_of', 'owner', 'host_of', 'has_media', 'observes', 'tagged'] as const;
 export type EdgeType = (typeof EDGE_TYPES)[number];
 
 export type JsonObject = { [key: string]: unknown };

@@ -1,3 +1,3 @@
 export type { IntakeStore, IntakeTransaction, WebhookTarget } from './ports.js';
-export { receiveWebhook, type IntakeRequest, type IntakeResponse } from './receive-webhook.js';
+export { findWebhook, receiveWebhook, REDACTED_TOKEN, type IntakeRequest, type IntakeResponse } from './receive-webhook.js';
 export { intakeUrl, knownTemplateId } from './webhook-settings.js';

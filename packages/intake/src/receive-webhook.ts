@@ -1,9 +1,12 @@
-import { AppError, isUuid, storableJson, type Logger } from '@inntak/core';
+import { AppError, isUuid, mapJsonStrings, storable, type Logger } from '@inntak/core';
 import { webhookBelongsToEdge, webhookContentNode, type NewEdge, type NewNode } from '@inntak/graph';
 import { renderPayload, type Headers, type JsonObject } from '@inntak/templates';
-import type { IntakeStore } from './ports.js';
+import type { IntakeStore, WebhookTarget } from './ports.js';
 
 export interface IntakeRequest {
+  /** The webhook `findWebhook` found for the token. */
+  target: WebhookTarget;
+  /** The token as it came in the path: the payload may echo it (GitHub's ping carries the URL). */
   token: string;
   payload: unknown;
   headers: Headers;
@@ -14,29 +17,54 @@ export interface IntakeResponse {
   edge_id: string;
   /** Extra response fields a template asks for (Slack's challenge). */
   reply?: JsonObject;
+  /** The template that rendered the payload; null for generic extraction. */
+  templateId: string | null;
+  /** Access propagation failed and a repair job was queued (the answer is still 200). */
+  repairQueued: boolean;
+}
+
+/** What stands in for the webhook's own token wherever a payload echoes it (as in the logs). */
+export const REDACTED_TOKEN = ':token';
+
+/**
+ * Steps 1–2 of the spec's processing order: the webhook for a token, or 404. Runs before the
+ * body is read, so a stranger's body costs nothing. A token that is not a UUID can match no
+ * webhook: it answers like an unknown one, without a query.
+ */
+export async function findWebhook(store: IntakeStore, token: string): Promise<WebhookTarget> {
+  if (!isUuid(token)) throw new AppError('webhook_not_found');
+  let target;
+  try {
+    target = await store.findWebhookByToken(token.toLowerCase());
+  } catch (cause) {
+    throw new AppError('token_lookup_failed', { cause });
+  }
+  if (!target) throw new AppError('webhook_not_found');
+  return target;
 }
 
 /**
- * The spec's processing order for POST /api/webhook/{token}: find the webhook, render the
- * payload, then write node, edge and access rows in one transaction.
+ * Steps 3–7 for a found webhook: render the payload, then write node, edge and access rows in
+ * one transaction.
  */
 export async function receiveWebhook(
   deps: { store: IntakeStore; logger: Logger },
   request: IntakeRequest,
 ): Promise<IntakeResponse> {
   const { store, logger } = deps;
-  // A token that is not a UUID can match no webhook: answer like an unknown one, without a query.
-  if (!isUuid(request.token)) throw new AppError('webhook_not_found');
-
-  let target;
-  try {
-    target = await store.findWebhookByToken(request.token.toLowerCase());
-  } catch (cause) {
-    throw new AppError('token_lookup_failed', { cause });
+  const { target } = request;
+  const cleaned = cleanPayload(request.payload, request.token);
+  if (cleaned.unstorable) {
+    logger.warn('payload held NUL or lone surrogate characters, which PostgreSQL cannot store; replaced', {
+      webhook_id: target.webhookId,
+    });
   }
-  if (!target) throw new AppError('webhook_not_found');
+  if (cleaned.redacted) {
+    logger.info("payload echoed the webhook's own token; redacted before storing", { webhook_id: target.webhookId });
+  }
+  const payload = cleaned.payload;
 
-  const rendering = renderPayload(target.templateId, request.payload, request.headers);
+  const rendering = renderPayload(target.templateId, payload, request.headers);
   if (rendering.unknownTemplate) {
     logger.warn('unknown template_id on webhook; using generic extraction', {
       webhook_id: target.webhookId,
@@ -59,13 +87,6 @@ export async function receiveWebhook(
     });
   }
 
-  // jsonb cannot hold NUL or lone surrogates: the one way a payload is not stored unchanged.
-  const payload = storableJson(request.payload);
-  if (payload !== request.payload) {
-    logger.warn('payload held NUL or lone surrogate characters, which PostgreSQL cannot store; replaced', {
-      webhook_id: target.webhookId,
-    });
-  }
   const node = webhookContentNode({
     webhookId: target.webhookId,
     title: rendering.result.title,
@@ -75,32 +96,36 @@ export async function receiveWebhook(
   });
   const edge = webhookBelongsToEdge(node.id, target.collectionId, target.webhookId);
 
+  let repairQueued;
   try {
-    await writeIntake(store, logger, node, edge);
+    repairQueued = await writeIntake(store, logger, node, edge);
   } catch (err) {
     // BEGIN or COMMIT failing means the node was not created either.
     throw err instanceof AppError ? err : new AppError('node_insert_failed', { cause: err });
   }
 
-  const response: IntakeResponse = { node_id: node.id, edge_id: edge.id };
+  const response: IntakeResponse = { node_id: node.id, edge_id: edge.id, templateId: rendering.templateId, repairQueued };
   if (rendering.result.reply) response.reply = rendering.result.reply;
   return response;
 }
 
-async function writeIntake(store: IntakeStore, logger: Logger, node: NewNode, edge: NewEdge): Promise<void> {
-  await store.transaction(async (tx) => {
+/** True when propagation failed and a repair was queued instead. */
+async function writeIntake(store: IntakeStore, logger: Logger, node: NewNode, edge: NewEdge): Promise<boolean> {
+  return store.transaction(async (tx) => {
+    // An AppError from the store is already the answer (the webhook vanished under us: 404).
     try {
       await tx.insertNode(node);
     } catch (cause) {
-      throw new AppError('node_insert_failed', { cause });
+      throw cause instanceof AppError ? cause : new AppError('node_insert_failed', { cause });
     }
     try {
       await tx.insertEdge(edge);
     } catch (cause) {
-      throw new AppError('edge_insert_failed', { cause });
+      throw cause instanceof AppError ? cause : new AppError('edge_insert_failed', { cause });
     }
     try {
       await tx.propagateAccess(edge.id);
+      return false;
     } catch (err) {
       // The spec keeps the request successful; a queued repair brings the rows later.
       logger.error('access propagation failed; repair queued', {
@@ -109,6 +134,31 @@ async function writeIntake(store: IntakeStore, logger: Logger, node: NewNode, ed
         error: err instanceof Error ? err.message : String(err),
       });
       await tx.queueAccessRepair(edge.id);
+      return true;
     }
   });
+}
+
+/**
+ * The payload as it will be stored, in one walk over its strings and keys: jsonb cannot hold
+ * NUL or lone surrogates (the one way a payload is not stored unchanged besides the next), and
+ * the webhook's own token (in any case, alone or inside its URL) is a credential that every
+ * reader of the collection would otherwise see.
+ */
+function cleanPayload(payload: unknown, token: string): { payload: unknown; unstorable: boolean; redacted: boolean } {
+  // The token is a UUID (checked by findWebhook): hex digits and dashes, literal in a pattern.
+  const tokenPattern = new RegExp(token, 'gi');
+  let unstorable = false;
+  let redacted = false;
+  const cleaned = mapJsonStrings(payload, (text) => {
+    let out = storable(text);
+    if (out !== text) unstorable = true;
+    tokenPattern.lastIndex = 0;
+    if (tokenPattern.test(out)) {
+      redacted = true;
+      out = out.replace(tokenPattern, REDACTED_TOKEN);
+    }
+    return out;
+  });
+  return { payload: cleaned, unstorable, redacted };
 }

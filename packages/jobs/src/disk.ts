@@ -25,3 +25,13 @@ export function classifyDisk(percent: number): DiskLevel {
   if (percent >= DISK_THRESHOLDS.warning) return 'warning';
   return 'ok';
 }
+
+/** One disk measurement of the disk monitor's log. */
+export interface DiskMeasurementRecord {
+  measured_at: Date;
+  path: string;
+  total_bytes: number;
+  free_bytes: number;
+  used_percent: number;
+  level: DiskLevel;
+}

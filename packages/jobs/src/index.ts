@@ -9,10 +9,11 @@ export {
   type JobRule,
   type GovernorLimits,
   type RunningJob,
+  type JobRecord,
 } from './types.js';
 export { canTransition, assertRetryable, assertCancellable } from './transitions.js';
 export { admit, forbiddenTypes, effectivePriority, ruleFor, validateRule, type GovernorView, type Admission } from './governor.js';
-export { classifyDisk, usedPercent, DISK_LEVELS, DISK_THRESHOLDS, type DiskLevel, type DiskUsage, type DiskProbe } from './disk.js';
+export { classifyDisk, usedPercent, DISK_LEVELS, DISK_THRESHOLDS, type DiskLevel, type DiskUsage, type DiskProbe, type DiskMeasurementRecord } from './disk.js';
 export type { JobPayloads, JobPayload } from './payloads.js';
 export { cachedLiveRoomStatus, LIVE_ROOM_CACHE_MS, type LiveRoomStatus } from './live-room.js';
 export { PermanentJobError, NotImplementedJobError } from './errors.js';

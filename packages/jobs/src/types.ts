@@ -56,3 +56,23 @@ export interface RunningJob {
   jobType: string;
   cpuWeight: number;
 }
+
+/** One job's history row (job_queue) as the domain sees it: numbers and dates, not wire text. */
+export interface JobRecord {
+  id: number;
+  job_type: string;
+  status: JobStatus;
+  payload: unknown;
+  priority: number;
+  attempts: number;
+  max_attempts: number;
+  last_error: string | null;
+  worker_id: string | null;
+  worker_process: string | null;
+  cpu_weight: number;
+  queued_at: Date;
+  run_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+  cancel_requested_at: Date | null;
+}

@@ -183,7 +183,7 @@ function otherChat(p: Fields): Message {
     case 'zulip': {
       const m = fields(p.message);
       const recipient = m.display_recipient;
-      const stream = typeof recipient === 'string' ? recipient : undefined;
+      const stream = typeof recipient === 'string' ? str(recipient) : undefined;
       return Object.assign({}, common, {
         channel: stream ? `${stream}${str(m.subject) ? ` > ${str(m.subject)}` : ''}` : 'direct message',
         user: firstStr(m.sender_full_name, m.sender_email, m.sender_id),

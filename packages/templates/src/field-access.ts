@@ -32,10 +32,28 @@ function own(value: unknown, key: string): unknown {
   return isFields(value) && Object.hasOwn(value, key) ? value[key] : undefined;
 }
 
-/** A non-blank string, or a finite number as text (senders disagree on ids and numbers). */
+/**
+ * The most of one payload string a template reads. Every string reaches the templates through
+ * `str` (or `capText`), so no rendering step, regex or not, ever sees more than this of a field:
+ * the cost of a render is bounded whatever a sender or a preview puts in one field.
+ */
+export const TEXT_CAP = 64 * 1024;
+
+/** The first `TEXT_CAP` characters, never ending in half a surrogate pair. */
+export function capText(text: string): string {
+  if (text.length <= TEXT_CAP) return text;
+  const code = text.charCodeAt(TEXT_CAP - 1);
+  // A slice of a long string is a view in V8, not a copy: capping costs nothing.
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? TEXT_CAP - 1 : TEXT_CAP);
+}
+
+/** A non-blank string (capped at `TEXT_CAP`), or a finite number as text (senders disagree on ids and numbers). */
 export function str(value: unknown): string | undefined {
-  // /\S/ stops at the first visible character, so a megabyte string costs nothing here.
-  if (typeof value === 'string') return /\S/.test(value) ? value : undefined;
+  if (typeof value === 'string') {
+    const text = capText(value);
+    // /\S/ stops at the first visible character; on the capped text it is bounded either way.
+    return /\S/.test(text) ? text : undefined;
+  }
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   return undefined;
 }
@@ -55,7 +73,8 @@ export function firstStr(...values: unknown[]): string | undefined {
 /** A finite number, or a string holding one ("4601"). */
 export function num(value: unknown): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
-  if (typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value)) return Number(value);
+  // No number a sender means is longer than 40 characters; the length check bounds the regex.
+  if (typeof value === 'string' && value.length <= 40 && /^\s*-?\d+(\.\d+)?\s*$/.test(value)) return Number(value);
   return undefined;
 }
 

@@ -146,11 +146,22 @@ function readCommit(value: unknown): Commit {
       at(c, 'author', 'name'),
       userName(at(c, 'author', 'user')),
       at(c, 'author', 'username'),
-      // Bitbucket's raw author is "Name <email>": keep the name only.
-      textAt(c, 'author', 'raw')?.replace(/\s*<[^>]*>\s*$/, ''),
-      typeof c.author === 'string' ? c.author : undefined,
+      nameOfRaw(textAt(c, 'author', 'raw')),
+      str(c.author),
     ),
   };
+}
+
+/**
+ * Bitbucket's raw author is "Name <email>": keep the name. Done with indexes, not the regex
+ * /\s*<[^>]*>\s*$/, whose cost is quadratic in the number of `<` (issue 11).
+ */
+export function nameOfRaw(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const end = raw.trimEnd();
+  const open = end.lastIndexOf('<');
+  if (open === -1 || !end.endsWith('>') || end.indexOf('>', open) !== end.length - 1) return raw;
+  return end.slice(0, open).trimEnd();
 }
 
 function renderPush(push: Push, base: MetadataBase): TemplateResult {

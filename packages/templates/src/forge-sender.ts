@@ -1,4 +1,4 @@
-import { at, fields, firstStr, isFields, list, lookup, str, textAt } from './field-access.js';
+import { at, capText, fields, firstStr, isFields, list, lookup, str, textAt } from './field-access.js';
 import { secondsBetween } from './text-format.js';
 import type { Headers } from './types.js';
 
@@ -31,7 +31,9 @@ export const SENDER_NAMES: Readonly<Record<ForgeSender, string>> = {
 
 export function header(headers: Headers, name: string): string | undefined {
   const value: unknown = isFields(headers) ? headers[name] : undefined;
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+  // A preview's headers are typed by a person and unbounded: read no more than of a payload field.
+  const text = typeof value === 'string' ? capText(value).trim() : '';
+  return text !== '' ? text : undefined;
 }
 
 export function detectForgeEvent(payload: unknown, headers: Headers): ForgeEvent {
@@ -135,7 +137,10 @@ const GITLAB_HEADER_EVENTS: Readonly<Record<string, string>> = {
 
 /** "Tag Push Hook" → tag_push, "Job Hook" → build: the `object_kind` GitLab puts in the body. */
 function gitlabHeaderEvent(value: string): string {
-  const name = value.toLowerCase().replace(/\s*hook$/, '').trim().replace(/\s+/g, '_');
+  // trimEnd + endsWith rather than /\s*hook$/, which retries its \s* run from every space: quadratic.
+  let name = value.toLowerCase().trimEnd();
+  if (name.endsWith('hook')) name = name.slice(0, -4);
+  name = name.trim().replace(/\s+/g, '_');
   return lookup(GITLAB_HEADER_EVENTS, name) ?? name;
 }
 

@@ -1,6 +1,6 @@
 import { storable } from '@inntak/core';
 import type { JsonObject, TemplateResult } from './types.js';
-import { factLines, oneLine } from './text-format.js';
+import { capped, factLines, oneLine } from './text-format.js';
 import { at, firstStr, textAt } from './field-access.js';
 
 /**
@@ -16,6 +16,9 @@ export interface MetadataBase {
 
 const RESERVED = new Set(['source', 'payload', 'webhook_id']);
 
+/** Metadata values are names, refs, shas and URLs: a longer one is an attack, not a fact. */
+const META_MAX = 2000;
+
 /** The extra metadata object: base keys, then the defined facts; absent facts are left out. */
 export function extraMetadata(base: MetadataBase, facts: Record<string, unknown>): JsonObject {
   // for-in instead of spreads and Object.entries: this runs once per delivery and is the hot path.
@@ -27,9 +30,9 @@ export function extraMetadata(base: MetadataBase, facts: Record<string, unknown>
 
 function put(out: JsonObject, key: string, value: unknown): void {
   if (value === undefined || value === null || value === '' || RESERVED.has(key)) return;
-  if (typeof value === 'string') out[key] = storable(value);
+  if (typeof value === 'string') out[key] = storable(capped(value, META_MAX));
   else if (!Array.isArray(value)) out[key] = value;
-  else if (value.length > 0) out[key] = value.map((v: unknown) => (typeof v === 'string' ? storable(v) : v));
+  else if (value.length > 0) out[key] = value.map((v: unknown) => (typeof v === 'string' ? storable(capped(v, META_MAX)) : v));
 }
 
 export function result(title: string, content: string, metadata: JsonObject): TemplateResult {

@@ -87,11 +87,21 @@ function toMillis(value: unknown): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
-/** `Label: value` lines for the defined values only. */
+/** A fact is one line; the longest real one is a URL, far below this. */
+const FACT_MAX = 1000;
+
+/** `Label: value` lines for the defined values only, each value one line of at most `FACT_MAX`. */
 export function factLines(facts: ReadonlyArray<readonly [string, string | number | undefined]>): string[] {
   const lines: string[] = [];
-  for (const [label, value] of facts) if (value !== undefined && value !== '') lines.push(`${label}: ${value}`);
+  for (const [label, value] of facts) {
+    if (value !== undefined && value !== '') lines.push(`${label}: ${typeof value === 'string' ? oneLine(value, FACT_MAX) : value}`);
+  }
   return lines;
+}
+
+/** Text cut to `max` characters with an ellipsis, otherwise unchanged (metadata values keep their spacing). */
+export function capped(text: string, max: number): string {
+  return cut(text, max);
 }
 
 /** A list of names for a fact line, capped so a flood of labels stays readable. */

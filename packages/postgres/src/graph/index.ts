@@ -19,3 +19,4 @@ export {
 export { readNode } from './node-reads.js';
 export { queryNodes, PostgresNodeQueryStore, SEARCH_TIMEOUT_MS, type QueryOptions } from './node-query.js';
 export { requireLevel } from './authorize.js';
+export { tagNode, nodeHasTag } from './tags.js';

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { AppError } from '@inntak/core';
 import type { IntakeStore, IntakeTransaction, WebhookTarget } from '@inntak/intake';
 import type { Db } from '../platform/index.js';
 import { tryPropagateBelongsTo } from '../graph/index.js';
@@ -27,10 +28,10 @@ export class PostgresIntakeStore implements IntakeStore {
     return this.db.transaction().execute((trx) =>
       work({
         async insertNode(node) {
-          await trx.insertInto('nodes').values({ ...node, metadata: JSON.stringify(node.metadata) }).execute();
+          await trx.insertInto('nodes').values({ ...node, metadata: JSON.stringify(node.metadata) }).execute().catch(webhookGone);
         },
         async insertEdge(edge) {
-          await trx.insertInto('edges').values({ ...edge, metadata: JSON.stringify(edge.metadata) }).execute();
+          await trx.insertInto('edges').values({ ...edge, metadata: JSON.stringify(edge.metadata) }).execute().catch(webhookGone);
         },
         async propagateAccess(edgeId) {
           const error = await tryPropagateBelongsTo(trx, edgeId);
@@ -42,4 +43,13 @@ export class PostgresIntakeStore implements IntakeStore {
       }),
     );
   }
+}
+
+/**
+ * A foreign-key violation here means the webhook (or its collection) was deleted between the
+ * token lookup and the write: answer as for a deleted webhook, 404, not a database failure.
+ */
+function webhookGone(error: unknown): never {
+  if ((error as { code?: unknown } | null)?.code === '23503') throw new AppError('webhook_not_found', { cause: error });
+  throw error;
 }

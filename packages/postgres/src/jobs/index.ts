@@ -28,11 +28,10 @@ export {
   retryJob,
   cancelJob,
   updateRule,
-  ruleView,
   diskStatus,
   resourceStatus,
-  toJobView,
-  type JobView,
+  toJobRecord,
+  type ResourceStatus,
   type JobList,
   type JobListQuery,
 } from './job-admin.js';

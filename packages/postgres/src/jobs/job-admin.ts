@@ -4,8 +4,11 @@ import {
   assertCancellable,
   assertRetryable,
   DEFAULT_LIMITS,
+  defaultRule,
   JOB_STATUSES,
   validateRule,
+  type DiskMeasurementRecord,
+  type JobRecord,
   type JobRule,
   type JobStatus,
   type LiveRoomStatus,
@@ -17,46 +20,9 @@ import { loadRules } from './job-store.js';
 /** Workers listen here: `rules` (reload the rules) and `cancel:<id>` (abort that running job). */
 export const JOBS_CHANNEL = 'inntak_jobs';
 
-export interface JobView {
-  id: number;
-  job_type: string;
-  status: JobStatus;
-  payload: unknown;
-  priority: number;
-  attempts: number;
-  max_attempts: number;
-  last_error: string | null;
-  worker_id: string | null;
-  worker_process: string | null;
-  cpu_weight: number;
-  queued_at: string;
-  run_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  duration_ms: number | null;
-  cancel_requested_at: string | null;
-}
-
-export function toJobView(row: JobQueueRow): JobView {
-  return {
-    id: Number(row.id),
-    job_type: row.job_type,
-    status: row.status,
-    payload: row.payload,
-    priority: row.priority,
-    attempts: row.attempts,
-    max_attempts: row.max_attempts,
-    last_error: row.last_error,
-    worker_id: row.worker_id,
-    worker_process: row.worker_process,
-    cpu_weight: row.cpu_weight,
-    queued_at: row.queued_at.toISOString(),
-    run_at: row.run_at.toISOString(),
-    started_at: row.started_at?.toISOString() ?? null,
-    finished_at: row.finished_at?.toISOString() ?? null,
-    duration_ms: row.started_at && row.finished_at ? row.finished_at.getTime() - row.started_at.getTime() : null,
-    cancel_requested_at: row.cancel_requested_at?.toISOString() ?? null,
-  };
+/** A history row as the domain's JobRecord (ids and dates typed, not wire text). */
+export function toJobRecord(row: JobQueueRow): JobRecord {
+  return { ...row, id: Number(row.id) };
 }
 
 export interface JobListQuery {
@@ -69,7 +35,7 @@ export interface JobListQuery {
 
 export interface JobList {
   counts: Record<JobStatus, number>;
-  jobs: JobView[];
+  jobs: JobRecord[];
   next_cursor: number | null;
 }
 
@@ -83,20 +49,20 @@ export async function listJobs(db: Db, query: JobListQuery): Promise<JobList> {
   if (query.type) counts = counts.where('job_type', '=', query.type);
   const [page, countRows] = await Promise.all([rows.execute(), counts.execute()]);
   const more = page.length > query.limit;
-  const jobs = page.slice(0, query.limit).map(toJobView);
+  const jobs = page.slice(0, query.limit).map(toJobRecord);
   const result = Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Record<JobStatus, number>;
   for (const row of countRows) result[row.status] = Number(row.n);
   return { counts: result, jobs, next_cursor: more ? jobs[jobs.length - 1]!.id : null };
 }
 
-export async function getJob(db: Db, id: number): Promise<JobView> {
+export async function getJob(db: Db, id: number): Promise<JobRecord> {
   const row = await db.selectFrom('job_queue').selectAll().where('id', '=', String(id)).executeTakeFirst();
   if (!row) throw new AppError('not_found', { detail: `job ${id}` });
-  return toJobView(row);
+  return toJobRecord(row);
 }
 
 /** Retry a failed or cancelled job: back to queued with its attempts reset. */
-export async function retryJob(db: Db, id: number): Promise<JobView> {
+export async function retryJob(db: Db, id: number): Promise<JobRecord> {
   await db.transaction().execute(async (trx) => {
     const row = await trx.selectFrom('job_queue').select('status').where('id', '=', String(id)).forUpdate().executeTakeFirst();
     if (!row) throw new AppError('not_found', { detail: `job ${id}` });
@@ -115,7 +81,7 @@ export async function retryJob(db: Db, id: number): Promise<JobView> {
  * Cancel a queued job (removed from the queue) or a running one (its worker is told to abort;
  * the row turns cancelled when the job has stopped).
  */
-export async function cancelJob(db: Db, id: number): Promise<JobView> {
+export async function cancelJob(db: Db, id: number): Promise<JobRecord> {
   await db.transaction().execute(async (trx) => {
     const row = await trx.selectFrom('job_queue').select('status').where('id', '=', String(id)).forUpdate().executeTakeFirst();
     if (!row) throw new AppError('not_found', { detail: `job ${id}` });
@@ -136,23 +102,11 @@ export async function cancelJob(db: Db, id: number): Promise<JobView> {
   return getJob(db, id);
 }
 
-export function ruleView(rule: JobRule) {
-  return {
-    job_type: rule.jobType,
-    base_priority: rule.basePriority,
-    cpu_weight: rule.cpuWeight,
-    max_concurrent: rule.maxConcurrent,
-    livekit_priority_adj: rule.livekitPriorityAdj,
-    block_during_livekit: rule.blockDuringLivekit,
-    timeout: rule.timeoutSeconds,
-  };
-}
-
 /** Changes (or adds) a rule; running workers reload on the notification. */
-export async function updateRule(db: Db, change: { jobType: string } & Partial<Omit<JobRule, 'jobType'>>): Promise<ReturnType<typeof ruleView>> {
+export async function updateRule(db: Db, change: { jobType: string } & Partial<Omit<JobRule, 'jobType'>>): Promise<JobRule> {
   return db.transaction().execute(async (trx) => {
     const current = (await loadRules(trx)).get(change.jobType);
-    const base = current ?? { jobType: change.jobType, basePriority: 0, cpuWeight: 1, maxConcurrent: DEFAULT_LIMITS.maxRunning, livekitPriorityAdj: 0, blockDuringLivekit: false, timeoutSeconds: 600 };
+    const base = current ?? defaultRule(change.jobType);
     const rule: JobRule = { ...base, ...Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)) } as JobRule;
     const problem = validateRule(rule, DEFAULT_LIMITS);
     if (problem) throw new AppError('invalid_input', { detail: problem });
@@ -171,13 +125,13 @@ export async function updateRule(db: Db, change: { jobType: string } & Partial<O
       .onConflict((oc) => oc.column('job_type').doUpdateSet({ ...values, updated_at: sql`now()` }))
       .execute();
     await sql`select pg_notify(${JOBS_CHANNEL}, 'rules')`.execute(trx);
-    return ruleView(rule);
+    return rule;
   });
 }
 
-function diskView(row: Selectable<DiskStatusLogTable>) {
+function toDiskRecord(row: Selectable<DiskStatusLogTable>): DiskMeasurementRecord {
   return {
-    measured_at: row.measured_at.toISOString(),
+    measured_at: row.measured_at,
     path: row.path,
     total_bytes: Number(row.total_bytes),
     free_bytes: Number(row.free_bytes),
@@ -186,13 +140,13 @@ function diskView(row: Selectable<DiskStatusLogTable>) {
   };
 }
 
-export async function diskStatus(db: Db, historyLimit = 100) {
+export async function diskStatus(db: Db, historyLimit = 100): Promise<{ current: DiskMeasurementRecord | null; history: DiskMeasurementRecord[] }> {
   const rows = await db.selectFrom('disk_status_log').selectAll().orderBy('id', 'desc').limit(historyLimit).execute();
-  const history = rows.map(diskView);
+  const history = rows.map(toDiskRecord);
   return { current: history[0] ?? null, history };
 }
 
-/** GET /admin/resources: what runs, what waits, the rules, live rooms, disk, workers. */
+/** The facts behind GET /admin/resources: what runs, what waits, the rules, live rooms, disk, workers. */
 export async function resourceStatus(db: Db, liveRooms: LiveRoomStatus) {
   const [running, depth, rules, rooms, liveRoomActive, disk, workers, usage] = await Promise.all([
     db.selectFrom('job_queue').selectAll().where('status', '=', 'running').orderBy('started_at').execute(),
@@ -205,17 +159,15 @@ export async function resourceStatus(db: Db, liveRooms: LiveRoomStatus) {
     db.selectFrom('resource_usage_log').selectAll().orderBy('id', 'desc').limit(1).executeTakeFirst(),
   ]);
   return {
-    limits: { max_running: DEFAULT_LIMITS.maxRunning, max_weight: DEFAULT_LIMITS.maxWeight },
-    running: running.map((row) => ({ id: Number(row.id), job_type: row.job_type, cpu_weight: row.cpu_weight, worker_process: row.worker_process, started_at: row.started_at?.toISOString() ?? null })),
-    running_weight: running.reduce((sum, row) => sum + row.cpu_weight, 0),
-    queue_depth: Object.fromEntries(depth.map((row) => [row.job_type, Number(row.n)])),
-    rules: [...rules.values()].map(ruleView),
-    live_room: { active: liveRoomActive, rooms: rooms.map((r) => ({ room_id: r.room_id, started_at: r.started_at.toISOString() })) },
+    running: running.map(toJobRecord),
+    queueDepth: Object.fromEntries(depth.map((row) => [row.job_type, Number(row.n)])),
+    rules: [...rules.values()],
+    liveRoom: { active: liveRoomActive, rooms },
     disk: disk.current,
-    workers: workers.map((w) => ({ process_id: w.process_id, workers: Number(w.workers), last_seen_at: new Date(w.last_seen_at).toISOString() })),
+    workers: workers.map((w) => ({ process_id: w.process_id, workers: Number(w.workers), last_seen_at: new Date(w.last_seen_at) })),
     usage: usage
       ? {
-          measured_at: usage.measured_at.toISOString(),
+          measured_at: usage.measured_at,
           worker_process: usage.worker_process,
           load_average_1m: Number(usage.load_average_1m),
           cpu_count: usage.cpu_count,
@@ -228,3 +180,5 @@ export async function resourceStatus(db: Db, liveRooms: LiveRoomStatus) {
       : null,
   };
 }
+
+export type ResourceStatus = Awaited<ReturnType<typeof resourceStatus>>;

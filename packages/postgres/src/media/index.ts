@@ -5,6 +5,7 @@ export {
   requireFullRead,
   touchMediaAccess,
   mediaOfNode,
+  mediaOfJob,
   pruneCandidates,
   deleteMediaNode,
   existingMediaKeys,

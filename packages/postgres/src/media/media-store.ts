@@ -156,3 +156,14 @@ export async function requireFullRead(db: Db, callerId: string, nodeId: string, 
     .executeTakeFirst();
   if (!row) throw new AppError('not_found', { detail: field });
 }
+
+/** The media node a job made (its metadata.job_id), for `inntak tts`. */
+export async function mediaOfJob(db: Db, jobId: number): Promise<MediaRecord | undefined> {
+  const row = await db
+    .selectFrom('nodes')
+    .select(['id', 'title', 'metadata', 'created_at'])
+    .where('node_kind', '=', MEDIA_NODE_KIND)
+    .where(sql<boolean>`metadata ->> 'job_id' = ${String(jobId)}`)
+    .executeTakeFirst();
+  return row ? { ...row, metadata: row.metadata as MediaMetadata } : undefined;
+}

@@ -6,3 +6,4 @@ export { startEmbeddedPostgres, spawnEmbeddedPostgres, type EmbeddedServer } fro
 export { readDatabaseStats, type DatabaseStats, type TableStats, type IndexStats } from './database-stats.js';
 export type { JobQueueRow, JobPriorityRuleRow, DiskStatusLogTable } from './schema.js';
 export type { MixerChannelsTable } from './schema.js';
+export { dumpSchema } from './schema-dump.js';

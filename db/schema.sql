@@ -1,0 +1,467 @@
+-- The public schema after every migration in db/migrations (npm run db:schema writes it).
+
+-- types
+create type access_level as enum ('reader', 'member', 'admin', 'owner');
+create type visibility as enum ('hidden', 'discoverable', 'readable', 'open');
+
+-- tables
+create table auth_identities (
+  issuer text not null default ''::text,
+  subject text not null,
+  node_id uuid not null,
+  created_at timestamp with time zone not null default now()
+);
+create table disk_status_log (
+  id bigint not null generated always as identity,
+  measured_at timestamp with time zone not null default now(),
+  path text not null,
+  total_bytes bigint not null,
+  free_bytes bigint not null,
+  used_percent numeric(5,2) not null,
+  level text not null
+);
+create table edges (
+  id uuid not null,
+  source_id uuid not null,
+  target_id uuid not null,
+  edge_type text not null,
+  metadata jsonb not null default '{}'::jsonb,
+  system boolean not null default false,
+  created_by uuid,
+  created_at timestamp with time zone not null default now()
+);
+create table job_priority_rules (
+  job_type text not null,
+  base_priority integer not null default 0,
+  cpu_weight integer not null default 1,
+  max_concurrent integer not null default 3,
+  livekit_priority_adj integer not null default 0,
+  block_during_livekit boolean not null default false,
+  timeout_seconds integer not null default 600,
+  updated_at timestamp with time zone not null default now()
+);
+create table job_queue (
+  id bigint not null generated always as identity,
+  job_type text not null,
+  payload jsonb not null default '{}'::jsonb,
+  status text not null default 'queued'::text,
+  priority integer not null default 0,
+  attempts integer not null default 0,
+  max_attempts integer not null default 25,
+  last_error text,
+  worker_job_id bigint,
+  worker_id text,
+  worker_process text,
+  cpu_weight integer not null default 0,
+  cancel_requested_at timestamp with time zone,
+  run_at timestamp with time zone not null default now(),
+  queued_at timestamp with time zone not null default now(),
+  started_at timestamp with time zone,
+  finished_at timestamp with time zone,
+  updated_at timestamp with time zone not null default now()
+);
+create table job_workers (
+  worker_id text not null,
+  process_id text not null,
+  hostname text not null,
+  pid integer not null,
+  started_at timestamp with time zone not null default now(),
+  last_seen_at timestamp with time zone not null default now()
+);
+create table live_rooms (
+  room_id text not null,
+  started_at timestamp with time zone not null default now(),
+  ended_at timestamp with time zone
+);
+create table mixer_channels (
+  id uuid not null,
+  room_id uuid not null,
+  node_id uuid,
+  label text not null,
+  gain_db double precision not null default 0,
+  muted boolean not null default false,
+  effects jsonb not null default '{}'::jsonb,
+  role text not null default 'guest'::text,
+  created_by uuid,
+  created_at timestamp with time zone not null default now(),
+  updated_at timestamp with time zone not null default now()
+);
+create table node_access (
+  subject_id uuid not null,
+  object_id uuid not null,
+  access access_level not null,
+  via_edge uuid
+);
+create table node_search (
+  node_id uuid not null,
+  document tsvector not null
+);
+create table nodes (
+  id uuid not null,
+  node_kind text not null,
+  title text,
+  content text,
+  visibility visibility not null default 'hidden'::visibility,
+  metadata jsonb not null default '{}'::jsonb,
+  created_by uuid,
+  created_at timestamp with time zone not null default now()
+);
+create table prune_runs (
+  id bigint not null generated always as identity,
+  started_at timestamp with time zone not null default now(),
+  finished_at timestamp with time zone not null default now(),
+  mode text not null,
+  trigger text not null,
+  disk_percent numeric(5,2) not null,
+  deleted jsonb not null default '[]'::jsonb,
+  freed_bytes bigint not null default 0,
+  swept jsonb not null default '[]'::jsonb
+);
+create table realtime_overflow (
+  id bigint not null generated always as identity,
+  payload jsonb not null,
+  created_at timestamp with time zone not null default now()
+);
+create table resource_usage_log (
+  id bigint not null generated always as identity,
+  measured_at timestamp with time zone not null default now(),
+  worker_process text not null,
+  load_average_1m numeric(8,2) not null,
+  cpu_count integer not null,
+  memory_total_bytes bigint not null,
+  memory_free_bytes bigint not null,
+  process_rss_bytes bigint not null,
+  running_jobs integer not null,
+  running_weight integer not null
+);
+create table schema_version (
+  version bigint not null,
+  name text,
+  md5 text,
+  run_at timestamp with time zone
+);
+create table system_admins (
+  node_id uuid not null,
+  created_at timestamp with time zone not null default now()
+);
+
+-- constraints
+alter table auth_identities add constraint auth_identities_node_id_fkey FOREIGN KEY (node_id) REFERENCES nodes(id) ON DELETE CASCADE;
+alter table auth_identities add constraint auth_identities_pkey PRIMARY KEY (issuer, subject);
+alter table disk_status_log add constraint disk_status_log_level_check CHECK ((level = ANY (ARRAY['ok'::text, 'warning'::text, 'critical'::text, 'emergency'::text])));
+alter table disk_status_log add constraint disk_status_log_pkey PRIMARY KEY (id);
+alter table edges add constraint edges_created_by_fkey FOREIGN KEY (created_by) REFERENCES nodes(id) ON DELETE SET NULL;
+alter table edges add constraint edges_pkey PRIMARY KEY (id);
+alter table edges add constraint edges_source_id_fkey FOREIGN KEY (source_id) REFERENCES nodes(id) ON DELETE CASCADE;
+alter table edges add constraint edges_target_id_fkey FOREIGN KEY (target_id) REFERENCES nodes(id) ON DELETE CASCADE;
+alter table job_priority_rules add constraint job_priority_rules_cpu_weight_check CHECK ((cpu_weight >= 0));
+alter table job_priority_rules add constraint job_priority_rules_max_concurrent_check CHECK ((max_concurrent >= 0));
+alter table job_priority_rules add constraint job_priority_rules_pkey PRIMARY KEY (job_type);
+alter table job_priority_rules add constraint job_priority_rules_timeout_seconds_check CHECK ((timeout_seconds > 0));
+alter table job_queue add constraint job_queue_pkey PRIMARY KEY (id);
+alter table job_queue add constraint job_queue_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'completed'::text, 'failed'::text, 'cancelled'::text])));
+alter table job_workers add constraint job_workers_pkey PRIMARY KEY (worker_id);
+alter table live_rooms add constraint live_rooms_pkey PRIMARY KEY (room_id);
+alter table mixer_channels add constraint mixer_channels_created_by_fkey FOREIGN KEY (created_by) REFERENCES nodes(id) ON DELETE SET NULL;
+alter table mixer_channels add constraint mixer_channels_effects_check CHECK ((jsonb_typeof(effects) = 'object'::text));
+alter table mixer_channels add constraint mixer_channels_gain_db_check CHECK (((gain_db >= ('-60'::integer)::double precision) AND (gain_db <= (12)::double precision)));
+alter table mixer_channels add constraint mixer_channels_label_check CHECK (((char_length(label) >= 1) AND (char_length(label) <= 200)));
+alter table mixer_channels add constraint mixer_channels_node_id_fkey FOREIGN KEY (node_id) REFERENCES nodes(id) ON DELETE SET NULL;
+alter table mixer_channels add constraint mixer_channels_pkey PRIMARY KEY (id);
+alter table mixer_channels add constraint mixer_channels_room_id_fkey FOREIGN KEY (room_id) REFERENCES nodes(id) ON DELETE CASCADE;
+alter table node_access add constraint node_access_object_id_fkey FOREIGN KEY (object_id) REFERENCES nodes(id) ON DELETE CASCADE;
+alter table node_access add constraint node_access_pkey PRIMARY KEY (subject_id, object_id);
+alter table node_access add constraint node_access_subject_id_fkey FOREIGN KEY (subject_id) REFERENCES nodes(id) ON DELETE CASCADE;
+alter table node_access add constraint node_access_via_edge_fkey FOREIGN KEY (via_edge) REFERENCES edges(id) ON DELETE CASCADE;
+alter table node_search add constraint node_search_node_id_fkey FOREIGN KEY (node_id) REFERENCES nodes(id) ON DELETE CASCADE;
+alter table node_search add constraint node_search_pkey PRIMARY KEY (node_id);
+alter table nodes add constraint nodes_created_by_fkey FOREIGN KEY (created_by) REFERENCES nodes(id) ON DELETE SET NULL;
+alter table nodes add constraint nodes_pkey PRIMARY KEY (id);
+alter table prune_runs add constraint prune_runs_mode_check CHECK ((mode = ANY (ARRAY['run'::text, 'dry_run'::text])));
+alter table prune_runs add constraint prune_runs_pkey PRIMARY KEY (id);
+alter table realtime_overflow add constraint realtime_overflow_pkey PRIMARY KEY (id);
+alter table resource_usage_log add constraint resource_usage_log_pkey PRIMARY KEY (id);
+alter table schema_version add constraint schema_version_pkey PRIMARY KEY (version);
+alter table system_admins add constraint system_admins_node_id_fkey FOREIGN KEY (node_id) REFERENCES nodes(id) ON DELETE CASCADE;
+alter table system_admins add constraint system_admins_pkey PRIMARY KEY (node_id);
+
+-- indexes
+CREATE INDEX auth_identities_node_idx ON public.auth_identities USING btree (node_id);
+CREATE UNIQUE INDEX auth_identities_pkey ON public.auth_identities USING btree (issuer, subject);
+CREATE UNIQUE INDEX disk_status_log_pkey ON public.disk_status_log USING btree (id);
+CREATE UNIQUE INDEX edges_pkey ON public.edges USING btree (id);
+CREATE INDEX edges_source_target_idx ON public.edges USING btree (source_id, target_id);
+CREATE INDEX edges_source_type_idx ON public.edges USING btree (source_id, edge_type);
+CREATE INDEX edges_target_type_source_idx ON public.edges USING btree (target_id, edge_type, source_id);
+CREATE UNIQUE INDEX job_priority_rules_pkey ON public.job_priority_rules USING btree (job_type);
+CREATE INDEX job_queue_listing_idx ON public.job_queue USING btree (status, job_type, id DESC);
+CREATE UNIQUE INDEX job_queue_pkey ON public.job_queue USING btree (id);
+CREATE INDEX job_queue_running_idx ON public.job_queue USING btree (job_type) WHERE (status = 'running'::text);
+CREATE INDEX job_queue_type_idx ON public.job_queue USING btree (job_type, id DESC);
+CREATE UNIQUE INDEX job_queue_worker_job_idx ON public.job_queue USING btree (worker_job_id) WHERE (worker_job_id IS NOT NULL);
+CREATE UNIQUE INDEX job_workers_pkey ON public.job_workers USING btree (worker_id);
+CREATE INDEX job_workers_process_idx ON public.job_workers USING btree (process_id);
+CREATE INDEX live_rooms_active_idx ON public.live_rooms USING btree (room_id) WHERE (ended_at IS NULL);
+CREATE UNIQUE INDEX live_rooms_pkey ON public.live_rooms USING btree (room_id);
+CREATE UNIQUE INDEX mixer_channels_pkey ON public.mixer_channels USING btree (id);
+CREATE INDEX mixer_channels_room_idx ON public.mixer_channels USING btree (room_id, created_at);
+CREATE INDEX node_access_object_idx ON public.node_access USING btree (object_id);
+CREATE UNIQUE INDEX node_access_pkey ON public.node_access USING btree (subject_id, object_id);
+CREATE INDEX node_access_via_edge_idx ON public.node_access USING btree (via_edge);
+CREATE INDEX node_search_document_idx ON public.node_search USING gin (document);
+CREATE UNIQUE INDEX node_search_pkey ON public.node_search USING btree (node_id);
+CREATE INDEX nodes_created_at_idx ON public.nodes USING btree (created_at);
+CREATE INDEX nodes_created_by_id_idx ON public.nodes USING btree (created_by, id);
+CREATE INDEX nodes_kind_id_idx ON public.nodes USING btree (node_kind, id);
+CREATE INDEX nodes_not_hidden_id_idx ON public.nodes USING btree (id) WHERE (visibility <> 'hidden'::visibility);
+CREATE UNIQUE INDEX nodes_pkey ON public.nodes USING btree (id);
+CREATE UNIQUE INDEX nodes_tag_name_idx ON public.nodes USING btree (((metadata ->> 'tag'::text))) WHERE (node_kind = 'tag'::text);
+CREATE INDEX nodes_visibility_id_idx ON public.nodes USING btree (visibility, id);
+CREATE UNIQUE INDEX nodes_webhook_token_idx ON public.nodes USING btree (((metadata ->> 'token'::text))) WHERE (node_kind = 'webhook'::text);
+CREATE UNIQUE INDEX prune_runs_pkey ON public.prune_runs USING btree (id);
+CREATE INDEX prune_runs_started_idx ON public.prune_runs USING btree (started_at DESC);
+CREATE INDEX realtime_overflow_created_idx ON public.realtime_overflow USING btree (created_at);
+CREATE UNIQUE INDEX realtime_overflow_pkey ON public.realtime_overflow USING btree (id);
+CREATE UNIQUE INDEX resource_usage_log_pkey ON public.resource_usage_log USING btree (id);
+CREATE UNIQUE INDEX schema_version_pkey ON public.schema_version USING btree (version);
+CREATE UNIQUE INDEX system_admins_pkey ON public.system_admins USING btree (node_id);
+
+-- functions
+CREATE OR REPLACE FUNCTION public.access_granted_by(edge_type text, metadata jsonb)
+ RETURNS access_level
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+RETURN CASE edge_type WHEN 'owner'::text THEN 'owner'::access_level WHEN 'member_of'::text THEN CASE (metadata ->> 'access'::text) WHEN 'reader'::text THEN 'reader'::access_level WHEN 'admin'::text THEN 'admin'::access_level ELSE 'member'::access_level END ELSE NULL::access_level END
+;
+CREATE OR REPLACE FUNCTION public.inntak_defer_job(p_id bigint, p_delay interval, p_attempts integer)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_job_id bigint;
+begin
+  v_job_id := inntak_schedule_job(p_id, now() + p_delay);
+  perform graphile_worker.reschedule_jobs(array[v_job_id], attempts => p_attempts);
+  update job_queue set attempts = p_attempts where id = p_id;
+end;
+$function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_enqueue_job(p_job_type text, p_payload jsonb, p_max_attempts integer DEFAULT NULL::integer, p_run_at timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS bigint
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_id bigint;
+begin
+  insert into job_queue (job_type, payload, max_attempts)
+    values (p_job_type, coalesce(p_payload, '{}'), coalesce(p_max_attempts, 25))
+    returning id into v_id;
+  perform inntak_schedule_job(v_id, p_run_at);
+  return v_id;
+end;
+$function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_node_audience_facts(node_id uuid)
+ RETURNS jsonb
+ LANGUAGE sql
+ STABLE
+AS $function$
+  select coalesce(
+    (select jsonb_build_object(
+       'created_by', n.created_by,
+       'visibility', n.visibility,
+       'access', coalesce((select jsonb_agg(jsonb_build_array(a.subject_id, a.access))
+                             from node_access a where a.object_id = n.id), '[]'::jsonb))
+       from nodes n where n.id = node_id),
+    nullif(current_setting('inntak.n' || replace(node_id::text, '-', ''), true), '')::jsonb)
+$function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_notify_change()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+declare
+  changed jsonb := to_jsonb(case when tg_op = 'DELETE' then old else new end);
+  payload jsonb := jsonb_build_object('op', lower(tg_op));
+  facts jsonb;
+begin
+  if tg_table_name = 'node_access' then
+    payload := payload || jsonb_build_object('subject_id', changed -> 'subject_id', 'object_id', changed -> 'object_id');
+  else
+    payload := payload || jsonb_build_object('id', changed -> 'id');
+  end if;
+  if tg_op = 'DELETE' then
+    payload := payload || jsonb_build_object('old', changed);
+    if tg_table_name = 'nodes' then
+      facts := inntak_node_audience_facts((changed ->> 'id')::uuid);
+      perform set_config('inntak.n' || replace(changed ->> 'id', '-', ''), facts::text, true);
+      payload := payload || jsonb_build_object('facts', facts);
+    elsif tg_table_name = 'edges' then
+      payload := payload || jsonb_build_object(
+        'source', inntak_node_audience_facts((changed ->> 'source_id')::uuid),
+        'target', inntak_node_audience_facts((changed ->> 'target_id')::uuid));
+    else
+      payload := payload || jsonb_build_object('object', inntak_node_audience_facts((changed ->> 'object_id')::uuid));
+    end if;
+  end if;
+  perform inntak_realtime_notify(tg_argv[0], payload);
+  if tg_op = 'DELETE' then
+    return old;
+  end if;
+  return null;
+end $function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_notify_mixer_change()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  perform inntak_realtime_notify('inntak_mixer', jsonb_build_object('op', lower(tg_op), 'id', new.id));
+  return null;
+end $function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_propagate_belongs_to(edge uuid)
+ RETURNS integer
+ LANGUAGE plpgsql
+AS $function$
+declare
+  written integer;
+begin
+  insert into node_access (subject_id, object_id, access, via_edge)
+  select a.subject_id, e.source_id, a.access, e.id
+    from edges e
+    join node_access a on a.object_id = e.target_id
+   where e.id = edge and e.edge_type = 'belongs_to' and a.subject_id <> e.source_id
+  on conflict (subject_id, object_id) do update
+     set access = excluded.access, via_edge = excluded.via_edge
+   where node_access.access < excluded.access;
+  get diagnostics written = row_count;
+  return written;
+end
+$function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_realtime_notify(channel text, payload jsonb)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+declare
+  overflow_id bigint;
+begin
+  payload := payload || jsonb_build_object('at', clock_timestamp());
+  if octet_length(payload::text) < 7900 then
+    perform pg_notify(channel, payload::text);
+    return;
+  end if;
+  delete from realtime_overflow where created_at < now() - interval '10 minutes';
+  insert into realtime_overflow (payload) values (payload) returning id into overflow_id;
+  perform pg_notify(channel, jsonb_build_object('overflow', overflow_id)::text);
+end $function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_reprioritise_queued_jobs()
+ RETURNS integer
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_live boolean;
+  v_group record;
+  v_count integer := 0;
+  v_moved bigint[];
+begin
+  select exists (select 1 from live_rooms where ended_at is null) into v_live;
+  for v_group in
+    select coalesce(r.base_priority, 0) + case when v_live then coalesce(r.livekit_priority_adj, 0) else 0 end as priority,
+           array_agg(q.worker_job_id) as job_ids
+      from job_queue q left join job_priority_rules r on r.job_type = q.job_type
+     where q.status = 'queued' and q.worker_job_id is not null
+     group by 1
+  loop
+    select array_agg(j.id) into v_moved from graphile_worker.reschedule_jobs(v_group.job_ids, priority => v_group.priority) j;
+    if v_moved is not null then
+      update job_queue set priority = v_group.priority, updated_at = now()
+        where worker_job_id = any (v_moved) and priority <> v_group.priority;
+      v_count := v_count + cardinality(v_moved);
+    end if;
+  end loop;
+  return v_count;
+end;
+$function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_schedule_job(p_id bigint, p_run_at timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS bigint
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_row job_queue;
+  v_rule job_priority_rules;
+  v_live boolean;
+  v_priority integer;
+  -- record, not graphile_worker._private_jobs: that schema is installed after this file runs.
+  v_job record;
+begin
+  select * into strict v_row from job_queue where id = p_id;
+  select * into v_rule from job_priority_rules where job_type = v_row.job_type;
+  select exists (select 1 from live_rooms where ended_at is null) into v_live;
+  v_priority := coalesce(v_rule.base_priority, 0)
+    + case when v_live then coalesce(v_rule.livekit_priority_adj, 0) else 0 end;
+  perform graphile_worker.remove_job('inntak:' || p_id);
+  select * into v_job from graphile_worker.add_job(
+    v_row.job_type, v_row.payload::json,
+    run_at => coalesce(p_run_at, now()), max_attempts => v_row.max_attempts,
+    job_key => 'inntak:' || p_id, priority => v_priority, flags => array[v_row.job_type]);
+  update job_queue
+    set status = 'queued', worker_job_id = v_job.id, priority = v_priority, run_at = v_job.run_at,
+        worker_id = null, worker_process = null, updated_at = now()
+    where id = p_id;
+  return v_job.id;
+end;
+$function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_try_propagate_belongs_to(edge uuid)
+ RETURNS text
+ LANGUAGE plpgsql
+AS $function$
+begin
+  perform inntak_propagate_belongs_to(edge);
+  return null;
+exception when others then
+  return sqlerrm;
+end
+$function$
+;
+CREATE OR REPLACE FUNCTION public.node_search_document(title text, content text)
+ RETURNS tsvector
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+RETURN (setweight(to_tsvector('simple'::regconfig, COALESCE(title, ''::text)), 'A'::"char") || setweight(to_tsvector('simple'::regconfig, COALESCE(content, ''::text)), 'B'::"char"))
+;
+CREATE OR REPLACE FUNCTION public.node_search_insert()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  insert into node_search (node_id, document)
+  select id, node_search_document(title, content) from new_nodes
+  on conflict (node_id) do update set document = excluded.document;
+  return null;
+end $function$
+;
+CREATE OR REPLACE FUNCTION public.node_search_update()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  update node_search set document = node_search_document(new.title, new.content) where node_id = new.id;
+  return null;
+end $function$
+;
+
+-- triggers
+CREATE TRIGGER edges_notify_delete BEFORE DELETE ON public.edges FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_edges');
+CREATE TRIGGER edges_notify_write AFTER INSERT OR UPDATE ON public.edges FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_edges');
+CREATE TRIGGER mixer_channels_notify AFTER INSERT OR UPDATE ON public.mixer_channels FOR EACH ROW EXECUTE FUNCTION inntak_notify_mixer_change();
+CREATE TRIGGER node_access_notify_delete BEFORE DELETE ON public.node_access FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_access');
+CREATE TRIGGER node_access_notify_write AFTER INSERT OR UPDATE ON public.node_access FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_access');
+CREATE TRIGGER nodes_notify_delete BEFORE DELETE ON public.nodes FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_nodes');
+CREATE TRIGGER nodes_notify_write AFTER INSERT OR UPDATE ON public.nodes FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_nodes');
+CREATE TRIGGER nodes_search_insert AFTER INSERT ON public.nodes REFERENCING NEW TABLE AS new_nodes FOR EACH STATEMENT EXECUTE FUNCTION node_search_insert();
+CREATE TRIGGER nodes_search_update AFTER UPDATE OF title, content ON public.nodes FOR EACH ROW EXECUTE FUNCTION node_search_update();

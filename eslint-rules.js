@@ -1,0 +1,71 @@
+// The project's dependency rules as two small ESLint rules: an allow-list for domain packages
+// (a deny-list always misses the next adapter) and "folders of packages/postgres meet only
+// through their index.ts". eslint.config.js applies them; test/eslint-rules.test.ts proves they fire.
+import { dirname, relative, resolve, sep } from 'node:path';
+
+/** packages/<name>/src/… of a file, or null. */
+function packageOf(context) {
+  const parts = relative(context.cwd, context.filename).split(sep);
+  return parts[0] === 'packages' && parts[2] === 'src' ? { name: parts[1], src: resolve(context.cwd, parts.slice(0, 3).join(sep)) } : null;
+}
+
+function importSources(context, check) {
+  const visit = (node) => node.source && typeof node.source.value === 'string' && check(node.source, node.source.value);
+  return {
+    ImportDeclaration: visit,
+    ExportNamedDeclaration: visit,
+    ExportAllDeclaration: visit,
+    ImportExpression: visit,
+  };
+}
+
+const domainImports = {
+  meta: {
+    type: 'problem',
+    schema: [{ type: 'object', properties: { domains: { type: 'array' }, extra: { type: 'array' } }, additionalProperties: false }],
+    messages: {
+      denied: "domain packages import only './…' inside the package, 'node:…' and other domain packages (@inntak/{{domains}}); not '{{source}}'",
+    },
+  },
+  create(context) {
+    const { domains, extra = [] } = context.options[0];
+    const pkg = packageOf(context);
+    if (!pkg) return {};
+    const allowed = (source) => {
+      if (source.startsWith('node:')) return true;
+      if (extra.includes(source)) return true;
+      const scoped = /^@inntak\/([a-z-]+)$/.exec(source);
+      if (scoped) return domains.includes(scoped[1]);
+      if (source.startsWith('./') || source.startsWith('../')) {
+        const target = resolve(dirname(context.filename), source);
+        return target === pkg.src || target.startsWith(pkg.src + sep);
+      }
+      return false;
+    };
+    return importSources(context, (node, source) => {
+      if (!allowed(source)) context.report({ node, messageId: 'denied', data: { source, domains: domains.join('|') } });
+    });
+  },
+};
+
+const postgresFolders = {
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: { deep: "folders of packages/postgres import each other through '../{{folder}}/index.js', not '{{source}}'" },
+  },
+  create(context) {
+    const pkg = packageOf(context);
+    if (!pkg || pkg.name !== 'postgres') return {};
+    const own = relative(pkg.src, context.filename).split(sep)[0];
+    return importSources(context, (node, source) => {
+      if (!source.startsWith('.')) return;
+      const target = relative(pkg.src, resolve(dirname(context.filename), source)).split(sep);
+      if (target.length < 2 || target[0] === own || target[0] === '..') return;
+      if (target.length === 2 && target[1] === 'index.js') return;
+      context.report({ node, messageId: 'deep', data: { folder: target[0], source } });
+    });
+  },
+};
+
+export default { rules: { 'domain-imports': domainImports, 'postgres-folders': postgresFolders } };

@@ -1,0 +1,66 @@
+import { describe, expect, it } from '@jest/globals';
+import { ESLint } from 'eslint';
+
+// The dependency rules (eslint-rules.js) fire on each way a domain package could reach an
+// adapter, and on a folder of packages/postgres reaching past another's index.ts.
+const eslint = new ESLint({ cwd: process.cwd() });
+
+async function messages(filePath: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath });
+  // Only the dependency rules: the snippets' unused names are not what is under test.
+  return result!.messages.filter((m) => m.ruleId?.startsWith('inntak/')).map((m) => `${m.ruleId}: ${m.message}`);
+}
+
+describe('domain packages import only their own files, node: modules and other domain packages', () => {
+  const leaks = [
+    "import { sql } from 'kysely';",
+    "import { jsonArrayFrom } from 'kysely/helpers/postgres';",
+    "import pg from 'pg';",
+    "import { openDatabase } from '../../postgres/src/platform/database.js';",
+    "import { migrate } from '@inntak/postgres';",
+    "import { tagNode } from '@inntak/postgres/graph';",
+    "import { AppError } from '@inntak/core/dist/errors.js';",
+    "import { startTestIssuer } from '@inntak/test-support';",
+    "import Postgrator from 'postgrator';",
+    "import { jwtVerify } from 'jose';",
+    "import express from 'express';",
+    "const m = await import('graphile-worker');",
+    "export { x } from '../../../apps/api/src/app.js';",
+  ];
+  for (const line of leaks) {
+    it(`refuses ${line}`, async () => {
+      expect(await messages('packages/graph/src/leak.ts', line)).toEqual([expect.stringMatching(/^inntak\/domain-imports: /)]);
+    });
+  }
+
+  it('accepts its own files, node: modules and other domain packages', async () => {
+    const code = [
+      "import { a } from './types.js';",
+      "import { readFileSync } from 'node:fs';",
+      "import { AppError } from '@inntak/core';",
+      "import { levelGrantedBy } from '@inntak/access';",
+      'export const used = [a, readFileSync, AppError, levelGrantedBy];',
+    ].join('\n');
+    expect(await messages('packages/graph/src/fine.ts', code)).toEqual([]);
+  });
+
+  it('tests of domain packages may use jest and fast-check, but not adapters', async () => {
+    expect(await messages('packages/graph/src/x.test.ts', "import fc from 'fast-check';\nexport const f = fc;")).toEqual([]);
+    expect(await messages('packages/graph/src/x.test.ts', "import { openTestDatabase } from '@inntak/postgres/testing';\nexport const o = openTestDatabase;")).toEqual([
+      expect.stringMatching(/^inntak\/domain-imports: /),
+    ]);
+  });
+});
+
+describe('folders of packages/postgres import each other only through their index.ts', () => {
+  it('refuses a deep import into another folder', async () => {
+    expect(await messages('packages/postgres/src/jobs/leak.ts', "export { readNode } from '../graph/node-reads.js';")).toEqual([
+      expect.stringMatching(/^inntak\/postgres-folders: /),
+    ]);
+  });
+
+  it('accepts the other folder’s index.ts and files of its own folder', async () => {
+    const code = "export { readNode } from '../graph/index.js';\nexport { enqueueJob } from './job-store.js';";
+    expect(await messages('packages/postgres/src/jobs/fine.ts', code)).toEqual([]);
+  });
+});

@@ -1,0 +1,20 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { dumpSchema } from '@inntak/postgres';
+import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+
+// db/schema.sql is the schema every migration adds up to, committed so each migration's effect
+// shows as a diff. After adding a migration: `npm run db:schema` rewrites it.
+const SCHEMA_FILE = new URL('../db/schema.sql', import.meta.url);
+
+let database: OpenTestDatabase;
+beforeAll(async () => {
+  database = await openTestDatabase();
+});
+afterAll(() => database.dispose());
+
+it('db/schema.sql is the schema the migrations make (npm run db:schema rewrites it)', async () => {
+  const actual = await dumpSchema(database.db);
+  if (process.env.INNTAK_WRITE_SCHEMA === '1') writeFileSync(SCHEMA_FILE, actual);
+  expect(actual).toBe(readFileSync(SCHEMA_FILE, 'utf8'));
+});
