@@ -52,6 +52,7 @@ describe('GET /openapi.json', () => {
       '/intentions/set_mute',
       '/intentions/set_template',
       '/intentions/start_live_session',
+      '/intentions/tag_node',
       '/intentions/toggle_effect',
       '/me',
       '/media/{id}',
