@@ -82,7 +82,16 @@ export async function startApiServer(options: ApiServerOptions, port: number, ho
   const server = createServer(app);
   const hub = new RealtimeHub(server, { logger, db: database.db, connectionString: options.databaseUrl, verifier, identities: deps.identities, ...options.realtime });
   await hub.start();
-  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch(async (err: unknown) => {
+    await hub.stop();
+    throw err;
+  });
   const address = server.address() as AddressInfo;
   return {
     server,

@@ -11,7 +11,7 @@ import { installMe } from './me.js';
 import { installJobAdmin, type JobAdminDeps } from './job-admin.js';
 import { errorHandler } from './errors.js';
 import { installGraphIntentions } from './graph-intentions.js';
-import { installHealth } from './health.js';
+import { installHealth, type IssuerStatus } from './health.js';
 import { installNodeRead } from './node-read.js';
 import { installOpenApi } from './openapi.js';
 import { installMedia } from './media.js';
@@ -33,6 +33,8 @@ export interface AppDeps {
   /** Public base URL, for the intake URLs the webhook operations hand out. */
   baseUrl: string;
   databaseReady: () => Promise<void>;
+  /** Whether OIDC_ISSUER answers, for /health/ready; absent: no issuer to ask. */
+  issuerStatus?: () => Promise<IssuerStatus>;
   nodeQueries: NodeQueryStore;
   databaseStats: () => Promise<DatabaseStats>;
   /** Bearer token a metrics scraper may use instead of an admin JWT; absent: admins only. */

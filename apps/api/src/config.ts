@@ -1,3 +1,5 @@
+import { fileURLToPath } from 'node:url';
+
 /**
  * The API's one config module: nothing else reads process.env. Validated at start-up so a bad
  * setting fails fast with a message naming it.
@@ -6,6 +8,12 @@ export interface ApiConfig {
   /** Absent: the caller (npm start / CLI) starts an embedded PostgreSQL and sets it. */
   databaseUrl: string | undefined;
   port: number;
+  /** HOST: the address to listen on; absent: every interface (loopback only with the dev issuer). */
+  host: string | undefined;
+  /** INNTAK_DEV_ISSUER=1: also trust `inntak token`'s issuer, whose key lives in dataDir. Loopback only. */
+  devIssuer: { dataDir: string } | undefined;
+  /** Why INNTAK_DEV_ISSUER=1 was not honoured (it is logged as a warning at start). */
+  devIssuerRefused: string | undefined;
   oidcIssuer: string | undefined;
   oidcAudience: string | undefined;
   bodyLimitBytes: number;
@@ -26,16 +34,28 @@ export interface ApiConfig {
 }
 
 const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'];
+/** Express buffers a body in memory; more than this per request is a typo, not a setting. */
+export const MAX_BODY_LIMIT = '100mb';
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
-  const port = integer(env.PORT ?? '8080', 'PORT', 0, 65535);
+  const port = portNumber(env.PORT ?? '8080', 'PORT');
+  const host = env.HOST || undefined;
   const logLevel = env.LOG_LEVEL ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${logLevel}"`);
   const baseUrl = (env.BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
-  try {
-    new URL(baseUrl);
-  } catch {
-    throw new Error(`BASE_URL must be an absolute URL; got "${env.BASE_URL}"`);
+  if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) {
+    throw new Error(`BASE_URL must be an absolute http(s) URL; got "${env.BASE_URL}"`);
+  }
+  if (env.DATABASE_URL && !(URL.canParse(env.DATABASE_URL) && ['postgres:', 'postgresql:'].includes(new URL(env.DATABASE_URL).protocol))) {
+    throw new Error('DATABASE_URL must be a postgres:// or postgresql:// URL (postgres://user:password@host:5432/database)');
+  }
+  if (env.OIDC_ISSUER) {
+    const issuer = URL.canParse(env.OIDC_ISSUER) ? new URL(env.OIDC_ISSUER) : undefined;
+    if (!issuer || !/^https?:$/.test(issuer.protocol)) throw new Error(`OIDC_ISSUER must be an https:// URL; got "${env.OIDC_ISSUER}"`);
+    if (issuer.protocol === 'http:' && !isLoopbackHost(issuer.hostname)) {
+      throw new Error(`OIDC_ISSUER must use https:// (plain http:// is accepted only on loopback); got "${env.OIDC_ISSUER}"`);
+    }
   }
   if (env.OIDC_ISSUER && !env.OIDC_AUDIENCE) {
     throw new Error('OIDC_AUDIENCE must be set when OIDC_ISSUER is (the client id tokens must be issued for)');
@@ -44,12 +64,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
   if (metricsToken !== undefined && !/^\S{32,}$/.test(metricsToken)) {
     throw new Error('METRICS_TOKEN must be at least 32 characters without spaces (e.g. openssl rand -hex 32)');
   }
+  if (env.INNTAK_DEV_ISSUER !== undefined && !['', '0', '1'].includes(env.INNTAK_DEV_ISSUER)) {
+    throw new Error(`INNTAK_DEV_ISSUER must be 1 (on) or 0 (off); got "${env.INNTAK_DEV_ISSUER}"`);
+  }
+  const devIssuerWanted = env.INNTAK_DEV_ISSUER === '1';
+  // The development issuer signs for anyone who can read the data directory: it is trusted only
+  // by an API nobody else can reach. Asked for, it makes the default address loopback.
+  const devIssuerRefused =
+    devIssuerWanted && host !== undefined && !isLoopbackHost(host) ? `HOST=${host} is not a loopback address; development tokens are refused` : undefined;
+  const devIssuer = devIssuerWanted && !devIssuerRefused ? { dataDir: env.INNTAK_DATA_DIR || `${REPO_ROOT}.data` } : undefined;
   return {
     databaseUrl: env.DATABASE_URL || undefined,
     port,
+    host: host ?? (devIssuer ? '127.0.0.1' : undefined),
+    devIssuer,
+    devIssuerRefused,
     oidcIssuer: env.OIDC_ISSUER || undefined,
     oidcAudience: env.OIDC_AUDIENCE || undefined,
-    bodyLimitBytes: parseSize(env.BODY_LIMIT ?? '25mb', 'BODY_LIMIT'),
+    bodyLimitBytes: bodyLimit(env.BODY_LIMIT ?? '25mb'),
     logLevel,
     baseUrl,
     slowRequestMs: 200,
@@ -64,6 +96,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     metricsToken,
     storageDir: env.STORAGE_DIR || undefined,
   };
+}
+
+/** Digits only: "", "8.08e3" and "0x1f90" are mistakes, not ports (Number() would take them). */
+function portNumber(raw: string, name: string): number {
+  const value = /^\d{1,5}$/.test(raw) ? Number(raw) : NaN;
+  if (!(value >= 0 && value <= 65535)) throw new Error(`${name} must be a port number from 0 to 65535; got "${raw}"`);
+  return value;
+}
+
+function bodyLimit(raw: string): number {
+  const bytes = parseSize(raw, 'BODY_LIMIT');
+  if (bytes < 1 || bytes > parseSize(MAX_BODY_LIMIT, 'BODY_LIMIT')) throw new Error(`BODY_LIMIT must be from 1 byte to ${MAX_BODY_LIMIT}; got "${raw}"`);
+  return bytes;
+}
+
+export function isLoopbackHost(hostname: string): boolean {
+  return ['localhost', '::1', '[::1]'].includes(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
 function integer(raw: string, name: string, min: number, max: number): number {

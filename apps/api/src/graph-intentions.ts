@@ -1,6 +1,5 @@
 import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
-import { AppError } from '@inntak/core';
 import { type Db } from '@inntak/postgres';
 import { createCollection, createEdge, createNode, deleteEdge, grantAccess, revokeAccess, tagNode } from '@inntak/postgres/graph';
 import type { RouteRegistry } from './route-registry.js';
@@ -10,9 +9,6 @@ import { AccessLevel, Id, JsonObject, Visibility } from './schemas.js';
  * The graph writes a user needs to build the graph without SQL. Each is checked against the
  * access matrix and commits together with its access propagation (docs/access.md).
  */
-
-/** Kinds with their own operation (webhook, collection, tag), made by an operator (person) or by the service (media: its file is the service's). */
-const RESERVED_KINDS = ['webhook', 'collection', 'person', 'tag', 'media'];
 
 const EdgeType = z.string().regex(/^[a-z][a-z0-9_]{0,62}$/, 'forventet et navn i snake_case');
 const Title = z.string().max(1000).nullish();
@@ -56,12 +52,7 @@ export function installGraphIntentions(app: Express, registry: RouteRegistry, au
       errors: ERRORS,
     },
     auth,
-    ({ body, caller }) => {
-      if (RESERVED_KINDS.includes(body.node_kind)) {
-        throw new AppError('invalid_input', { detail: `node_kind: ${body.node_kind} lages med sin egen operasjon` });
-      }
-      return createNode(deps.db, caller, body);
-    },
+    ({ body, caller }) => createNode(deps.db, caller, body),
   );
 
   registry.route(

@@ -24,7 +24,7 @@ describe('job and resource administration', () => {
     expect((await request(app).get('/admin/jobs')).status).toBe(401);
     const res = await request(app).get('/admin/jobs').set('Authorization', owner);
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ error: 'Ingen tilgang: only system administrators' });
+    expect(res.body).toEqual({ error: 'Ingen tilgang: kun for systemadministratorer' });
     expect((await request(app).post('/intentions/cancel_job').set('Authorization', owner).send({ job_id: 1 })).status).toBe(403);
   });
 
@@ -57,7 +57,7 @@ describe('job and resource administration', () => {
 
     const again = await request(app).post('/intentions/cancel_job').set('Authorization', admin).send({ job_id: id });
     expect(again.status).toBe(409);
-    expect(again.body.error).toBe(`Jobben har feil status for dette: job ${id} is cancelled; only queued or running jobs can be cancelled`);
+    expect(again.body.error).toBe(`Jobben har feil status for dette: jobb ${id} er cancelled; bare jobber som er queued eller running kan avbrytes`);
 
     const retried = await request(app).post('/intentions/retry_job').set('Authorization', admin).send({ job_id: String(id) });
     expect(retried.status).toBe(200);
@@ -65,7 +65,7 @@ describe('job and resource administration', () => {
 
     const notFailed = await request(app).post('/intentions/retry_job').set('Authorization', admin).send({ job_id: id });
     expect(notFailed.status).toBe(409);
-    expect(notFailed.body.error).toMatch(/only failed or cancelled jobs can be retried/);
+    expect(notFailed.body.error).toMatch(/bare jobber som er failed eller cancelled kan prøves igjen/);
 
     // A job that used up its attempts (the worker tests fail jobs for real).
     await sql`update job_queue set status = 'failed', attempts = 25, last_error = 'boom' where id = ${id}`.execute(ctx.database.db);

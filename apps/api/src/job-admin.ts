@@ -1,7 +1,6 @@
 import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
-import { AppError } from '@inntak/core';
-import type { Caller } from '@inntak/access';
+import { requireSystemAdmin } from '@inntak/access';
 import { DISK_LEVELS, DEFAULT_LIMITS, JOB_STATUSES, type DiskMeasurementRecord, type JobRecord, type JobRule, type LiveRoomStatus } from '@inntak/jobs';
 import { type Db } from '@inntak/postgres';
 import { cancelJob, diskStatus, listJobs, resourceStatus, retryJob, updateRule, type ResourceStatus } from '@inntak/postgres/jobs';
@@ -162,10 +161,6 @@ function resourcesView(status: ResourceStatus): Omit<z.infer<typeof Resources>, 
 const TAGS = ['jobs'];
 const ADMIN = 'System administrators only (table system_admins, `inntak person add --admin`); see docs/jobs.md.';
 
-/** Admin = a system administrator; everyone else gets 403. */
-function requireAdmin(caller: Caller): void {
-  if (!caller.isAdmin) throw new AppError('forbidden', { detail: 'only system administrators' });
-}
 
 /** The job listing, the retry/cancel intentions and the resource endpoints (docs/jobs.md). */
 export function installJobAdmin(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: JobAdminDeps): void {
@@ -192,7 +187,7 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     },
     auth,
     async ({ query, caller }) => {
-      requireAdmin(caller);
+      requireSystemAdmin(caller);
       const list = await listJobs(deps.db, { type: query.type, status: query.status, limit: query.limit, before: query.cursor });
       return { ...list, jobs: list.jobs.map(toJobView) };
     },
@@ -213,7 +208,7 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     },
     auth,
     async ({ body, caller }) => {
-      requireAdmin(caller);
+      requireSystemAdmin(caller);
       return { job: toJobView(await retryJob(deps.db, body.job_id)) };
     },
   );
@@ -233,7 +228,7 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     },
     auth,
     async ({ body, caller }) => {
-      requireAdmin(caller);
+      requireSystemAdmin(caller);
       return { job: toJobView(await cancelJob(deps.db, body.job_id)) };
     },
   );
@@ -252,7 +247,7 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     },
     auth,
     async ({ caller }) => {
-      requireAdmin(caller);
+      requireSystemAdmin(caller);
       const [status, pruning] = await Promise.all([resourceStatus(deps.db, deps.liveRooms), latestPruneRun(deps.db)]);
       return { ...resourcesView(status), pruning };
     },
@@ -273,7 +268,7 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     },
     auth,
     async ({ query, caller }) => {
-      requireAdmin(caller);
+      requireSystemAdmin(caller);
       const disk = await diskStatus(deps.db, query.limit);
       return { current: disk.current && diskView(disk.current), history: disk.history.map(diskView) };
     },
@@ -302,7 +297,7 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     },
     auth,
     async ({ body, caller }) => {
-      requireAdmin(caller);
+      requireSystemAdmin(caller);
       const rule = await updateRule(deps.db, {
         jobType: body.job_type,
         basePriority: body.base_priority,

@@ -1,23 +1,50 @@
 import { openDatabase } from '@inntak/postgres';
+import { openDevIssuer } from '@inntak/dev-issuer';
+import type { TokenVerifier } from '@inntak/access';
 import { NoIssuerVerifier, OidcTokenVerifier } from './oidc-verifier.js';
+import { DevIssuerVerifier } from './dev-issuer-verifier.js';
 import { startApiServer } from './api-server.js';
-import { loadConfig } from './config.js';
+import { loadConfig, type ApiConfig } from './config.js';
 import { createLogger } from './logger.js';
 
 // Composition root of the API process: config, adapters, app and stream, listen, drain on SIGTERM.
-const config = loadConfig();
-const logger = createLogger(config.logLevel);
-if (!config.databaseUrl) {
-  logger.error('DATABASE_URL is not set (npm start sets it, with an embedded PostgreSQL)');
+// A setting or a start-up condition it cannot work with ends the process with one line naming it.
+let config: ApiConfig;
+try {
+  config = loadConfig();
+} catch (err) {
+  createLogger('error').error((err as Error).message, { tag: 'config' });
   process.exit(1);
 }
-if (!config.oidcIssuer) {
+const logger = createLogger(config.logLevel);
+function fail(message: string): never {
+  logger.error(message, { tag: 'startup' });
+  process.exit(1);
+}
+if (!config.databaseUrl) fail('DATABASE_URL is not set (npm start sets it, with an embedded PostgreSQL)');
+if (!config.oidcIssuer && !config.devIssuer) {
   logger.warn('OIDC_ISSUER is not set: intake and /health work, every authenticated operation answers 401');
 }
-const verifier = config.oidcIssuer
-  ? new OidcTokenVerifier(config.oidcIssuer, config.oidcAudience!, logger)
-  : new NoIssuerVerifier();
+if (config.devIssuerRefused) logger.warn(`INNTAK_DEV_ISSUER=1 ignored: ${config.devIssuerRefused}`);
+
+const oidc = config.oidcIssuer ? new OidcTokenVerifier(config.oidcIssuer, config.oidcAudience!, logger) : undefined;
+let verifier: TokenVerifier = oidc ?? new NoIssuerVerifier();
+if (config.devIssuer) {
+  const dev = await openDevIssuer(config.devIssuer.dataDir).catch((err: Error) => fail(`INNTAK_DATA_DIR: the development issuer's key cannot be read or made: ${err.message}`));
+  verifier = new DevIssuerVerifier(dev, verifier);
+  logger.warn('INNTAK_DEV_ISSUER=1: tokens from `inntak token` are accepted; for development on this machine only', { host: config.host });
+}
+if (oidc && !(await oidc.reachable(5000))) {
+  logger.warn('OIDC_ISSUER does not answer: authenticated operations fail until it does; /health/ready says issuer "unreachable"', { issuer: config.oidcIssuer });
+}
+
 const database = openDatabase({ connectionString: config.databaseUrl, logger, slowQueryMs: config.slowQueryMs });
+try {
+  await database.pool.query('select 1');
+} catch (err) {
+  await database.close().catch(() => {});
+  fail(`DATABASE_URL: the database does not answer (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+}
 const api = await startApiServer(
   {
     logger,
@@ -30,10 +57,15 @@ const api = await startApiServer(
     realtime: config.realtime,
     metricsToken: config.metricsToken,
     storageDir: config.storageDir,
+    app: oidc ? { issuerStatus: async () => ((await oidc.reachable()) ? 'ok' : 'unreachable') } : {},
   },
   config.port,
-);
-logger.info('api listening', { port: config.port, base_url: config.baseUrl });
+  config.host,
+).catch(async (err: NodeJS.ErrnoException) => {
+  await database.close().catch(() => {});
+  fail(err.code === 'EADDRINUSE' ? `PORT ${config.port} is already in use: stop what listens there or choose another PORT` : `could not listen on PORT ${config.port}: ${err.message}`);
+});
+logger.info('api listening', { port: (api.server.address() as { port: number }).port, host: config.host ?? 'all interfaces', base_url: config.baseUrl });
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
@@ -47,3 +79,5 @@ async function shutdown(signal: string): Promise<void> {
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
+// Started by `inntak start` with an IPC channel: when that parent goes away (even SIGKILLed), so do we.
+if (process.send) process.on('disconnect', () => void shutdown('parent exited'));

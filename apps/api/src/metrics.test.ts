@@ -37,7 +37,7 @@ describe('GET /metrics: who may read it', () => {
   it('answers 403 Ingen tilgang to a known caller who is not a system admin', async () => {
     const res = await request(ctx.app()).get('/metrics').set('Authorization', await bearer(OWNER_SUBJECT));
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ error: 'Ingen tilgang' });
+    expect(res.body).toEqual({ error: 'Ingen tilgang: kun for systemadministratorer' });
   });
 
   it('answers 200 to a system admin\'s JWT', async () => {

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Express, RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { z } from 'zod';
-import { AppError } from '@inntak/core';
+import { requireSystemAdmin } from '@inntak/access';
 import type { DatabaseStats } from '@inntak/postgres';
 import { callerOf } from './auth.js';
 import { routeOf } from './request-logging.js';
@@ -110,7 +110,7 @@ export function installMetrics(app: Express, registry: RouteRegistry, auth: Requ
     await new Promise<void>((resolve, reject) => {
       Promise.resolve(auth(req, res, (err?: unknown) => (err ? reject(err) : resolve()))).catch(reject);
     });
-    if (!callerOf(res).isAdmin) throw new AppError('forbidden');
+    requireSystemAdmin(callerOf(res));
     next();
   };
   registry.describe({

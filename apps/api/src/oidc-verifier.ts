@@ -38,6 +38,13 @@ export class OidcTokenVerifier implements TokenVerifier {
     return { issuer, subject: payload.sub!, expiresAt: new Date(payload.exp! * 1000) };
   }
 
+  /** Whether discovery (and so the JWKS address) succeeds within `timeoutMs`: for start-up and /health/ready. */
+  async reachable(timeoutMs = 3000): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+    return Promise.race([this.discover().then(() => true, () => false), timeout]).finally(() => clearTimeout(timer));
+  }
+
   private discover(): Promise<{ issuer: string; getKey: JWTVerifyGetKey }> {
     this.keys ??= (async () => {
       const url = new URL(this.issuer);

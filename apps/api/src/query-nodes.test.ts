@@ -343,7 +343,7 @@ describe('a search too broad to rank in time', () => {
       .query({ q: 'overalt' })
       .set('Authorization', `Bearer ${await ctx.tokenFor('stranger')}`);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'Ugyldig forespørsel: q: matches too many nodes to rank in time; add words or filters' });
+    expect(res.body).toEqual({ error: 'Ugyldig forespørsel: q: treffer for mange noder til å rangeres i tide; legg til ord eller filtre' });
     // The same search with the default time limit is answered.
     expect((await get('stranger', { q: 'overalt', limit: 5 })).body.nodes).toHaveLength(5);
   });

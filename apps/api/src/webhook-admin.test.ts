@@ -254,7 +254,7 @@ describe('POST /admin/webhooks/templates/{id}/preview', () => {
   it('answers 404 to an unknown template', async () => {
     const res = await post('/admin/webhooks/templates/no-such-template/preview', stranger.authorization, { payload: {} });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: 'Finnes ikke: template no-such-template' });
+    expect(res.body).toEqual({ error: 'Finnes ikke: mal no-such-template' });
   });
 
   it('answers 400 naming the field when headers are not strings', async () => {

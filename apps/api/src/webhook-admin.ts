@@ -157,7 +157,7 @@ export function installWebhookAdmin(app: Express, registry: RouteRegistry, auth:
     auth,
     async ({ params, body }) => {
       const template = findTemplate(params.id);
-      if (!template) throw new AppError('not_found', { detail: `template ${params.id}` });
+      if (!template) throw new AppError('not_found', { detail: `mal ${params.id}` });
       const headers = Object.fromEntries(Object.entries(body.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
       const { title, content, extra_metadata } = template.render(body.payload ?? {}, headers);
       return { title, content, extra_metadata };

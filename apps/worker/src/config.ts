@@ -31,6 +31,7 @@ export interface WorkerConfig {
   crontab: string;
 }
 
+const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'];
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** From src/ (tests) and dist/ alike: the file beside them. */
 export const CRONTAB_FILE = fileURLToPath(new URL('../crontab', import.meta.url));
@@ -39,10 +40,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
   if (!env.DATABASE_URL) throw new Error('DATABASE_URL is not set (npm start sets it, with an embedded PostgreSQL)');
   const unknown = argv.filter((arg) => arg !== '--once');
   if (unknown.length > 0) throw new Error(`unknown argument ${unknown[0]}; the worker takes only --once`);
+  const logLevel = env.LOG_LEVEL ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${logLevel}"`);
   return {
     databaseUrl: env.DATABASE_URL,
     concurrency: integer(env, 'WORKER_CONCURRENCY', 3, 1),
-    logLevel: env.LOG_LEVEL ?? 'info',
+    logLevel,
     once: argv.includes('--once'),
     pollIntervalMs: integer(env, 'WORKER_POLL_INTERVAL_MS', 1000, 10),
     deferMs: integer(env, 'JOB_DEFER_MS', 500, 1),

@@ -9,6 +9,9 @@ import { diskStatus, newWorkerProcess } from '@inntak/postgres/jobs';
 import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
 import { checkDisk } from './disk-monitor.js';
 import { StatfsDiskProbe } from './statfs-disk-probe.js';
+import { loadConfig } from './config.js';
+import { createLogger } from './logger.js';
+import { startWorker } from './worker.js';
 
 interface Entry {
   level: string;
@@ -56,6 +59,25 @@ describe('disk monitor', () => {
     expect(status.history.map((h) => h.level)).toEqual(['emergency', 'critical', 'warning', 'ok']);
     const { rows } = await sql<{ n: string }>`select count(*) as n from resource_usage_log where cpu_count > 0 and memory_total_bytes > 0`.execute(database.db);
     expect(rows[0]!.n).toBe('4');
+  });
+
+  it('a worker measures the disk as it starts, so /admin/resources/disk is not empty until the first crontab tick', async () => {
+    const fresh = await openTestDatabase(logger);
+    try {
+      expect((await diskStatus(fresh.db)).current).toBeNull();
+      const probe = new FixedProbe();
+      probe.usedPercent = 42;
+      // No crontab at all: only the start-up measurement can have written the row.
+      const config = { ...loadConfig({ DATABASE_URL: fresh.url, WORKER_CRONTAB: '' }, []), storageDir: '/srv/start' };
+      const worker = await startWorker(config, createLogger('error'), { diskProbe: probe });
+      try {
+        expect((await diskStatus(fresh.db)).current).toMatchObject({ used_percent: 42, path: '/srv/start' });
+      } finally {
+        await worker.stop();
+      }
+    } finally {
+      await fresh.dispose();
+    }
   });
 
   it('measures a real directory with fs.statfs', async () => {

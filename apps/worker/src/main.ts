@@ -1,11 +1,25 @@
-import { loadConfig } from './config.js';
+import { loadConfig, type WorkerConfig } from './config.js';
 import { createLogger } from './logger.js';
-import { startWorker } from './worker.js';
+import { startWorker, type RunningWorker } from './worker.js';
 
 // Composition root of the worker process: config, logger, the worker; signals are ours.
-const config = loadConfig();
+// A setting or a database it cannot work with ends the process with one line naming it.
+let config: WorkerConfig;
+try {
+  config = loadConfig();
+} catch (err) {
+  createLogger('error').error((err as Error).message, { tag: 'config' });
+  process.exit(1);
+}
 const logger = createLogger(config.logLevel);
-const worker = await startWorker(config, logger);
+let worker: RunningWorker;
+try {
+  worker = await startWorker(config, logger);
+} catch (err) {
+  const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+  logger.error(`the worker could not start; is DATABASE_URL's database up and migrated? (${reason})`, { tag: 'startup' });
+  process.exit(1);
+}
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
@@ -18,6 +32,8 @@ async function shutdown(signal: string): Promise<void> {
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
+// Started by `inntak start` with an IPC channel: when that parent goes away (even SIGKILLed), so do we.
+if (process.send) process.on('disconnect', () => void shutdown('parent exited'));
 if (config.once) {
   await worker.done;
   await shutdown('--once: queue drained');

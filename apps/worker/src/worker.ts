@@ -8,6 +8,7 @@ import { openDatabase } from '@inntak/postgres';
 import { heartbeat, newWorkerProcess, PostgresLiveRoomStatus, reconcileDeadWorkers, registerWorker, unregisterWorkerProcess } from '@inntak/postgres/jobs';
 import type { WorkerConfig } from './config.js';
 import type { JobBody } from './governed-task.js';
+import { checkDisk } from './disk-monitor.js';
 import { Governor } from './governor.js';
 import { workerLogger } from './logger.js';
 import { EspeakSpeechSynthesizer } from './espeak-speech-synthesizer.js';
@@ -46,12 +47,8 @@ export async function startWorker(config: WorkerConfig, logger: winston.Logger, 
     rulesCacheMs: config.rulesCacheMs,
     jobTypes: Object.keys(bodies),
   });
-  const taskList = createTaskList(
-    bodies,
-    { db, worker, governor, logger, deferMs: config.deferMs },
-    { db, worker, logger, probe: overrides.diskProbe ?? new StatfsDiskProbe(), storageDir: config.storageDir },
-    media,
-  );
+  const diskDeps = { db, worker, logger, probe: overrides.diskProbe ?? new StatfsDiskProbe(), storageDir: config.storageDir };
+  const taskList = createTaskList(bodies, { db, worker, governor, logger, deferMs: config.deferMs }, diskDeps, media);
   const events: WorkerEvents = new EventEmitter();
   // Jobs are locked under the pool's id (graphile-worker 0.17) or a worker's; register both so a
   // job this process fetched but had not yet admitted is released too if the process dies.
@@ -74,6 +71,9 @@ export async function startWorker(config: WorkerConfig, logger: winston.Logger, 
     }
   };
   await tick();
+  // The crontab first measures at the next whole minute; until then /admin/resources/disk would
+  // be empty on a new installation, so a long-running worker measures once as it starts.
+  if (!config.once) await checkDisk(diskDeps).catch((err: Error) => logger.warn('disk check at start failed', { error: err.message }));
   const heartbeatTimer = setInterval(() => void tick(), config.heartbeatMs);
 
   const shared = {

@@ -1,3 +1,4 @@
+import { AppError } from '@inntak/core';
 import type { Actor } from './identity.js';
 import { grants, type AccessLevel } from './levels.js';
 
@@ -6,7 +7,7 @@ import { grants, type AccessLevel } from './levels.js';
  * - an `owner` edge person → node grants `owner` on the node;
  * - a `member_of` edge person → node grants `member`, or the level in its metadata.access
  *   (grant_access writes reader/member/admin this way);
- * - a `belongs_to` edge X → C copies C's rows to X (packages/postgres/src/access-propagation.ts).
+ * - a `belongs_to` edge X → C copies C's rows to X (packages/postgres/src/graph/access-propagation.ts).
  * The SQL twin of levelGrantedBy is access_granted_by() in db/migrations/002.do.access.sql.
  */
 export function levelGrantedBy(edgeType: string, metadata: Record<string, unknown>): AccessLevel | null {
@@ -51,4 +52,25 @@ export function edgeRequirement(edgeType: string, metadata: Record<string, unkno
 /** True when `held` meets `required` (no requirement is always met). */
 export function meets(held: AccessLevel | null, required: AccessLevel | null): boolean {
   return required === null || grants(held, required);
+}
+
+/**
+ * Operations on no graph object (job and resource admin, metrics) are for system
+ * administrators only. The route calls this before any work.
+ */
+export function requireSystemAdmin(actor: Actor): void {
+  if (!actor.isAdmin) throw new AppError('forbidden', { detail: 'kun for systemadministratorer' });
+}
+
+/**
+ * Node kinds `create_node` never makes: each has its own operation (webhook, collection, tag),
+ * is made by an operator (person) or by the service (media: its file is the service's), because
+ * making one has consequences a plain node has not.
+ */
+export const RESERVED_NODE_KINDS = ['webhook', 'collection', 'person', 'tag', 'media'] as const;
+
+export function requireCreatableKind(kind: string): void {
+  if ((RESERVED_NODE_KINDS as readonly string[]).includes(kind)) {
+    throw new AppError('invalid_input', { detail: `node_kind: ${kind} lages med sin egen operasjon` });
+  }
 }

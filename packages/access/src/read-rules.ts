@@ -1,7 +1,7 @@
 import type { GraphNode, Visibility } from '@inntak/graph';
 
 /**
- * Who may read a node (docs/access.md is the prose version; packages/postgres/src/read-filter.ts
+ * Who may read a node (docs/access.md is the prose version; packages/postgres/src/graph/read-filter.ts
  * the SQL one — keep the three in step):
  * - its creator and every subject with an access-matrix row on it read it in full;
  * - `readable` and `open` nodes are read in full by every known caller (`open` is also meant for

@@ -70,5 +70,5 @@ export function decodeCursor(cursor: string): Keyset {
     if (parts.length === 1) return { id: parts[0].toLowerCase() };
     if (typeof parts[1] === 'string' && RANK_PATTERN.test(parts[1])) return { id: parts[0].toLowerCase(), rank: parts[1] };
   }
-  throw new AppError('invalid_input', { detail: 'cursor: not a cursor from this endpoint' });
+  throw new AppError('invalid_input', { detail: 'cursor: ikke en cursor fra dette endepunktet' });
 }

@@ -76,7 +76,7 @@ describe('governor', () => {
   });
 
   it('rejects a rule that would break the limits', () => {
-    expect(validateRule(rule('rendering', { cpuWeight: 9 }), DEFAULT_LIMITS)).toBe('cpu_weight must be an integer from 0 to 8');
+    expect(validateRule(rule('rendering', { cpuWeight: 9 }), DEFAULT_LIMITS)).toBe('cpu_weight: må være et heltall fra 0 til 8');
     expect(validateRule(rule('rendering', { timeoutSeconds: 0 }), DEFAULT_LIMITS)).toMatch(/^timeout/);
     expect(validateRule(rule('rendering'), DEFAULT_LIMITS)).toBeUndefined();
   });

@@ -47,17 +47,17 @@ export function effectivePriority(rule: JobRule, liveRoomActive: boolean): numbe
 
 /** Who may change a rule, and to what: sane bounds, so a typo cannot stall every worker. */
 export function validateRule(rule: JobRule, limits: GovernorLimits): string | undefined {
-  if (!/^[a-z][a-z0-9_]{0,62}$/.test(rule.jobType)) return 'job_type must be snake_case';
-  if (!Number.isInteger(rule.basePriority) || Math.abs(rule.basePriority) > 32767) return 'base_priority must be an integer from -32767 to 32767';
-  if (!Number.isInteger(rule.livekitPriorityAdj) || Math.abs(rule.livekitPriorityAdj) > 32767) return 'livekit_priority_adj must be an integer from -32767 to 32767';
+  if (!/^[a-z][a-z0-9_]{0,62}$/.test(rule.jobType)) return 'job_type: må være snake_case';
+  if (!Number.isInteger(rule.basePriority) || Math.abs(rule.basePriority) > 32767) return 'base_priority: må være et heltall fra -32767 til 32767';
+  if (!Number.isInteger(rule.livekitPriorityAdj) || Math.abs(rule.livekitPriorityAdj) > 32767) return 'livekit_priority_adj: må være et heltall fra -32767 til 32767';
   if (!Number.isInteger(rule.cpuWeight) || rule.cpuWeight < 0 || rule.cpuWeight > limits.maxWeight) {
-    return `cpu_weight must be an integer from 0 to ${limits.maxWeight}`;
+    return `cpu_weight: må være et heltall fra 0 til ${limits.maxWeight}`;
   }
   if (!Number.isInteger(rule.maxConcurrent) || rule.maxConcurrent < 0 || rule.maxConcurrent > limits.maxRunning) {
-    return `max_concurrent must be an integer from 0 to ${limits.maxRunning}`;
+    return `max_concurrent: må være et heltall fra 0 til ${limits.maxRunning}`;
   }
   if (!Number.isInteger(rule.timeoutSeconds) || rule.timeoutSeconds < 1 || rule.timeoutSeconds > 86400) {
-    return 'timeout must be an integer number of seconds from 1 to 86400';
+    return 'timeout: må være et helt antall sekunder fra 1 til 86400';
   }
   return undefined;
 }

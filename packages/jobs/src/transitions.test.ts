@@ -14,12 +14,12 @@ describe('job transitions', () => {
   it('only a failed or cancelled job can be retried', () => {
     expect(() => assertRetryable(1, 'failed')).not.toThrow();
     expect(() => assertRetryable(1, 'cancelled')).not.toThrow();
-    expect(() => assertRetryable(7, 'completed')).toThrow(new AppError('job_wrong_state', { detail: 'job 7 is completed; only failed or cancelled jobs can be retried' }));
+    expect(() => assertRetryable(7, 'completed')).toThrow(new AppError('job_wrong_state', { detail: 'jobb 7 er completed; bare jobber som er failed eller cancelled kan prøves igjen' }));
   });
 
   it('only a queued or running job can be cancelled', () => {
     expect(() => assertCancellable(1, 'queued')).not.toThrow();
     expect(() => assertCancellable(1, 'running')).not.toThrow();
-    expect(() => assertCancellable(3, 'failed')).toThrow(/job 3 is failed/);
+    expect(() => assertCancellable(3, 'failed')).toThrow(/jobb 3 er failed/);
   });
 });

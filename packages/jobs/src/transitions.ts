@@ -20,13 +20,13 @@ export function canTransition(from: JobStatus, to: JobStatus): boolean {
 /** Retry: only a failed or cancelled job goes back to the queue. */
 export function assertRetryable(jobId: number, status: JobStatus): void {
   if (status !== 'failed' && status !== 'cancelled') {
-    throw new AppError('job_wrong_state', { detail: `job ${jobId} is ${status}; only failed or cancelled jobs can be retried` });
+    throw new AppError('job_wrong_state', { detail: `jobb ${jobId} er ${status}; bare jobber som er failed eller cancelled kan prøves igjen` });
   }
 }
 
 /** Cancel: a queued job is removed, a running one aborted. */
 export function assertCancellable(jobId: number, status: JobStatus): void {
   if (status !== 'queued' && status !== 'running') {
-    throw new AppError('job_wrong_state', { detail: `job ${jobId} is ${status}; only queued or running jobs can be cancelled` });
+    throw new AppError('job_wrong_state', { detail: `jobb ${jobId} er ${status}; bare jobber som er queued eller running kan avbrytes` });
   }
 }

@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import { AppError, uuidv7 } from '@inntak/core';
-import { edgeRequirement, GRANTING_EDGE_TYPES, grantingEdge, levelGrantedBy, levelToGrant, type AccessLevel, type Actor } from '@inntak/access';
+import { edgeRequirement, GRANTING_EDGE_TYPES, requireCreatableKind, grantingEdge, levelGrantedBy, levelToGrant, type AccessLevel, type Actor } from '@inntak/access';
 import type { JsonObject, Visibility } from '@inntak/graph';
 import type { Db } from '../platform/index.js';
 import type { Database } from '../platform/index.js';
@@ -63,6 +63,7 @@ export interface NewNodeInput {
 
 /** A node owned by its creator (an `owner` edge), optionally belonging to a collection. */
 export async function createNode(db: Db, actor: Actor & { personId: string }, input: NewNodeInput): Promise<{ id: string; edge_ids: string[] }> {
+  requireCreatableKind(input.node_kind);
   return db.transaction().execute(async (trx) => {
     if (input.collection_id) await requireLevel(trx, actor, input.collection_id, 'member', 'collection_id');
     const id = await insertNode(trx, { ...input, created_by: actor.personId });
@@ -119,6 +120,7 @@ export async function grantAccess(
     const strongest = current.some((e) => e.edge_type === 'owner') ? 'owner' : input.access;
     await requireLevel(trx, actor, input.object_id, levelToGrant(strongest), 'object_id');
     await requireSubject(trx, input.subject_id, 'subject_id');
+    if (input.access !== 'owner') await keepAnOwner(trx, current, input.subject_id, input.object_id);
     const edge = grantingEdge(input.access);
     const edgeId = await insertEdge(trx, {
       source_id: input.subject_id,
@@ -141,6 +143,7 @@ export async function revokeAccess(db: Db, actor: Actor, input: { subject_id: st
     const current = await explicitGrantEdges(trx, input.subject_id, input.object_id);
     const strongest = current.some((e) => e.edge_type === 'owner') ? 'owner' : 'admin';
     await requireLevel(trx, actor, input.object_id, levelToGrant(strongest), 'object_id');
+    await keepAnOwner(trx, current, input.subject_id, input.object_id);
     await deleteEdges(
       trx,
       current.map((e) => e.id),
@@ -233,6 +236,17 @@ function explicitGrantEdges(trx: Trx, subjectId: string, objectId: string) {
     .where('target_id', '=', objectId)
     .where('edge_type', 'in', GRANTING_EDGE_TYPES)
     .execute();
+}
+
+/**
+ * Replacing or removing a subject's owner edge must leave the object another owner: a
+ * collection nobody owns can no longer be administered by anyone but a system administrator.
+ */
+async function keepAnOwner(trx: Trx, current: ReadonlyArray<{ edge_type: string }>, subjectId: string, objectId: string): Promise<void> {
+  if (!current.some((e) => e.edge_type === 'owner')) return;
+  // Locking every owner edge of the object serialises two owners demoting each other at once.
+  const owners = await trx.selectFrom('edges').select('source_id').where('target_id', '=', objectId).where('edge_type', '=', 'owner').forUpdate().execute();
+  if (!owners.some((o) => o.source_id !== subjectId)) throw new AppError('conflict', { detail: 'den siste eieren kan ikke fjernes' });
 }
 
 /** True when `from` reaches `to` along belongs_to edges (a new to → from edge would close a cycle). */

@@ -100,7 +100,7 @@ async function search(db: Db, callerId: string, query: NodeQuery, text: string, 
     })
     .catch((err: unknown) => {
       if ((err as { code?: unknown }).code === QUERY_CANCELED) {
-        throw new AppError('invalid_input', { cause: err, detail: 'q: matches too many nodes to rank in time; add words or filters' });
+        throw new AppError('invalid_input', { cause: err, detail: 'q: treffer for mange noder til å rangeres i tide; legg til ord eller filtre' });
       }
       throw err;
     });

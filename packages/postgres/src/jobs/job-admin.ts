@@ -57,7 +57,7 @@ export async function listJobs(db: Db, query: JobListQuery): Promise<JobList> {
 
 export async function getJob(db: Db, id: number): Promise<JobRecord> {
   const row = await db.selectFrom('job_queue').selectAll().where('id', '=', String(id)).executeTakeFirst();
-  if (!row) throw new AppError('not_found', { detail: `job ${id}` });
+  if (!row) throw new AppError('not_found', { detail: `jobb ${id}` });
   return toJobRecord(row);
 }
 
@@ -65,7 +65,7 @@ export async function getJob(db: Db, id: number): Promise<JobRecord> {
 export async function retryJob(db: Db, id: number): Promise<JobRecord> {
   await db.transaction().execute(async (trx) => {
     const row = await trx.selectFrom('job_queue').select('status').where('id', '=', String(id)).forUpdate().executeTakeFirst();
-    if (!row) throw new AppError('not_found', { detail: `job ${id}` });
+    if (!row) throw new AppError('not_found', { detail: `jobb ${id}` });
     assertRetryable(id, row.status);
     await trx
       .updateTable('job_queue')
@@ -84,7 +84,7 @@ export async function retryJob(db: Db, id: number): Promise<JobRecord> {
 export async function cancelJob(db: Db, id: number): Promise<JobRecord> {
   await db.transaction().execute(async (trx) => {
     const row = await trx.selectFrom('job_queue').select('status').where('id', '=', String(id)).forUpdate().executeTakeFirst();
-    if (!row) throw new AppError('not_found', { detail: `job ${id}` });
+    if (!row) throw new AppError('not_found', { detail: `jobb ${id}` });
     assertCancellable(id, row.status);
     // Deletes an unlocked job; a locked one loses its key and its retries.
     await sql`select graphile_worker.remove_job(${`inntak:${id}`})`.execute(trx);

@@ -94,18 +94,27 @@ export async function spawnEmbeddedPostgres(options: {
   port: number;
   database: string;
   ephemeral?: boolean;
-}): Promise<EmbeddedServer> {
+  /** How long to wait for it to answer before giving up (a data folder Postgres cannot use may otherwise hang). */
+  readyTimeoutMs?: number;
+}): Promise<EmbeddedServer & { exited: Promise<void> }> {
   const script = fileURLToPath(new URL('./embedded-server-process.js', import.meta.url));
   const args = [script, options.dataDir, String(options.port), options.database];
   if (options.ephemeral) args.push('--ephemeral');
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const timeoutMs = options.readyTimeoutMs ?? 60_000;
+  let timer: NodeJS.Timeout | undefined;
   const url = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', (line) => resolve((JSON.parse(line) as { url: string }).url));
     void exited.then(() => reject(new Error(`embedded PostgreSQL exited with ${child.exitCode} before it was ready`)));
-  });
+    timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`embedded PostgreSQL did not answer within ${timeoutMs / 1000} s`));
+    }, timeoutMs);
+  }).finally(() => clearTimeout(timer));
   return {
     url,
+    exited,
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;

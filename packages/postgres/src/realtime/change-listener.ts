@@ -26,7 +26,13 @@ export const LISTENER_APPLICATION_NAME = 'inntak-realtime-listener';
 /**
  * One dedicated LISTEN connection (its own pg.Client, never a pooled one: a pooled client would
  * be handed to other queries and lose its LISTEN). Notices are handed on in bursts so the reader
- * makes one query per burst, not one per row; a lost connection is remade with backoff.
+ * makes one query per burst, not one per row.
+ *
+ * A lost connection is remade by one retry loop: one attempt at a time, each after a growing,
+ * jittered delay (full jitter up to min(max, min·2^n)), so many API instances do not reconnect
+ * in step and a database coming back is not flooded. There is never more than one listener
+ * connection, and the log has one line when the connection is lost and one when it is back, not
+ * one per attempt.
  */
 export class ChangeListener {
   private client: pg.Client | undefined;
@@ -34,67 +40,99 @@ export class ChangeListener {
   private draining = false;
   private stopped = false;
   private retryTimer: NodeJS.Timeout | undefined;
+  /** The reconnect loop, while one runs; at most one does. */
+  private retrying: Promise<void> | undefined;
+  private retryWake: (() => void) | undefined;
+  /** Connection attempts of the current or last reconnect loop (tests, diagnostics). */
+  reconnectAttempts = 0;
   private idle: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: ChangeListenerOptions) {}
 
+  /** Connects and listens; rejects when the first connection fails (start-up should say so). */
   async start(): Promise<void> {
     this.stopped = false;
-    await this.connect();
+    this.client = await this.connect();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.retryTimer);
+    this.retryWake?.();
     const client = this.client;
     this.client = undefined;
     if (client) await client.end().catch(() => {});
+    await this.retrying;
     await this.idle;
   }
 
-  private async connect(): Promise<void> {
+  /** A listening client, or a rejection; a failed attempt leaves no connection behind. */
+  private async connect(): Promise<pg.Client> {
     const client = new pg.Client({ connectionString: this.options.connectionString, application_name: LISTENER_APPLICATION_NAME });
-    client.on('notification', (message) => {
-      if (!message.payload) return;
-      try {
-        this.queue.push({ channel: message.channel as ChangeChannel, payload: JSON.parse(message.payload) as Record<string, unknown> });
-      } catch {
-        this.options.logger.warn('unparsable change notification', { channel: message.channel });
-        return;
-      }
-      this.drain();
-    });
+    // pg emits 'error' besides rejecting connect(); without a handler that would crash the process.
+    client.on('error', () => {});
+    try {
+      await client.connect();
+      await client.query(CHANGE_CHANNELS.map((c) => `listen ${c}`).join('; '));
+    } catch (error) {
+      await client.end().catch(() => {});
+      throw error;
+    }
+    client.on('notification', (message) => this.onNotification(message));
     let lost = false;
     const onLost = (error?: Error) => {
       if (lost) return;
       lost = true;
-      if (this.client === client) this.client = undefined;
       client.end().catch(() => {});
+      if (this.client !== client) return;
+      this.client = undefined;
       if (this.stopped) return;
-      this.options.logger.warn('realtime listener lost its connection', { error: error?.message });
-      this.reconnect(this.options.minBackoffMs ?? 100);
+      this.options.logger.warn('realtime listener lost its connection; reconnecting', { error: error?.message });
+      this.retrying = this.reconnect();
     };
     client.on('error', onLost);
     client.on('end', () => onLost());
-    await client.connect();
-    await client.query(CHANGE_CHANNELS.map((c) => `listen ${c}`).join('; '));
-    this.client = client;
+    return client;
   }
 
-  private reconnect(delayMs: number): void {
-    this.retryTimer = setTimeout(() => {
-      this.connect().then(
-        () => {
-          this.options.logger.info('realtime listener reconnected');
-          this.options.onReconnect();
-        },
-        (error: Error) => {
-          if (this.stopped) return;
-          this.options.logger.warn('realtime listener could not reconnect', { error: error.message, retry_ms: delayMs });
-          this.reconnect(Math.min(delayMs * 2, this.options.maxBackoffMs ?? 5000));
-        },
-      );
-    }, delayMs);
+  private async reconnect(): Promise<void> {
+    const min = this.options.minBackoffMs ?? 100;
+    const max = this.options.maxBackoffMs ?? 5000;
+    const since = Date.now();
+    let lastError: string | undefined;
+    for (let attempt = 1; !this.stopped; attempt++) {
+      this.reconnectAttempts = attempt;
+      const ceiling = Math.min(max, min * 2 ** (attempt - 1));
+      await new Promise<void>((resolve) => {
+        this.retryWake = resolve;
+        this.retryTimer = setTimeout(resolve, Math.random() * ceiling);
+      });
+      if (this.stopped) return;
+      try {
+        const client = await this.connect();
+        if (this.stopped) {
+          await client.end().catch(() => {});
+          return;
+        }
+        this.client = client;
+        this.options.logger.info('realtime listener reconnected', { attempts: attempt, down_ms: Date.now() - since, last_error: lastError });
+        this.options.onReconnect();
+        return;
+      } catch (error) {
+        lastError = (error as Error).message;
+      }
+    }
+  }
+
+  private onNotification(message: pg.Notification): void {
+    if (!message.payload) return;
+    try {
+      this.queue.push({ channel: message.channel as ChangeChannel, payload: JSON.parse(message.payload) as Record<string, unknown> });
+    } catch {
+      this.options.logger.warn('unparsable change notification', { channel: message.channel });
+      return;
+    }
+    this.drain();
   }
 
   private drain(): void {

@@ -1,0 +1,128 @@
+import { once, EventEmitter } from 'node:events';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import type { Logger } from '@inntak/core';
+import { createTestDatabase, type TestDatabase } from '../testing/index.js';
+import { ChangeListener, LISTENER_APPLICATION_NAME, type ChangeNotice } from './change-listener.js';
+
+let testDb: TestDatabase;
+let admin: pg.Client;
+const lines: Array<{ level: string; message: string }> = [];
+const logger: Logger = {
+  error: (message) => lines.push({ level: 'error', message }),
+  warn: (message) => lines.push({ level: 'warn', message }),
+  info: (message) => lines.push({ level: 'info', message }),
+  debug: (message) => lines.push({ level: 'debug', message }),
+};
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  admin = new pg.Client({ connectionString: process.env.INNTAK_TEST_ADMIN_URL });
+  await admin.connect();
+});
+afterAll(async () => {
+  await admin.query(`alter database "${testDb.name}" allow_connections true`);
+  await admin.end();
+  await testDb.drop();
+});
+afterEach(async () => {
+  await admin.query(`alter database "${testDb.name}" allow_connections true`);
+  lines.length = 0;
+});
+
+async function listenerConnections(): Promise<number> {
+  const res = await admin.query<{ n: string }>('select count(*) as n from pg_stat_activity where datname = $1 and application_name = $2', [
+    testDb.name,
+    LISTENER_APPLICATION_NAME,
+  ]);
+  return Number(res.rows[0]!.n);
+}
+
+/** The most listener connections seen while sampling every 25 ms for `ms`. */
+async function mostConnectionsDuring(ms: number): Promise<number> {
+  let most = 0;
+  for (const end = Date.now() + ms; Date.now() < end; ) {
+    most = Math.max(most, await listenerConnections());
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return most;
+}
+
+/** The database refuses new connections and its listener connection is killed: an outage. */
+async function outage(): Promise<void> {
+  await admin.query(`alter database "${testDb.name}" allow_connections false`);
+  await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and application_name = $2', [
+    testDb.name,
+    LISTENER_APPLICATION_NAME,
+  ]);
+}
+
+const started: ChangeListener[] = [];
+afterEach(() => Promise.all(started.splice(0).map((l) => l.stop())));
+
+function startListener(): { listener: ChangeListener; events: EventEmitter; notices: ChangeNotice[] } {
+  const events = new EventEmitter();
+  const notices: ChangeNotice[] = [];
+  const listener = new ChangeListener({
+    connectionString: testDb.url,
+    logger,
+    minBackoffMs: 20,
+    maxBackoffMs: 300,
+    onBurst: async (burst) => {
+      notices.push(...burst);
+      events.emit('burst');
+    },
+    onReconnect: () => events.emit('reconnect'),
+  });
+  started.push(listener);
+  return { listener, events, notices };
+}
+
+describe('the realtime listener through a database outage', () => {
+  it('a 1.5 s outage: one connection at most, backoff that grows, one log line when lost and one when back', async () => {
+    const { listener, events, notices } = startListener();
+    await listener.start();
+    expect(await listenerConnections()).toBe(1);
+
+    await outage();
+    expect(await mostConnectionsDuring(1500)).toBeLessThanOrEqual(1);
+    // Growing delays (full jitter up to 20·2^n ms, capped at 300 ms) allow about a dozen tries in
+    // 1.5 s; the old loop doubled its retries every failure.
+    expect(listener.reconnectAttempts).toBeGreaterThanOrEqual(1);
+    expect(listener.reconnectAttempts).toBeLessThan(25);
+
+    const reconnected = once(events, 'reconnect');
+    await admin.query(`alter database "${testDb.name}" allow_connections true`);
+    await reconnected;
+    expect(await mostConnectionsDuring(500)).toBe(1);
+    expect(lines).toEqual([
+      { level: 'warn', message: 'realtime listener lost its connection; reconnecting' },
+      { level: 'info', message: 'realtime listener reconnected' },
+    ]);
+
+    // Notifications flow on the new connection.
+    const burst = once(events, 'burst');
+    const db = new pg.Client({ connectionString: testDb.url });
+    await db.connect();
+    await db.query(`select pg_notify('inntak_nodes', '{"op":"insert"}')`);
+    await db.end();
+    await burst;
+    expect(notices).toEqual([{ channel: 'inntak_nodes', payload: { op: 'insert' } }]);
+
+    await listener.stop();
+    expect(await mostConnectionsDuring(200)).toBe(0);
+  });
+
+  it('stopped during an outage, it stops trying and opens no connection when the database is back', async () => {
+    const { listener } = startListener();
+    await listener.start();
+    await outage();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await listener.stop();
+    const attempts = listener.reconnectAttempts;
+    await admin.query(`alter database "${testDb.name}" allow_connections true`);
+    expect(await mostConnectionsDuring(700)).toBe(0);
+    expect(listener.reconnectAttempts).toBe(attempts);
+    expect(lines.filter((l) => l.message.startsWith('realtime listener'))).toHaveLength(1);
+  });
+});
