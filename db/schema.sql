@@ -94,7 +94,8 @@ create table node_access (
 );
 create table node_search (
   node_id uuid not null,
-  document tsvector not null
+  document tsvector not null,
+  title_document tsvector not null
 );
 create table nodes (
   id uuid not null,
@@ -140,6 +141,11 @@ create table schema_version (
   md5 text,
   run_at timestamp with time zone
 );
+create table server_secrets (
+  name text not null,
+  secret bytea not null,
+  created_at timestamp with time zone not null default now()
+);
 create table system_admins (
   node_id uuid not null,
   created_at timestamp with time zone not null default now()
@@ -182,6 +188,7 @@ alter table prune_runs add constraint prune_runs_pkey PRIMARY KEY (id);
 alter table realtime_overflow add constraint realtime_overflow_pkey PRIMARY KEY (id);
 alter table resource_usage_log add constraint resource_usage_log_pkey PRIMARY KEY (id);
 alter table schema_version add constraint schema_version_pkey PRIMARY KEY (version);
+alter table server_secrets add constraint server_secrets_pkey PRIMARY KEY (name);
 alter table system_admins add constraint system_admins_node_id_fkey FOREIGN KEY (node_id) REFERENCES nodes(id) ON DELETE CASCADE;
 alter table system_admins add constraint system_admins_pkey PRIMARY KEY (node_id);
 
@@ -190,8 +197,10 @@ CREATE INDEX auth_identities_node_idx ON public.auth_identities USING btree (nod
 CREATE UNIQUE INDEX auth_identities_pkey ON public.auth_identities USING btree (issuer, subject);
 CREATE UNIQUE INDEX disk_status_log_pkey ON public.disk_status_log USING btree (id);
 CREATE UNIQUE INDEX edges_pkey ON public.edges USING btree (id);
+CREATE INDEX edges_source_id_idx ON public.edges USING btree (source_id, id);
 CREATE INDEX edges_source_target_idx ON public.edges USING btree (source_id, target_id);
 CREATE INDEX edges_source_type_idx ON public.edges USING btree (source_id, edge_type);
+CREATE INDEX edges_target_id_idx ON public.edges USING btree (target_id, id);
 CREATE INDEX edges_target_type_source_idx ON public.edges USING btree (target_id, edge_type, source_id);
 CREATE UNIQUE INDEX job_priority_rules_pkey ON public.job_priority_rules USING btree (job_type);
 CREATE INDEX job_queue_listing_idx ON public.job_queue USING btree (status, job_type, id DESC);
@@ -210,6 +219,7 @@ CREATE UNIQUE INDEX node_access_pkey ON public.node_access USING btree (subject_
 CREATE INDEX node_access_via_edge_idx ON public.node_access USING btree (via_edge);
 CREATE INDEX node_search_document_idx ON public.node_search USING gin (document);
 CREATE UNIQUE INDEX node_search_pkey ON public.node_search USING btree (node_id);
+CREATE INDEX node_search_title_document_idx ON public.node_search USING gin (title_document);
 CREATE INDEX nodes_created_at_idx ON public.nodes USING btree (created_at);
 CREATE INDEX nodes_created_by_id_idx ON public.nodes USING btree (created_by, id);
 CREATE INDEX nodes_kind_id_idx ON public.nodes USING btree (node_kind, id);
@@ -224,6 +234,7 @@ CREATE INDEX realtime_overflow_created_idx ON public.realtime_overflow USING btr
 CREATE UNIQUE INDEX realtime_overflow_pkey ON public.realtime_overflow USING btree (id);
 CREATE UNIQUE INDEX resource_usage_log_pkey ON public.resource_usage_log USING btree (id);
 CREATE UNIQUE INDEX schema_version_pkey ON public.schema_version USING btree (version);
+CREATE UNIQUE INDEX server_secrets_pkey ON public.server_secrets USING btree (name);
 CREATE UNIQUE INDEX system_admins_pkey ON public.system_admins USING btree (node_id);
 
 -- functions
@@ -260,6 +271,12 @@ begin
   return v_id;
 end;
 $function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_inherited_access(access access_level, metadata jsonb)
+ RETURNS access_level
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+RETURN LEAST(access, CASE (metadata ->> 'max_access'::text) WHEN 'reader'::text THEN 'reader'::access_level WHEN 'member'::text THEN 'member'::access_level WHEN 'admin'::text THEN 'admin'::access_level ELSE 'owner'::access_level END)
 ;
 CREATE OR REPLACE FUNCTION public.inntak_node_audience_facts(node_id uuid)
  RETURNS jsonb
@@ -328,7 +345,7 @@ declare
   written integer;
 begin
   insert into node_access (subject_id, object_id, access, via_edge)
-  select a.subject_id, e.source_id, a.access, e.id
+  select a.subject_id, e.source_id, inntak_inherited_access(a.access, e.metadata), e.id
     from edges e
     join node_access a on a.object_id = e.target_id
    where e.id = edge and e.edge_type = 'belongs_to' and a.subject_id <> e.source_id
@@ -439,9 +456,10 @@ CREATE OR REPLACE FUNCTION public.node_search_insert()
  LANGUAGE plpgsql
 AS $function$
 begin
-  insert into node_search (node_id, document)
-  select id, node_search_document(title, content) from new_nodes
-  on conflict (node_id) do update set document = excluded.document;
+  insert into node_search (node_id, document, title_document)
+  select id, node_search_document(title, content), setweight(to_tsvector('simple'::regconfig, coalesce(title, '')), 'A')
+    from new_nodes
+  on conflict (node_id) do update set document = excluded.document, title_document = excluded.title_document;
   return null;
 end $function$
 ;
@@ -450,7 +468,10 @@ CREATE OR REPLACE FUNCTION public.node_search_update()
  LANGUAGE plpgsql
 AS $function$
 begin
-  update node_search set document = node_search_document(new.title, new.content) where node_id = new.id;
+  update node_search
+     set document = node_search_document(new.title, new.content),
+         title_document = setweight(to_tsvector('simple'::regconfig, coalesce(new.title, '')), 'A')
+   where node_id = new.id;
   return null;
 end $function$
 ;

@@ -6,7 +6,7 @@ import type { Logger } from '@inntak/core';
 import type { TokenVerifier } from '@inntak/access';
 import { cachedLiveRoomStatus } from '@inntak/jobs';
 import { readDatabaseStats, type DatabaseHandle } from '@inntak/postgres';
-import { PostgresIdentityDirectory, PostgresNodeQueryStore } from '@inntak/postgres/graph';
+import { PostgresIdentityDirectory, PostgresNodeQueryStore, queryCursorKey } from '@inntak/postgres/graph';
 import { PostgresIntakeStore } from '@inntak/postgres/intake';
 import { LocalFileStore } from '@inntak/files';
 import { PostgresLiveRoomStatus } from '@inntak/postgres/jobs';
@@ -28,6 +28,10 @@ export interface ApiServerOptions {
   /** Where media files live (STORAGE_DIR); default .data/media in the repository. */
   storageDir?: string;
   realtime: Pick<RealtimeHubDeps, 'maxQueue' | 'initialSync' | 'listenerBackoffMs'>;
+  /** Intake's own pool (INTAKE_POOL_SIZE), so reads cannot starve it; absent: `database`. */
+  intakeDatabase?: DatabaseHandle;
+  /** Expensive reads one caller may run at once (READ_CONCURRENCY_PER_CALLER). */
+  readsPerCaller?: number;
   /** Replaces adapters of the Express app (tests). */
   app?: Partial<AppDeps>;
 }
@@ -45,7 +49,10 @@ const DEFAULT_STORAGE_DIR = fileURLToPath(new URL('../../../.data/media', import
 
 /** The app's dependencies on PostgreSQL adapters: one wiring for main.ts, the tests and the benchmarks. */
 export function postgresAppDeps(
-  options: Pick<ApiServerOptions, 'logger' | 'database' | 'baseUrl' | 'verifier' | 'bodyLimitBytes' | 'slowRequestMs' | 'metricsToken' | 'storageDir'> & {
+  options: Pick<
+    ApiServerOptions,
+    'logger' | 'database' | 'baseUrl' | 'verifier' | 'bodyLimitBytes' | 'slowRequestMs' | 'metricsToken' | 'intakeDatabase' | 'readsPerCaller' | 'storageDir'
+  > & {
     /** How long the live-room status is cached (spec: 10 s); tests use 0. */
     liveRoomCacheMs?: number;
   },
@@ -53,12 +60,14 @@ export function postgresAppDeps(
   const { database } = options;
   return {
     logger: options.logger,
-    intakeStore: new PostgresIntakeStore(database.db),
+    intakeStore: new PostgresIntakeStore((options.intakeDatabase ?? database).db),
+    readsPerCaller: options.readsPerCaller,
     verifier: options.verifier,
     identities: new PostgresIdentityDirectory(database.db),
     db: database.db,
     baseUrl: options.baseUrl,
     nodeQueries: new PostgresNodeQueryStore(database.db),
+    cursorKey: queryCursorKey(database.db),
     databaseStats: () => readDatabaseStats(database.db),
     metricsToken: options.metricsToken,
     databaseReady: async () => {

@@ -18,6 +18,7 @@ import { installMedia } from './media.js';
 import { installMixer } from './mixer.js';
 import { createMetrics, installMetrics, installRequestCounting } from './metrics.js';
 import { installQueryNodes } from './query-nodes.js';
+import { authThen, readsPerCaller } from './read-limits.js';
 import { installRequestLogging } from './request-logging.js';
 import { RouteRegistry } from './route-registry.js';
 import { installWebhookAdmin } from './webhook-admin.js';
@@ -36,6 +37,8 @@ export interface AppDeps {
   /** Whether OIDC_ISSUER answers, for /health/ready; absent: no issuer to ask. */
   issuerStatus?: () => Promise<IssuerStatus>;
   nodeQueries: NodeQueryStore;
+  /** The key that seals /query/nodes cursors. */
+  cursorKey: () => Promise<Uint8Array>;
   databaseStats: () => Promise<DatabaseStats>;
   /** Bearer token a metrics scraper may use instead of an admin JWT; absent: admins only. */
   metricsToken?: string;
@@ -46,6 +49,8 @@ export interface AppDeps {
   jobAdmin: JobAdminDeps;
   /** The media file store (STORAGE_DIR). */
   files: FileStore;
+  /** Expensive reads one caller may run at once (READ_CONCURRENCY_PER_CALLER); default 4. */
+  readsPerCaller?: number;
 }
 
 const API_VERSION = '0.1.0';
@@ -65,8 +70,9 @@ export function createApp(deps: AppDeps): Express {
   installMe(app, routes, auth);
   installWebhookAdmin(app, routes, auth, deps);
   installGraphIntentions(app, routes, auth, deps);
-  installNodeRead(app, routes, auth, deps);
-  installQueryNodes(app, routes, auth, { store: deps.nodeQueries });
+  const limitedReads = authThen(auth, readsPerCaller(deps.readsPerCaller ?? 4));
+  installNodeRead(app, routes, limitedReads, deps);
+  installQueryNodes(app, routes, limitedReads, { store: deps.nodeQueries, cursorKey: deps.cursorKey });
   installMetrics(app, routes, auth, { metrics, databaseStats: deps.databaseStats, metricsToken: deps.metricsToken });
   installJobAdmin(app, routes, auth, deps.jobAdmin);
   installMedia(app, routes, auth, { db: deps.db, files: deps.files, logger: deps.logger });

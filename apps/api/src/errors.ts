@@ -25,6 +25,7 @@ const ERROR_TABLE: Record<ErrorCode, { status: number; text: string }> = {
   conflict: { status: 409, text: 'Konflikt' },
   unknown_template: { status: 400, text: 'Ukjent mal' },
   job_wrong_state: { status: 409, text: 'Jobben har feil status for dette' },
+  too_many_requests: { status: 429, text: 'For mange samtidige forespørsler; prøv igjen straks' },
 };
 
 const INTERNAL = { status: 500, text: 'Intern feil' };

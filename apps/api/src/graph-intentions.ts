@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { type Db } from '@inntak/postgres';
 import { createCollection, createEdge, createNode, deleteEdge, grantAccess, revokeAccess, tagNode } from '@inntak/postgres/graph';
 import type { RouteRegistry } from './route-registry.js';
-import { AccessLevel, Id, JsonObject, Visibility } from './schemas.js';
+import { AccessLevel, Id, StorableJsonObject, storableText, Visibility } from './schemas.js';
 
 /**
  * The graph writes a user needs to build the graph without SQL. Each is checked against the
@@ -11,7 +11,7 @@ import { AccessLevel, Id, JsonObject, Visibility } from './schemas.js';
  */
 
 const EdgeType = z.string().regex(/^[a-z][a-z0-9_]{0,62}$/, 'forventet et navn i snake_case');
-const Title = z.string().max(1000).nullish();
+const Title = storableText(z.string().max(1000)).nullish();
 const TAGS = ['graph'];
 const ERRORS = [400, 401, 403, 404];
 
@@ -24,7 +24,7 @@ export function installGraphIntentions(app: Express, registry: RouteRegistry, au
       summary: 'Create a collection owned by the caller',
       tags: TAGS,
       auth: 'jwt',
-      body: z.strictObject({ title: z.string().min(1).max(1000), visibility: Visibility.optional() }),
+      body: z.strictObject({ title: storableText(z.string().min(1).max(1000)), visibility: Visibility.optional() }),
       response: { status: 201, schema: z.object({ id: Id }) },
       errors: [400, 401],
     },
@@ -41,11 +41,11 @@ export function installGraphIntentions(app: Express, registry: RouteRegistry, au
       tags: TAGS,
       auth: 'jwt',
       body: z.strictObject({
-        node_kind: z.string().min(1).max(100),
+        node_kind: storableText(z.string().min(1).max(100)),
         title: Title,
-        content: z.string().nullish(),
+        content: storableText(z.string()).nullish(),
         visibility: Visibility.optional(),
-        metadata: JsonObject.optional(),
+        metadata: StorableJsonObject.optional(),
         collection_id: Id.optional(),
       }),
       response: { status: 201, schema: z.object({ id: Id, edge_ids: z.array(Id) }) },
@@ -63,7 +63,7 @@ export function installGraphIntentions(app: Express, registry: RouteRegistry, au
       summary: 'Create an edge; owner and member_of edges grant access, belongs_to shares the target’s access',
       tags: TAGS,
       auth: 'jwt',
-      body: z.strictObject({ source_id: Id, target_id: Id, edge_type: EdgeType, metadata: JsonObject.optional() }),
+      body: z.strictObject({ source_id: Id, target_id: Id, edge_type: EdgeType, metadata: StorableJsonObject.optional() }),
       response: { status: 201, schema: z.object({ id: Id }) },
       errors: [...ERRORS, 409],
     },

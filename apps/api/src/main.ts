@@ -45,6 +45,8 @@ try {
   await database.close().catch(() => {});
   fail(`DATABASE_URL: the database does not answer (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
 }
+// Intake's own small pool: the public endpoint keeps answering while reads fill the main one.
+const intakeDatabase = openDatabase({ connectionString: config.databaseUrl, logger, slowQueryMs: config.slowQueryMs, max: config.intakePoolSize });
 const api = await startApiServer(
   {
     logger,
@@ -57,6 +59,8 @@ const api = await startApiServer(
     realtime: config.realtime,
     metricsToken: config.metricsToken,
     storageDir: config.storageDir,
+    intakeDatabase,
+    readsPerCaller: config.readsPerCaller,
     app: oidc ? { issuerStatus: async () => ((await oidc.reachable()) ? 'ok' : 'unreachable') } : {},
   },
   config.port,
@@ -74,6 +78,7 @@ async function shutdown(signal: string): Promise<void> {
   logger.info('draining in-flight requests', { signal });
   await api.close();
   await database.close();
+  await intakeDatabase.close();
   logger.info('api stopped');
   process.exit(0);
 }

@@ -12,6 +12,7 @@ import {
   type NodeQueryStore,
 } from '@inntak/graph';
 import type { RouteRegistry } from './route-registry.js';
+import { storableText } from './schemas.js';
 
 /** A list parameter: repeated (`?a=x&a=y`), comma-separated (`?a=x,y`) or both. */
 function list<T extends z.ZodType>(item: T) {
@@ -31,7 +32,7 @@ const instant = z
 
 /** GET /query/nodes query parameters (docs/query.md). Unknown parameters are refused. */
 export const queryNodesParams = z.strictObject({
-  q: z.string().trim().min(1).max(500).optional(),
+  q: storableText(z.string().trim().min(1).max(500)).optional(),
   node_kind: list(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'expected a node kind like content')),
   visibility: list(z.enum(VISIBILITIES)),
   created_by: z.guid().optional(),
@@ -60,7 +61,13 @@ export const queryNodesResponse = z.object({
   next_cursor: z.string().nullable(),
 });
 
-export function installQueryNodes(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: { store: NodeQueryStore }): void {
+export interface QueryNodesDeps {
+  store: NodeQueryStore;
+  /** The 32-byte key that seals cursors (server_secrets `query_cursor`). */
+  cursorKey: () => Promise<Uint8Array>;
+}
+
+export function installQueryNodes(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: QueryNodesDeps): void {
   registry.route(
     app,
     {
@@ -72,25 +79,26 @@ export function installQueryNodes(app: Express, registry: RouteRegistry, auth: R
       auth: 'jwt',
       query: queryNodesParams,
       response: { status: 200, schema: queryNodesResponse },
-      errors: [400, 401],
+      errors: [400, 401, 429],
     },
     auth,
     async ({ query, caller }) => {
-      const page = await deps.store.queryNodes(caller.personId, toNodeQuery(query));
+      const key = await deps.cursorKey();
+      const page = await deps.store.queryNodes(caller.personId, toNodeQuery(query, key));
       const nodes = page.rows.flatMap((row) => {
         const seen = nodeForReader(row.node, { creator: row.creator, access: row.access });
         return seen ? [seen] : [];
       });
       return {
         nodes: nodes.map((n) => ({ ...n, created_at: n.created_at.toISOString() })),
-        next_cursor: page.next ? encodeCursor(page.next) : null,
+        next_cursor: page.next ? encodeCursor(page.next, key) : null,
       };
     },
   );
 }
 
-function toNodeQuery(params: z.output<typeof queryNodesParams>): NodeQuery {
-  const after = params.cursor === undefined ? undefined : decodeCursor(params.cursor);
+function toNodeQuery(params: z.output<typeof queryNodesParams>, key: Uint8Array): NodeQuery {
+  const after = params.cursor === undefined ? undefined : decodeCursor(params.cursor, key);
   // A search pages by (rank, id), a listing by id alone: a cursor only fits the kind it came from.
   if (after && (after.rank !== undefined) !== (params.q !== undefined)) {
     throw new AppError('invalid_input', { detail: `cursor: belongs to a ${after.rank === undefined ? 'listing' : 'search'}, not this query` });

@@ -144,28 +144,33 @@ describe('change stream', () => {
     expect(stranger.of('node.created', webhook.id)).toEqual([]);
   });
 
-  it('an ordinary edge reaches those who may see an endpoint; a system edge only those with access', async () => {
+  it('an ordinary edge reaches those who may see both endpoints; a system edge those with access to one who see the other', async () => {
     const open = await addNode('open');
+    const open2 = await addNode('readable');
     const hidden = await addNode('hidden');
     const plain = uuidv7();
+    const intoHidden = uuidv7();
     const system = uuidv7();
     await ctx.database.db
       .insertInto('edges')
       .values([
-        { id: plain, source_id: hidden, target_id: open, edge_type: 'observes', metadata: '{}', system: false, created_by: ctx.ownerId },
+        { id: plain, source_id: open2, target_id: open, edge_type: 'observes', metadata: '{}', system: false, created_by: ctx.ownerId },
+        { id: intoHidden, source_id: hidden, target_id: open, edge_type: 'observes', metadata: '{}', system: false, created_by: ctx.ownerId },
         { id: system, source_id: hidden, target_id: open, edge_type: 'belongs_to', metadata: '{}', system: true, created_by: ctx.ownerId },
       ])
       .execute();
     await stranger.next((e) => e.type === 'edge.created' && e.row.id === plain);
+    await owner.next((e) => e.type === 'edge.created' && e.row.id === intoHidden);
     await owner.next((e) => e.type === 'edge.created' && e.row.id === system);
     await barrier(stranger);
     expect(stranger.of('edge.created', system)).toEqual([]);
+    expect(stranger.of('edge.created', intoHidden)).toEqual([]);
   });
 
   it('a deleted node and the edges that go with it reach those who could see them', async () => {
     const id = await addNode('hidden');
-    // The owner's only way to the edge is through the node being deleted.
-    const other = await addNode('hidden', { createdBy: readerId });
+    // The owner's only access to the edge is through the node being deleted.
+    const other = await addNode('readable', { createdBy: readerId });
     const edgeId = uuidv7();
     await ctx.database.db
       .insertInto('edges')
@@ -175,9 +180,10 @@ describe('change stream', () => {
     const deleted = await owner.next((e) => e.type === 'node.deleted' && e.row.id === id);
     expect(deleted.row).toMatchObject({ id, content: 'innhold', visibility: 'hidden' });
     await owner.next((e) => e.type === 'edge.deleted' && e.row.id === edgeId);
-    await reader.next((e) => e.type === 'edge.deleted' && e.row.id === edgeId);
-    await barrier(stranger);
+    await barrier(stranger, reader);
     expect(stranger.of('edge.deleted', edgeId)).toEqual([]);
+    // The reader has access to the other end but could never see the hidden one.
+    expect(reader.of('edge.deleted', edgeId)).toEqual([]);
   });
 });
 

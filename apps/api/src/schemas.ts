@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ACCESS_LEVELS } from '@inntak/access';
-import { VISIBILITIES } from '@inntak/graph';
+import { jsonProblem, textProblem, VISIBILITIES } from '@inntak/graph';
 
 /** Shapes shared by several routes; each route's own request and response sit beside it. */
 export const Id = z.uuid();
@@ -9,3 +9,15 @@ export const AccessLevel = z.enum(ACCESS_LEVELS);
 export const TemplateId = z.string().min(1).max(100);
 export const JsonObject = z.record(z.string(), z.unknown());
 export const Timestamp = z.iso.datetime();
+
+/**
+ * Text and JSON a write stores: PostgreSQL refuses NUL and lone surrogates, and metadata has a
+ * depth limit (docs/security.md), so both answer 400 naming the field instead of a 500.
+ */
+export function storableText<S extends z.ZodString>(schema: S) {
+  return schema.refine((text) => textProblem(text) === null, { message: textProblem('\u0000')! });
+}
+export const StorableJsonObject = JsonObject.superRefine((value, ctx) => {
+  const problem = jsonProblem(value);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});

@@ -6,7 +6,7 @@ import { findTemplate, listTemplates } from '@inntak/templates';
 import { type Db } from '@inntak/postgres';
 import { createWebhook, deleteWebhook, findAdministeredWebhook, listWebhooks, rotateWebhookToken, setWebhookTemplate, type AdministeredWebhook } from '@inntak/postgres/intake';
 import type { RouteRegistry } from './route-registry.js';
-import { Id, JsonObject, TemplateId, Timestamp } from './schemas.js';
+import { Id, JsonObject, storableText, TemplateId, Timestamp } from './schemas.js';
 
 export interface WebhookAdminDeps {
   db: Db;
@@ -50,7 +50,7 @@ export function installWebhookAdmin(app: Express, registry: RouteRegistry, auth:
       summary: 'Create a webhook for a collection',
       tags: TAGS,
       auth: 'jwt',
-      body: z.strictObject({ collection_id: Id, template_id: TemplateId.nullish(), title: z.string().max(500).nullish() }),
+      body: z.strictObject({ collection_id: Id, template_id: TemplateId.nullish(), title: storableText(z.string().max(500)).nullish() }),
       response: { status: 201, schema: Webhook },
       errors: [400, 401, 403, 404],
     },

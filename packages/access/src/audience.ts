@@ -1,5 +1,6 @@
 import type { GraphEdge, GraphNode, Visibility } from '@inntak/graph';
 import type { AccessLevel, AccessRow } from './levels.js';
+import { levelGrantedBy } from './grants.js';
 import { canAdminister, nodeForReader, viewOf, type ReaderRelation } from './read-rules.js';
 
 /**
@@ -65,8 +66,11 @@ export function nodeDeliveries<T extends GraphNode>(node: T, facts: AudienceFact
 }
 
 /**
- * An edge change's delivery: a system edge to the subjects with access to an endpoint; an
- * ordinary edge to those who may see an endpoint (everyone, when an endpoint is not hidden).
+ * An edge change's delivery, by the edge rule of read-filter.ts `edgeVisibleTo`:
+ * - a granting edge (a row of the access matrix) to its subject and to the subjects who
+ *   administer its object — never to everyone;
+ * - a system edge to subjects with access to one endpoint who may see the other;
+ * - any other edge to whoever may see both endpoints: everyone when neither is hidden.
  * Unknown endpoint facts (the node is gone and left no note) count as hidden with no access.
  */
 export function edgeDeliveries<T extends GraphEdge>(
@@ -74,13 +78,32 @@ export function edgeDeliveries<T extends GraphEdge>(
   source: AudienceFacts | null,
   target: AudienceFacts | null,
 ): Delivery<T>[] {
-  const endpoints = [source, target].filter((f): f is AudienceFacts => f !== null);
-  const subjects = new Set<string>();
-  for (const facts of endpoints) for (const subject of relations(facts).keys()) subjects.add(subject);
-  const everyone = !edge.system && endpoints.some((f) => viewOf(f.visibility, { creator: false, access: null }) !== null);
-  if (!everyone && subjects.size === 0) return [];
-  return [{ row: edge, subjects: everyone ? [] : [...subjects], everyone }];
+  const sees = (facts: AudienceFacts | null, subject: string | null) =>
+    facts !== null && viewOf(facts.visibility, subject === null ? STRANGER : relationOf(facts, subject)) !== null;
+  const accesses = (facts: AudienceFacts | null, subject: string) => {
+    if (!facts) return false;
+    const relation = relationOf(facts, subject);
+    return relation.creator || relation.access !== null;
+  };
+  let subjects: string[];
+  let everyone = false;
+  if (levelGrantedBy(edge.edge_type, edge.metadata)) {
+    const admins = target ? [...relations(target)].filter(([, relation]) => canAdminister(relation)).map(([subject]) => subject) : [];
+    subjects = [...new Set([edge.source_id, ...admins])];
+  } else {
+    const candidates = new Set<string>([...(source ? relations(source).keys() : []), ...(target ? relations(target).keys() : [])]);
+    if (edge.system) {
+      subjects = [...candidates].filter((s) => (accesses(source, s) && sees(target, s)) || (accesses(target, s) && sees(source, s)));
+    } else {
+      everyone = sees(source, null) && sees(target, null);
+      subjects = everyone ? [] : [...candidates].filter((s) => sees(source, s) && sees(target, s));
+    }
+  }
+  if (!everyone && subjects.length === 0) return [];
+  return [{ row: edge, subjects, everyone }];
 }
+
+const STRANGER: ReaderRelation = { creator: false, access: null };
 
 /**
  * An access row's delivery: to its subject, and to the subjects who administer its object

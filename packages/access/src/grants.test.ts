@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { edgeRequirement, effectiveLevel, grantingEdge, levelGrantedBy, levelToGrant, meets } from './grants.js';
+import { belongsToCap, edgeRequirement, inheritedLevel, effectiveLevel, grantingEdge, levelGrantedBy, levelToGrant, meets } from './grants.js';
 import { ACCESS_LEVELS } from './levels.js';
 
 describe('granting edges', () => {
@@ -26,11 +26,12 @@ describe('write rules', () => {
     expect(ACCESS_LEVELS.map(levelToGrant)).toEqual(['admin', 'admin', 'admin', 'owner']);
   });
 
-  it('belongs_to needs admin on the source and member on the target; other edges member on the source', () => {
+  it('belongs_to needs admin on the source and member on the target; other edges member on both ends (the target consents)', () => {
     expect(edgeRequirement('belongs_to', {})).toEqual({ source: 'admin', target: 'member' });
     expect(edgeRequirement('member_of', {})).toEqual({ source: null, target: 'admin' });
     expect(edgeRequirement('owner', {})).toEqual({ source: null, target: 'owner' });
-    expect(edgeRequirement('has_media', {})).toEqual({ source: 'member', target: null });
+    expect(edgeRequirement('has_media', {})).toEqual({ source: 'member', target: 'member' });
+    expect(edgeRequirement('tagged', {})).toEqual({ source: 'member', target: null });
   });
 
   it('a system administrator holds owner everywhere; others hold their row', () => {
@@ -42,5 +43,15 @@ describe('write rules', () => {
     expect(meets(null, null)).toBe(true);
     expect(meets(null, 'reader')).toBe(false);
     expect(meets('admin', 'member')).toBe(true);
+  });
+});
+
+describe('belongs_to caps', () => {
+  it('an admin passes rows down lowered to admin; an owner passes them as they are', () => {
+    expect(belongsToCap('admin')).toEqual({ max_access: 'admin' });
+    expect(belongsToCap('owner')).toEqual({});
+    expect(inheritedLevel('owner', belongsToCap('admin'))).toBe('admin');
+    expect(inheritedLevel('reader', belongsToCap('admin'))).toBe('reader');
+    expect(inheritedLevel('owner', belongsToCap('owner'))).toBe('owner');
   });
 });

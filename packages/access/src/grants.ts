@@ -1,6 +1,6 @@
 import { AppError } from '@inntak/core';
 import type { Actor } from './identity.js';
-import { grants, type AccessLevel } from './levels.js';
+import { ACCESS_LEVELS, grants, isAccessLevel, type AccessLevel } from './levels.js';
 
 /**
  * The access matrix's write rules (docs/access.md is the prose version).
@@ -36,17 +36,53 @@ export function levelToGrant(level: AccessLevel): AccessLevel {
 }
 
 /**
- * What an actor must hold on an edge's endpoints to create or delete it:
+ * What an actor must hold on an edge's endpoints to create it:
  * - a granting edge is a grant: `levelToGrant` on the target;
  * - `belongs_to` shares the source with the target's members: admin on the source, member on
  *   the target;
- * - any other edge: member on the source; the target only needs to be visible.
+ * - any other edge: member on the source, and member on the target — the target's consent, so
+ *   nobody attaches edges (and their metadata) to a node whose owner never let them in.
+ * Every new edge type follows the last rule unless it is added here with a reason.
  */
 export function edgeRequirement(edgeType: string, metadata: Record<string, unknown>): { source: AccessLevel | null; target: AccessLevel | null } {
   const granted = levelGrantedBy(edgeType, metadata);
   if (granted) return { source: null, target: levelToGrant(granted) };
   if (edgeType === 'belongs_to') return { source: 'admin', target: 'member' };
-  return { source: 'member', target: null };
+  if ((OPEN_TARGET_EDGE_TYPES as readonly string[]).includes(edgeType)) return { source: 'member', target: null };
+  return { source: 'member', target: 'member' };
+}
+
+/**
+ * Edge types whose target is a shared public label owned by nobody (a tag node, docs/graph.md):
+ * nobody could ever consent for it, and linking to it shows nothing of anyone's. Only the
+ * source is checked.
+ */
+export const OPEN_TARGET_EDGE_TYPES = ['tagged'] as const;
+
+/**
+ * Who may delete an edge besides those who could create it: for an edge that grants nothing,
+ * whoever holds admin on either endpoint, so an owner can always clear what others attached to
+ * their node. Granting edges keep the grant rule (levelToGrant on the target).
+ */
+export const EDGE_CLEANUP_LEVEL: AccessLevel = 'admin';
+
+/**
+ * The cap of a `belongs_to` edge X → C: the rows C passes down to X are lowered to the level
+ * the edge's maker held on X when making it (recorded in `metadata.max_access`). Without it, an
+ * admin of X linking X → C would make C's owners — themselves among them — owners of X: a
+ * write must never give anyone more than its maker could grant (docs/access.md). An owner (or
+ * a system administrator) passes rows on unlowered. The SQL twin is inntak_inherited_access()
+ * in db/migrations/007.do.security.sql.
+ */
+export function belongsToCap(makerLevel: AccessLevel): Record<string, unknown> {
+  return makerLevel === 'owner' ? {} : { max_access: makerLevel };
+}
+
+/** A row `level` passed down a belongs_to edge with `metadata`, after its cap. */
+export function inheritedLevel(level: AccessLevel, metadata: Record<string, unknown>): AccessLevel {
+  const cap = metadata.max_access;
+  if (!isAccessLevel(cap)) return level;
+  return ACCESS_LEVELS[Math.min(ACCESS_LEVELS.indexOf(level), ACCESS_LEVELS.indexOf(cap))]!;
 }
 
 /** True when `held` meets `required` (no requirement is always met). */

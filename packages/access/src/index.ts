@@ -2,6 +2,10 @@ export { ACCESS_LEVELS, grants, isAccessLevel, type AccessLevel, type AccessRow 
 export { authenticate, authenticateSession, OPERATOR, type Session, type Actor, type Caller, type IdentityDirectory, type TokenVerifier } from './identity.js';
 export { nodeForReader, viewOf, canAdminister, FULL_VISIBILITIES, SUMMARY_VISIBILITIES, type NodeView, type ReaderRelation } from './read-rules.js';
 export {
+  belongsToCap,
+  inheritedLevel,
+  EDGE_CLEANUP_LEVEL,
+  OPEN_TARGET_EDGE_TYPES,
   edgeRequirement,
   effectiveLevel,
   grantingEdge,

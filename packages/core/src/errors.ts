@@ -21,7 +21,8 @@ export type ErrorCode =
   | 'invalid_input'
   | 'conflict'
   | 'unknown_template'
-  | 'job_wrong_state';
+  | 'job_wrong_state'
+  | 'too_many_requests';
 
 export class AppError extends Error {
   readonly code: ErrorCode;

@@ -11,4 +11,5 @@ export {
   type NodeQueryPage,
   type NodeQueryStore,
 } from './node-query.js';
+export { textProblem, jsonProblem, edgeMetadataProblem, MAX_METADATA_DEPTH, MAX_EDGE_METADATA_BYTES } from './limits.js';
 export { TAG_NODE_KIND, TAGGED_EDGE_TYPE, TAG_MAX_LENGTH, normalizeTag, nodeTraits } from './tags.js';

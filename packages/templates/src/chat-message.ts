@@ -1,10 +1,10 @@
 import { at, fields, firstStr, isFields, list, num, str, textAt, type Fields } from './field-access.js';
 import { header } from './forge-sender.js';
 import { extraMetadata, result, unsupportedEvent, type MetadataBase } from './template-result.js';
-import { excerpt, factLines, firstLine, oneLine } from './text-format.js';
+import { excerpt, factLines, firstLine, nameList, oneLine } from './text-format.js';
 import type { Headers, Template, TemplateResult } from './types.js';
 
-export const CHAT_MESSAGE_VERSION = 1;
+export const CHAT_MESSAGE_VERSION = 2;
 const MAX_TEXT = 4000;
 
 type ChatSender = 'slack' | 'mattermost' | 'rocketchat' | 'flock' | 'teams' | 'google-chat' | 'zulip' | 'telegram' | 'unknown';
@@ -36,6 +36,8 @@ interface Message {
   subtype?: string;
   ts?: string;
   team?: string;
+  /** Titles (or names) of files shared with the message: Slack `file_share`. */
+  files?: string[];
 }
 
 export const chatMessage: Template = {
@@ -55,6 +57,16 @@ export const chatMessage: Template = {
 
 function baseFor(sender: ChatSender, event: string): MetadataBase {
   return { template: 'chat-message', template_version: CHAT_MESSAGE_VERSION, sender, event };
+}
+
+/** A Slack message's shared files by title, else name; a file the app may not see has neither. */
+function fileNames(value: unknown): string[] {
+  const names: string[] = [];
+  for (const f of list(value).slice(0, 100)) {
+    const name = firstStr(at(f, 'title'), at(f, 'name'));
+    if (name !== undefined) names.push(name);
+  }
+  return names;
 }
 
 /** Slack will not enable the URL unless the 200 response echoes `challenge`. */
@@ -110,6 +122,7 @@ function slackEvent(p: Fields, headers: Headers): TemplateResult {
     subtype,
     ts,
     team: firstStr(p.team_id, event.team),
+    files: fileNames(inner.files),
   };
   const rendered = renderMessage(message, base);
   if (retry !== undefined) rendered.extra_metadata.retry = num(retry) ?? retry;
@@ -251,7 +264,10 @@ function renderMessage(m: Message, base: MetadataBase): TemplateResult {
   const marks = [m.thread ? 'thread reply' : undefined, m.edited ? 'edited' : undefined, m.deleted ? 'deleted' : undefined]
     .filter((s) => s !== undefined)
     .join(', ');
-  const summary = m.text.trim() === '' ? (m.deleted ? '(message deleted)' : '(no text)') : firstLine(m.text, 140);
+  const files = m.files ?? [];
+  const shared = files.length === 0 ? undefined : `shared ${files.length === 1 ? 'a file' : `${files.length} files`}: ${nameList(files, 5)}`;
+  const summary =
+    m.text.trim() !== '' ? firstLine(m.text, 140) : m.deleted ? '(message deleted)' : (shared ?? '(no text)');
   const title =
     `[${name}${channel ? ` ${oneLine(channel, 60)}` : ''}] ${m.user ? oneLine(m.user, 60) : 'someone'}` +
     `${marks ? ` (${marks})` : ''}: ${summary}`;
@@ -262,6 +278,7 @@ function renderMessage(m: Message, base: MetadataBase): TemplateResult {
     ['Edited', m.edited ? 'yes' : undefined],
     ['Deleted', m.deleted ? 'yes' : undefined],
     ['Bot', m.bot ? 'yes' : undefined],
+    ['Files', nameList(files)],
   ]);
   const body = m.text.trim() === '' ? '' : excerpt(m.text, MAX_TEXT);
   const metadata = extraMetadata(base, {
@@ -273,6 +290,7 @@ function renderMessage(m: Message, base: MetadataBase): TemplateResult {
     deleted: m.deleted || undefined,
     bot: m.bot || undefined,
     subtype: m.subtype,
+    files: files.length > 0 ? files.slice(0, 50) : undefined,
     ts: m.ts,
     team: m.team,
   });

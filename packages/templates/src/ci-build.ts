@@ -1,12 +1,13 @@
-import { fields } from './field-access.js';
+import { fields, isFields, str } from './field-access.js';
+import { renderPing } from './forge-event.js';
 import { CI_READERS, genericCiBuild, unsupportedCiEvent, type CiBuild } from './ci-senders.js';
 import { normalizeCiStatus } from './ci-status.js';
-import { actorName, repositoryName } from './forge-sender.js';
+import { actorName, header, repositoryName } from './forge-sender.js';
 import { extraMetadata, repoPrefix, result, unsupportedEvent, type MetadataBase } from './template-result.js';
 import { factLines, firstLine, humanDuration, oneLine, sha7 } from './text-format.js';
 import type { Headers, Template, TemplateResult } from './types.js';
 
-export const CI_BUILD_VERSION = 1;
+export const CI_BUILD_VERSION = 2;
 
 export const ciBuild: Template = {
   id: 'ci-build',
@@ -31,6 +32,11 @@ export const ciBuild: Template = {
   ],
   render(payload: unknown, headers: Headers): TemplateResult {
     const p = fields(payload);
+    // A GitHub webhook for checks or workflows gets a ping when it is set up, like every other.
+    const gh = header(headers, 'x-github-event');
+    if (gh === 'ping' || (gh === undefined && str(p.zen) !== undefined && (isFields(p.hook) || p.hook_id !== undefined))) {
+      return renderPing(payload, 'github', { template: 'ci-build', template_version: CI_BUILD_VERSION, sender: 'github', event: 'ping' });
+    }
     const reader = CI_READERS.find((r) => r.matches(p, headers));
     if (!reader) {
       const unsupported = unsupportedCiEvent(p, headers);

@@ -1,7 +1,7 @@
 import { at, fields, firstStr, isFields, isTrue, list, lookup, num, str, textAt, type Fields } from './field-access.js';
 import { header, userName, type ForgeSender } from './forge-sender.js';
-import { BUILDBOT_RESULTS, type CiStatus } from './ci-status.js';
-import { branchName, parseRef, plural, secondsBetween } from './text-format.js';
+import { BUILDBOT_RESULTS, normalizeCiStatus, type CiStatus } from './ci-status.js';
+import { branchName, factLines, parseRef, plural, secondsBetween } from './text-format.js';
 import type { Headers } from './types.js';
 
 /** One CI delivery in the shape ci-build renders, whichever system sent it. */
@@ -43,7 +43,10 @@ export interface CiUnsupported {
 const GITHUB_CI_EVENTS = ['workflow_run', 'workflow_job', 'check_run', 'check_suite', 'status'];
 
 function githubEvent(p: Fields, headers: Headers): string | undefined {
-  return header(headers, 'x-github-event') ?? GITHUB_CI_EVENTS.find((e) => e !== 'status' && isFields(p[e]));
+  const named = header(headers, 'x-github-event') ?? GITHUB_CI_EVENTS.find((e) => e !== 'status' && isFields(p[e]));
+  if (named) return named;
+  // A commit status has no object of its own: `context` (the check's name), `state`, `sha` and the commit.
+  return str(p.context) && str(p.state) && str(p.sha) && (isFields(p.commit) || p.target_url !== undefined) ? 'status' : undefined;
 }
 
 const github: CiReader = {
@@ -436,18 +439,23 @@ const semaphore: CiReader = {
     (isFields(p.pipeline) && isFields(p.revision)) || (str(p.branch_name) !== undefined && p.build_number !== undefined) || p.project_hash_id !== undefined,
   read(p) {
     if (!isFields(p.pipeline)) {
+      // Classic Semaphore: a build, or a deploy of a build to a server (`event: deploy`).
+      const deploy = str(p.event) === 'deploy';
+      const server = str(p.server_name);
       return {
         system: 'semaphore',
         event: str(p.event),
         repository: str(p.project_name),
-        number: str(p.build_number),
+        pipeline: deploy ? `Deploy${server ? ` to ${server}` : ''}` : undefined,
+        number: deploy ? str(p.number) : str(p.build_number),
         rawStatus: str(p.result),
         branch: str(p.branch_name),
         sha: textAt(p, 'commit', 'id'),
         message: textAt(p, 'commit', 'message'),
         actor: textAt(p, 'commit', 'author_name'),
         durationSeconds: secondsBetween(p.started_at, p.finished_at),
-        url: str(p.build_url),
+        url: firstStr(deploy ? p.html_url : undefined, p.build_url, p.html_url),
+        details: deploy ? factLines([['Deploy target', server], ['Build', str(p.build_number)], ['Build URL', str(p.build_html_url)]]) : undefined,
       };
     }
     const pipeline = p.pipeline;
@@ -459,20 +467,22 @@ const semaphore: CiReader = {
       .slice(0, 20)
       .map((b) => `- ${textAt(b, 'name') ?? '(block)'}: ${textAt(b, 'result') ?? textAt(b, 'state') ?? 'unknown'}`);
     const ref = parseRef(str(revision.reference));
+    const pr = isFields(revision.pull_request) ? revision.pull_request : undefined;
+    const prLine = pr ? `Pull request #${str(pr.number) ?? '?'}${str(pr.name) ? `: ${str(pr.name)}` : ''}` : undefined;
     return {
       system: 'semaphore',
       event: 'pipeline',
       repository: firstStr(at(p, 'repository', 'slug'), at(p, 'project', 'name')),
       pipeline: firstStr(pipeline.name, at(p, 'project', 'name')),
       rawStatus: state === 'done' ? firstStr(pipeline.result, state) : state,
-      branch: firstStr(at(revision, 'branch', 'name'), ref.type === 'branch' ? ref.name : undefined),
+      branch: firstStr(at(revision, 'branch', 'name'), pr?.branch_name, ref.type === 'branch' ? ref.name : undefined),
       tag: firstStr(at(revision, 'tag', 'name'), ref.type === 'tag' ? ref.name : undefined),
       sha: str(revision.commit_sha),
       message: str(revision.commit_message),
       actor: textAt(revision, 'sender', 'login'),
       durationSeconds: secondsBetween(pipeline.running_at, pipeline.done_at),
       url: org && workflowId ? `https://${org}.semaphoreci.com/workflows/${workflowId}` : undefined,
-      details: blocks.length > 0 ? ['Blocks:', ...blocks] : undefined,
+      details: [...(prLine ? [prLine] : []), ...(blocks.length > 0 ? ['Blocks:', ...blocks] : [])],
     };
   },
 };
@@ -555,9 +565,11 @@ const buildbot: CiReader = {
     const complete = p.complete !== false && code !== undefined;
     return {
       system: 'buildbot',
-      repository: firstStr(prop('project'), prop('repository')),
-      pipeline: firstStr(at(p, 'builder', 'name'), prop('buildername')),
-      number: str(p.number),
+      // HttpStatusPush sends buildername/project/buildid at the top; the data API nests them.
+      repository: firstStr(prop('project'), p.project, prop('repository')),
+      pipeline: firstStr(at(p, 'builder', 'name'), p.buildername, prop('buildername')),
+      number: firstStr(p.number, p.buildid),
+      event: str(p.event),
       rawStatus: complete ? (word ?? str(p.state_string)) : firstStr(p.state_string, 'running'),
       status: complete ? undefined : 'running',
       branch: prop('branch'),
@@ -569,6 +581,103 @@ const buildbot: CiReader = {
     };
   },
 };
+
+/** AppVeyor: `eventName` (build_success…) and `eventData` with status, project, branch, build number and URL. */
+const appveyor: CiReader = {
+  system: 'appveyor',
+  name: 'AppVeyor',
+  matches: (p) => str(p.eventName) !== undefined && isFields(p.eventData),
+  read(p) {
+    const d = fields(p.eventData);
+    // The event name is what fired the notification (build_success, build_failed…); the data's
+    // status comes second (AppVeyor's own failure sample carries a copied "Success").
+    const event = str(p.eventName) ?? '';
+    const byEvent: CiStatus | undefined = event.includes('fail') ? 'failed' : event.includes('success') ? 'succeeded' : undefined;
+    const byData = normalizeCiStatus(str(d.status));
+    const passed = d.passed === true ? 'succeeded' : d.failed === true ? 'failed' : undefined;
+    return {
+      system: 'appveyor',
+      event: str(p.eventName),
+      repository: firstStr(d.repositoryName, d.projectName),
+      pipeline: str(d.projectName),
+      number: firstStr(d.buildVersion, d.buildNumber),
+      rawStatus: firstStr(p.eventName, d.status),
+      status: byEvent ?? (byData !== 'other' ? byData : passed),
+      branch: str(d.branch),
+      sha: str(d.commitId),
+      message: firstStr(d.commitMessage, d.commitMessageExtended),
+      actor: firstStr(d.commitAuthor, d.committerName),
+      url: str(d.buildUrl),
+      details: str(d.duration) ? [`Duration: ${str(d.duration)}`] : undefined,
+    };
+  },
+};
+
+/** Snap CI: `build_result` of a stage; the project name carries the branch in parentheses. */
+const snapci: CiReader = {
+  system: 'snapci',
+  name: 'Snap CI',
+  matches: (p) => str(p.build_result) !== undefined && str(p.project_name) !== undefined,
+  read(p) {
+    const project = str(p.project_name)!;
+    // "owner/repo (branch)": split with indexes, no regex over the payload.
+    const open = project.endsWith(')') ? project.lastIndexOf(' (') : -1;
+    return {
+      system: 'snapci',
+      repository: open === -1 ? project : project.slice(0, open),
+      pipeline: str(p.stage_name),
+      number: str(p.counter),
+      rawStatus: str(p.build_result),
+      branch: open === -1 ? undefined : project.slice(open + 2, -1),
+      url: str(p.build_url),
+    };
+  },
+};
+
+/**
+ * Drone 0.4's webhook notifier posts only a message:
+ * "Drone [owner/repo](url) (branch) [status](build url) (sha7)". Read by walking brackets.
+ */
+const drone04: CiReader = {
+  system: 'drone',
+  name: 'Drone',
+  matches: (p) => (str(p.message) ?? '').startsWith('Drone [') && (p.icon !== undefined || p.errorLevel !== undefined),
+  read(p) {
+    const parts = bracketParts(str(p.message)!.slice('Drone '.length));
+    const [repo, branch, status, sha] = [parts[0], parts[1], parts[2], parts[3]];
+    return {
+      system: 'drone',
+      repository: repo?.text,
+      rawStatus: status?.text,
+      branch: branch?.text,
+      sha: sha?.text,
+      url: firstStr(status?.link, repo?.link),
+    };
+  },
+};
+
+/** `[text](link)` and `(text)` pieces of a one-line message, in order; linear in its length. */
+function bracketParts(message: string): Array<{ text: string; link?: string }> {
+  const parts: Array<{ text: string; link?: string }> = [];
+  let i = 0;
+  while (i < message.length && parts.length < 8) {
+    const ch = message[i];
+    if (ch === '[') {
+      const close = message.indexOf('](', i);
+      if (close === -1) break;
+      const end = message.indexOf(')', close + 2);
+      if (end === -1) break;
+      parts.push({ text: message.slice(i + 1, close), link: message.slice(close + 2, end) });
+      i = end + 1;
+    } else if (ch === '(') {
+      const end = message.indexOf(')', i);
+      if (end === -1) break;
+      parts.push({ text: message.slice(i + 1, end) });
+      i = end + 1;
+    } else i += 1;
+  }
+  return parts;
+}
 
 export const CI_READERS: readonly CiReader[] = [
   github,
@@ -584,6 +693,9 @@ export const CI_READERS: readonly CiReader[] = [
   codeship,
   drone,
   buildbot,
+  appveyor,
+  snapci,
+  drone04,
 ];
 
 /** Known forges whose non-CI events (push, issues…) were posted to ci-build. */

@@ -10,7 +10,7 @@
 export type CiStatus = 'succeeded' | 'failed' | 'running' | 'canceled' | 'other';
 
 const WORDS: ReadonlyArray<readonly [CiStatus, readonly string[]]> = [
-  ['succeeded', ['success', 'succeeded', 'successful', 'passed', 'pass', 'fixed', 'ok', 'green', 'stable', 'warnings', 'succeeded_with_issues']],
+  ['succeeded', ['success', 'succeeded', 'successful', 'passed', 'pass', 'fixed', 'ok', 'green', 'stable', 'warnings', 'succeeded_with_issues', 'no_tests']],
   [
     'failed',
     [
@@ -21,7 +21,7 @@ const WORDS: ReadonlyArray<readonly [CiStatus, readonly string[]]> = [
   [
     'running',
     [
-      'running', 'in_progress', 'inprogress', 'started', 'start', 'pending', 'queued', 'queuing', 'created', 'scheduled',
+      'running', 'in_progress', 'inprogress', 'started', 'start', 'triggered', 'pending', 'queued', 'queuing', 'created', 'scheduled',
       'waiting', 'requested', 'preparing', 'testing', 'building', 'notstarted', 'not_started', 'waiting_for_resource',
       'retry', 'initializing', 'new', 'enqueued', 'blocked_waiting',
     ],

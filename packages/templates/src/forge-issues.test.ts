@@ -141,9 +141,9 @@ describe('forge-issues beyond the fixtures', () => {
     expect(r.content).toContain('…');
   });
 
-  it('renders a pull request comment (issue_comment on a PR) as an unsupported event', () => {
+  it('renders a comment on a pull request (issue_comment on a PR) with the pull request it belongs to', () => {
     const r = forgeIssues.render({ action: 'created', issue: { number: 3, pull_request: {} }, repository: { full_name: 'o/r' }, sender: { login: 'x' } }, { 'x-github-event': 'issue_comment' });
-    expect(r.unsupported_event).toBe('issue_comment');
-    expect(r.title).toBe('[o/r] GitHub event `issue_comment` (created) by x');
+    expect(r.unsupported_event).toBeUndefined();
+    expect(r.title).toBe('[o/r] x commented on pull request #3');
   });
 });

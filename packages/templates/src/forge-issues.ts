@@ -5,7 +5,7 @@ import { extraMetadata, repoPrefix, result, type MetadataBase } from './template
 import { excerpt, factLines, nameList, oneLine, quote } from './text-format.js';
 import type { Headers, Template, TemplateResult } from './types.js';
 
-export const FORGE_ISSUES_VERSION = 1;
+export const FORGE_ISSUES_VERSION = 2;
 
 interface Issue {
   repository?: string;
@@ -26,6 +26,8 @@ interface Issue {
   body?: string;
   comment?: string;
   url?: string;
+  /** `pull request` when GitHub or Gitea sent a pull request's conversation comment to this template. */
+  noun?: string;
 }
 
 export const forgeIssues: Template = {
@@ -39,9 +41,15 @@ export const forgeIssues: Template = {
 };
 
 function readIssue(payload: unknown, detected: ForgeEvent): Issue | undefined {
-  if (detected.kind !== 'issues' && detected.kind !== 'issue_comment') return undefined;
   const repository = repositoryName(payload, detected.sender);
   const actor = actorName(payload, detected.sender);
+  if (detected.kind === 'pull_request_comment') {
+    // A comment on a pull request reaches an issues hook too (GitHub sends it as issue_comment):
+    // render it with the pull request's number and title when the body has the issue shape.
+    if (!isFields(at(payload, 'issue'))) return undefined;
+    return { ...githubLikeIssue(payload, { ...detected, kind: 'issue_comment' }, repository, actor), noun: 'pull request' };
+  }
+  if (detected.kind !== 'issues' && detected.kind !== 'issue_comment') return undefined;
   if (detected.sender === 'gitlab') return gitlabIssue(payload, detected, repository, actor);
   if (detected.sender === 'bitbucket') return bitbucketIssue(payload, detected, repository, actor);
   return githubLikeIssue(payload, detected, repository, actor);
@@ -169,9 +177,13 @@ function bitbucketIssue(payload: unknown, detected: ForgeEvent, repository?: str
 function renderIssue(issue: Issue, base: MetadataBase): TemplateResult {
   const number = issue.number === undefined ? '' : ` #${issue.number}`;
   const name = issue.title ? `: ${oneLine(issue.title, 120)}` : '';
-  const title = `${repoPrefix(issue.repository)}${issue.actor ?? 'someone'} ${issue.action} issue${number}${name}`;
+  const noun = issue.noun ?? 'issue';
+  // Without an actor (Gogs's samples name nobody) the action goes in parentheses rather than "someone".
+  const title = issue.actor
+    ? `${repoPrefix(issue.repository)}${issue.actor} ${issue.action} ${noun}${number}${name}`
+    : `${repoPrefix(issue.repository)}${noun.charAt(0).toUpperCase()}${noun.slice(1)}${number} (${issue.action})${name}`;
   const facts = factLines([
-    ['Issue', `${number.trim() || '(no number)'}${issue.title ? ` ${oneLine(issue.title, 300)}` : ''}`],
+    [noun === 'issue' ? 'Issue' : 'Pull request', `${number.trim() || '(no number)'}${issue.title ? ` ${oneLine(issue.title, 300)}` : ''}`],
     ['Repository', issue.repository],
     ['Action', issue.action + (issue.detail ? ` (${issue.detail})` : '')],
     ['State', issue.state ? issue.state + (issue.stateReason ? ` (${issue.stateReason})` : '') : undefined],

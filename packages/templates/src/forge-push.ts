@@ -1,14 +1,15 @@
-import { at, fields, firstStr, isFields, isTrue, list, num, str, textAt } from './field-access.js';
+import { at, fields, firstStr, isFields, isTrue, list, lookup, num, str, textAt } from './field-access.js';
 import { renderForgeEvent } from './forge-event.js';
-import { actorName, repositoryName, userName, type ForgeEvent } from './forge-sender.js';
+import { actorName, hasCreateMarks, repositoryName, userName, type ForgeEvent } from './forge-sender.js';
 import { extraMetadata, repoPrefix, result, type MetadataBase } from './template-result.js';
-import { factLines, firstLine, isZeroSha, parseRef, plural, sha7, type RefType } from './text-format.js';
+import { excerpt, factLines, firstLine, isZeroSha, oneLine, parseRef, plural, quote, sha7, type RefType } from './text-format.js';
 import type { Headers, Template, TemplateResult } from './types.js';
 
-export const FORGE_PUSH_VERSION = 1;
+export const FORGE_PUSH_VERSION = 2;
 const MAX_LISTED_COMMITS = 20;
 
-type Change = 'push' | 'force-push' | 'create' | 'delete';
+/** `created-or-deleted`: a bare create/delete body posted without its header (Gogs's carry no sign of which). */
+type Change = 'push' | 'force-push' | 'create' | 'delete' | 'created-or-deleted';
 
 interface Commit {
   id?: string;
@@ -46,7 +47,13 @@ export const forgePush: Template = {
     'Pushes, branch and tag creation/deletion and force pushes: repository, branch or tag, pusher and up to 20 commits.',
   senders: ['GitHub', 'GitLab', 'Gitea', 'Forgejo', 'Bitbucket Cloud'],
   render(payload: unknown, headers: Headers): TemplateResult {
-    return renderForgeEvent({ id: 'forge-push', version: FORGE_PUSH_VERSION }, payload, headers, readPush, renderPush);
+    return renderForgeEvent<Push | Release>(
+      { id: 'forge-push', version: FORGE_PUSH_VERSION },
+      payload,
+      headers,
+      (p, detected) => (detected.kind === 'release' ? readRelease(p, detected) : readPush(p, detected)),
+      (facts, base) => ('tag' in facts ? renderRelease(facts, base) : renderPush(facts, base)),
+    );
   },
 };
 
@@ -55,6 +62,7 @@ function readPush(payload: unknown, detected: ForgeEvent): Push | undefined {
   if (kind !== 'push' && kind !== 'create' && kind !== 'delete') return undefined;
   const repository = repositoryName(payload, sender);
   if (sender === 'bitbucket') return bitbucketPush(payload, repository);
+  if (sender === 'azure-devops') return azurePush(payload, repository);
   if (kind === 'create' || kind === 'delete') return refEvent(payload, detected, repository);
   const p = fields(payload);
   const { type, name } = parseRef(str(p.ref), sender === 'gitlab' && p.object_kind === 'tag_push' ? 'tag' : 'branch');
@@ -99,7 +107,12 @@ function refEvent(payload: unknown, detected: ForgeEvent, repository: string | u
         ref: str(p.ref),
         refType,
         refName: parseRef(str(p.ref), refType).name,
-        change: detected.kind === 'delete' ? 'delete' : 'create',
+        change:
+          detected.kind === 'delete'
+            ? 'delete'
+            : detected.byShape && !hasCreateMarks(p) && p.pusher_type === undefined
+              ? 'created-or-deleted'
+              : 'create',
         after: str(p.sha),
         commits: [],
         total: 0,
@@ -137,11 +150,41 @@ function bitbucketPush(payload: unknown, repository: string | undefined): Push {
   };
 }
 
+/** Azure DevOps `git.push`: `resource.refUpdates[]` with old/new object ids, commits with `commitId`/`comment`. */
+function azurePush(payload: unknown, repository: string | undefined): Push {
+  const r = fields(at(payload, 'resource'));
+  const commits = list(r.commits);
+  const changes: RefChange[] = list(r.refUpdates).map((item) => {
+    const u = fields(item);
+    const { type, name } = parseRef(str(u.name), 'branch');
+    const before = str(u.oldObjectId);
+    const after = str(u.newObjectId);
+    return {
+      ref: str(u.name),
+      refType: type ?? 'branch',
+      refName: name,
+      change: isZeroSha(after) ? 'delete' : isZeroSha(before) ? 'create' : 'push',
+      before,
+      after: isZeroSha(after) ? undefined : after,
+      commits: commits.slice(0, MAX_LISTED_COMMITS).map(readCommit),
+      total: commits.length,
+      truncated: false,
+      url: str(r.url),
+    };
+  });
+  return {
+    repository,
+    pusher: firstStr(at(r, 'pushedBy', 'displayName'), at(r, 'pushedBy', 'uniqueName')),
+    repoUrl: textAt(r, 'repository', 'remoteUrl'),
+    changes,
+  };
+}
+
 function readCommit(value: unknown): Commit {
   const c = fields(value);
   return {
-    id: firstStr(c.id, c.hash, c.sha),
-    message: str(c.message),
+    id: firstStr(c.id, c.hash, c.sha, c.commitId),
+    message: firstStr(c.message, c.comment),
     author: firstStr(
       at(c, 'author', 'name'),
       userName(at(c, 'author', 'user')),
@@ -166,11 +209,10 @@ export function nameOfRaw(raw: string | undefined): string | undefined {
 
 function renderPush(push: Push, base: MetadataBase): TemplateResult {
   const first = push.changes[0];
-  const pusher = push.pusher ?? 'someone';
   const title = first
-    ? `${repoPrefix(push.repository)}${sentence(pusher, first)}` +
+    ? `${repoPrefix(push.repository)}${sentence(push.pusher, first)}` +
       (push.changes.length > 1 ? ` (+${plural(push.changes.length - 1, 'more ref')})` : '')
-    : `${repoPrefix(push.repository)}${pusher} pushed (no ref changes)`;
+    : `${repoPrefix(push.repository)}${push.pusher ?? 'A push'} pushed (no ref changes)`;
   const sections = [
     factLines([
       ['Repository', push.repository],
@@ -200,23 +242,113 @@ function refLabel(change: RefChange): string {
   return `${change.refType} ${change.refName ?? '(unnamed)'}`;
 }
 
-/** The words the issue asks for: tag push, tag delete, branch create/delete, force push. */
-function sentence(pusher: string, change: RefChange): string {
+/**
+ * The words the issue asks for: tag push, tag delete, branch create/delete, force push. When the
+ * payload names nobody (Gogs's create/delete samples have no sender) the sentence is passive
+ * rather than claiming "someone".
+ */
+function sentence(pusher: string | undefined, change: RefChange): string {
   const name = change.refName ?? '(unnamed)';
   const commits = plural(change.total, 'commit');
-  if (change.change === 'delete') return `${pusher} deleted ${refLabel(change)}`;
+  const who = (active: string, passive: string): string => (pusher ? `${pusher} ${active}` : passive);
+  if (change.change === 'delete') return who(`deleted ${refLabel(change)}`, `${capital(refLabel(change))} deleted`);
+  if (change.change === 'created-or-deleted') {
+    return who(`created or deleted ${refLabel(change)}`, `${capital(refLabel(change))} created or deleted`) + ' (sent without its event header)';
+  }
   if (change.refType === 'tag') {
-    return change.change === 'create' ? `${pusher} pushed new tag ${name}` : `${pusher} moved tag ${name}${headSuffix(change)}`;
+    return change.change === 'create'
+      ? who(`pushed new tag ${name}`, `New tag ${name}${headSuffix(change)}`)
+      : who(`moved tag ${name}${headSuffix(change)}`, `Tag ${name} moved${headSuffix(change)}`);
   }
   if (change.change === 'create') {
-    return `${pusher} created branch ${name}${change.total > 0 ? ` with ${commits}` : ''}`;
+    const withCommits = change.total > 0 ? ` with ${commits}` : '';
+    return who(`created branch ${name}${withCommits}`, `Branch ${name} created${withCommits}`);
   }
   if (change.change === 'force-push') {
     return change.total > 0
-      ? `${pusher} force-pushed ${commits} to ${name}`
-      : `${pusher} force-pushed ${name} (no new commits)${headSuffix(change)}`;
+      ? who(`force-pushed ${commits} to ${name}`, `${capital(commits)} force-pushed to ${name}`)
+      : who(`force-pushed ${name} (no new commits)${headSuffix(change)}`, `${name} force-pushed (no new commits)${headSuffix(change)}`);
   }
-  return change.total > 0 ? `${pusher} pushed ${commits} to ${name}` : `${pusher} pushed to ${name} (no new commits)`;
+  return change.total > 0
+    ? who(`pushed ${commits} to ${name}`, `${capital(commits)} pushed to ${name}`)
+    : who(`pushed to ${name} (no new commits)`, `Push to ${name} (no new commits)`);
+}
+
+function capital(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** A release: GitHub/Gitea/Gogs `release` events, GitLab's Release Hook. */
+interface Release {
+  repository?: string;
+  actor?: string;
+  action?: string;
+  tag: string | undefined;
+  name?: string;
+  prerelease: boolean;
+  draft: boolean;
+  body?: string;
+  url?: string;
+}
+
+function readRelease(payload: unknown, detected: ForgeEvent): Release {
+  const p = fields(payload);
+  const gitlab = detected.sender === 'gitlab';
+  const r = gitlab ? p : fields(p.release);
+  return {
+    repository: repositoryName(payload, detected.sender),
+    actor: firstStr(actorName(payload, detected.sender), userName(r.author), userName(r.publisher)),
+    action: str(gitlab ? p.action : p.action),
+    tag: firstStr(r.tag_name, r.tag),
+    name: str(r.name),
+    prerelease: isTrue(r.prerelease) || isTrue(r.is_prerelease),
+    draft: isTrue(r.draft) || isTrue(r.is_draft),
+    body: firstStr(r.body, r.description, r.note),
+    url: firstStr(r.html_url, r.url),
+  };
+}
+
+const RELEASE_VERBS: Readonly<Record<string, string>> = {
+  published: 'published',
+  created: 'created',
+  create: 'created',
+  edited: 'edited',
+  updated: 'edited',
+  update: 'edited',
+  deleted: 'deleted',
+  delete: 'deleted',
+  prereleased: 'published',
+  released: 'published',
+  unpublished: 'unpublished',
+};
+
+function renderRelease(release: Release, base: MetadataBase): TemplateResult {
+  const verbWord = release.action ? (lookup(RELEASE_VERBS, release.action) ?? release.action.replace(/_/g, ' ')) : 'published';
+  const kind = release.draft ? 'draft release' : release.prerelease ? 'pre-release' : 'release';
+  const label = `${release.tag ?? release.name ?? '(untitled)'}${release.name && release.name !== release.tag ? `: ${oneLine(release.name, 100)}` : ''}`;
+  const title = `${repoPrefix(release.repository)}${release.actor ? `${release.actor} ${verbWord}` : capital(verbWord)} ${kind} ${label}`;
+  const facts = factLines([
+    ['Release', release.name],
+    ['Tag', release.tag],
+    ['Action', release.action],
+    ['Kind', kind],
+    ['Repository', release.repository],
+    ['By', release.actor],
+    ['URL', release.url],
+  ]);
+  const sections = [facts.join('\n')];
+  if (release.body) sections.push(quote(excerpt(release.body)));
+  const metadata = extraMetadata(base, {
+    repository: release.repository,
+    actor: release.actor,
+    action: release.action,
+    tag: release.tag,
+    release_name: release.name,
+    prerelease: release.prerelease || undefined,
+    draft: release.draft || undefined,
+    url: release.url,
+  });
+  return result(title, sections.join('\n\n'), metadata);
 }
 
 function headSuffix(change: RefChange): string {
@@ -228,6 +360,7 @@ const CHANGE_WORDS: Readonly<Record<Change, string>> = {
   'force-push': 'force push',
   create: 'created',
   delete: 'deleted',
+  'created-or-deleted': 'created or deleted',
 };
 
 function changeSection(change: RefChange): string {

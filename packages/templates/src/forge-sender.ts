@@ -10,13 +10,28 @@ import type { Headers } from './types.js';
 export type ForgeSender = 'github' | 'gitlab' | 'gitea' | 'forgejo' | 'bitbucket' | 'azure-devops' | 'unknown';
 
 /** What a template renders: the sender's many event names folded into a few kinds. */
-export type ForgeEventKind = 'push' | 'create' | 'delete' | 'issues' | 'issue_comment' | 'pull_request' | 'other';
+export type ForgeEventKind =
+  | 'push'
+  | 'create'
+  | 'delete'
+  | 'release'
+  | 'ping'
+  | 'issues'
+  | 'issue_comment'
+  | 'pull_request'
+  /** A review of a pull request (approved, changes requested, commented, dismissed) or a comment in one. */
+  | 'pull_request_review'
+  /** A comment on a pull/merge request's conversation (GitHub issue_comment on a PR, GitLab MR note…). */
+  | 'pull_request_comment'
+  | 'other';
 
 export interface ForgeEvent {
   sender: ForgeSender;
   /** The sender's own event name: header value, GitLab `object_kind`, Azure `eventType`. */
   event: string;
   kind: ForgeEventKind;
+  /** True when no event header named the event and the payload's shape did. */
+  byShape?: boolean;
 }
 
 export const SENDER_NAMES: Readonly<Record<ForgeSender, string>> = {
@@ -39,20 +54,23 @@ export function header(headers: Headers, name: string): string | undefined {
 export function detectForgeEvent(payload: unknown, headers: Headers): ForgeEvent {
   // Forgejo also sends X-Gitea-Event, so it is asked first.
   const forgejo = header(headers, 'x-forgejo-event-type') ?? header(headers, 'x-forgejo-event');
-  if (forgejo) return { sender: 'forgejo', event: forgejo, kind: giteaKind(forgejo) };
+  if (forgejo) return { sender: 'forgejo', event: forgejo, kind: giteaKind(forgejo, payload) };
   const gitea =
     header(headers, 'x-gitea-event-type') ?? header(headers, 'x-gitea-event') ?? header(headers, 'x-gogs-event');
-  if (gitea) return { sender: 'gitea', event: gitea, kind: giteaKind(gitea) };
+  if (gitea) return { sender: 'gitea', event: gitea, kind: giteaKind(gitea, payload) };
   const github = header(headers, 'x-github-event');
   if (github) return { sender: 'github', event: github, kind: githubKind(github, payload) };
   const gitlab = header(headers, 'x-gitlab-event');
   if (gitlab) {
-    const event = textAt(payload, 'object_kind') ?? gitlabHeaderEvent(gitlab);
+    // System Hooks name the event in the body (`event_name: push`), as do pre-object_kind bodies.
+    const event = textAt(payload, 'object_kind') ?? textAt(payload, 'event_name') ?? gitlabHeaderEvent(gitlab);
     return { sender: 'gitlab', event, kind: gitlabKind(event, payload) };
   }
   const bitbucket = header(headers, 'x-event-key');
   if (bitbucket) return { sender: 'bitbucket', event: bitbucket, kind: bitbucketKind(bitbucket) };
-  return fromShape(payload);
+  const guessed = fromShape(payload);
+  guessed.byShape = true;
+  return guessed;
 }
 
 function fromShape(payload: unknown): ForgeEvent {
@@ -61,15 +79,20 @@ function fromShape(payload: unknown): ForgeEvent {
   if (azure && (p.publisherId !== undefined || p.resource !== undefined)) {
     return { sender: 'azure-devops', event: azure, kind: azureKind(azure) };
   }
-  const objectKind = str(p.object_kind);
+  const objectKind = firstStr(p.object_kind, p.event_name);
   if (objectKind) return { sender: 'gitlab', event: objectKind, kind: gitlabKind(objectKind, payload) };
+  // GitLab before `object_kind`: `user_name` and `project_id` beside the push's fields.
+  if (p.project_id !== undefined && p.user_name !== undefined && (Array.isArray(p.commits) || p.ref !== undefined)) {
+    return { sender: 'gitlab', event: 'push', kind: 'push' };
+  }
   if (isBitbucket(p)) {
     const event = bitbucketEventFromShape(p);
     return { sender: 'bitbucket', event, kind: bitbucketKind(event) };
   }
   const event = githubEventFromShape(p);
-  const sender = isGitea(p) ? 'gitea' : isGithub(p) ? 'github' : 'unknown';
-  return { sender, event, kind: sender === 'github' ? githubKind(event, p) : giteaKind(event) };
+  // Only GitHub pings with `zen`, even when the body has no repository to show it by.
+  const sender = event === 'ping' ? 'github' : isGitea(p) ? 'gitea' : isGithub(p) ? 'github' : 'unknown';
+  return { sender, event, kind: sender === 'github' ? githubKind(event, p) : giteaKind(event, p) };
 }
 
 function isBitbucket(p: Record<string, unknown>): boolean {
@@ -101,30 +124,71 @@ function isGitea(p: Record<string, unknown>): boolean {
 }
 
 function githubEventFromShape(p: Record<string, unknown>): string {
-  if (isFields(p.pull_request)) return 'pull_request';
-  if (isFields(p.issue)) return isFields(p.comment) ? 'issue_comment' : 'issues';
-  if (str(p.ref_type) && str(p.ref)) {
-    // GitHub's and Gitea's create events carry the new ref's sha or description; delete has none.
-    return p.sha !== undefined || p.master_branch !== undefined || p.description !== undefined ? 'create' : 'delete';
+  // GitHub sends `zen` and the hook only in the ping every new webhook gets.
+  if (str(p.zen) !== undefined && (isFields(p.hook) || p.hook_id !== undefined)) return 'ping';
+  if (isFields(p.pull_request)) {
+    if (isFields(p.review)) return 'pull_request_review';
+    if (isFields(p.thread)) return 'pull_request_review_thread';
+    return isFields(p.comment) ? 'pull_request_review_comment' : 'pull_request';
   }
+  if (isFields(p.issue)) return isFields(p.comment) ? 'issue_comment' : 'issues';
+  if (isFields(p.release) && str(p.action) !== undefined) return 'release';
+  if (str(p.ref_type) && str(p.ref)) return isRefDeletion(p) ? 'delete' : 'create';
   if (Array.isArray(p.commits) || (str(p.ref) && (str(p.before) || str(p.after)))) return 'push';
   for (const ci of ['workflow_run', 'workflow_job', 'check_run', 'check_suite']) if (isFields(p[ci])) return ci;
   return 'unknown';
 }
 
-function githubKind(event: string, payload: unknown): ForgeEventKind {
-  if (event === 'push' || event === 'create' || event === 'delete' || event === 'issues' || event === 'pull_request') {
-    return event;
-  }
-  // Comments on pull requests arrive as issue_comment too; they belong to neither template.
-  if (event === 'issue_comment') return at(payload, 'issue', 'pull_request') === undefined ? 'issue_comment' : 'other';
-  return 'other';
+/**
+ * A create/delete event's direction. Create bodies carry something about the new ref (GitHub
+ * `master_branch`/`description`, Gitea `sha`, Gogs `default_branch`); GitHub's, Gitea's and
+ * Gogs's delete bodies carry only `pusher_type`. A body with neither is a create: a missing sha
+ * must never read as a deletion.
+ */
+function isRefDeletion(p: Record<string, unknown>): boolean {
+  return !hasCreateMarks(p) && p.pusher_type !== undefined;
 }
 
-function giteaKind(event: string): ForgeEventKind {
-  if (event === 'push' || event === 'create' || event === 'delete') return event;
-  if (event === 'issue_comment') return 'issue_comment';
+export function hasCreateMarks(p: unknown): boolean {
+  const f = fields(p);
+  return f.sha !== undefined || f.master_branch !== undefined || f.description !== undefined || f.default_branch !== undefined;
+}
+
+/** Comments on pull requests arrive as `issue_comment` with `issue.pull_request` set. */
+function onPullRequest(payload: unknown): boolean {
+  const marker = at(payload, 'issue', 'pull_request');
+  return marker !== undefined && marker !== null && marker !== false;
+}
+
+function githubKind(event: string, payload: unknown): ForgeEventKind {
+  switch (event) {
+    case 'push':
+    case 'create':
+    case 'delete':
+    case 'release':
+    case 'ping':
+    case 'issues':
+    case 'pull_request':
+    case 'pull_request_review':
+      return event;
+    case 'pull_request_review_comment':
+    case 'pull_request_review_thread':
+      return 'pull_request_review';
+    case 'issue_comment':
+      return onPullRequest(payload) ? 'pull_request_comment' : 'issue_comment';
+    default:
+      return 'other';
+  }
+}
+
+function giteaKind(event: string, payload?: unknown): ForgeEventKind {
+  if (event === 'push' || event === 'create' || event === 'delete' || event === 'release') return event;
+  if (event === 'issue_comment') return onPullRequest(payload) ? 'pull_request_comment' : 'issue_comment';
+  if (event === 'pull_request_comment') return 'pull_request_comment';
   if (event === 'issues' || /^issue_(assign|label|milestone)$/.test(event)) return 'issues';
+  if (event.startsWith('pull_request_review') || event === 'pull_request_rejected' || event === 'pull_request_approved') {
+    return 'pull_request_review';
+  }
   if (event === 'pull_request' || /^pull_request_(assign|label|milestone|sync)$/.test(event)) return 'pull_request';
   return 'other';
 }
@@ -146,23 +210,39 @@ function gitlabHeaderEvent(value: string): string {
 
 function gitlabKind(event: string, payload: unknown): ForgeEventKind {
   if (event === 'push' || event === 'tag_push') return 'push';
+  if (event === 'release') return 'release';
   if (event === 'issue' || event === 'work_item') return 'issues';
   if (event === 'merge_request') return 'pull_request';
-  if (event === 'note' && textAt(payload, 'object_attributes', 'noteable_type') === 'Issue') return 'issue_comment';
+  if (event === 'note') {
+    const on = textAt(payload, 'object_attributes', 'noteable_type');
+    if (on === 'Issue') return 'issue_comment';
+    if (on === 'MergeRequest') return 'pull_request_comment';
+  }
   return 'other';
 }
 
 function bitbucketEventFromShape(p: Record<string, unknown>): string {
   if (isFields(p.push)) return 'repo:push';
   if (isFields(p.pullrequest)) {
+    if (isFields(p.comment)) return 'pullrequest:comment_created';
+    // Approving and withdrawing an approval send the same body; only the header tells them apart.
+    if (isFields(p.approval)) return 'pullrequest:approval';
     const state = textAt(p, 'pullrequest', 'state');
     if (state === 'MERGED') return 'pullrequest:fulfilled';
     if (state === 'DECLINED') return 'pullrequest:rejected';
-    // Bitbucket stamps updated_on a few milliseconds after created_on when it opens a PR.
+    // Bitbucket stamps updated_on a few milliseconds after created_on when it opens a PR; only an
+    // OPEN pull request nobody has closed yet may be called opened (its docs' samples say
+    // "OPEN|MERGED|DECLINED" and carry closed_by: those are only "updated").
     const age = secondsBetween(at(p, 'pullrequest', 'created_on'), at(p, 'pullrequest', 'updated_on'));
-    return age !== undefined && age < 10 ? 'pullrequest:created' : 'pullrequest:updated';
+    const untouched = state === 'OPEN' && !isFields(at(p, 'pullrequest', 'closed_by'));
+    return untouched && age !== undefined && age < 10 ? 'pullrequest:created' : 'pullrequest:updated';
   }
-  if (isFields(p.issue)) return isFields(p.comment) ? 'issue:comment_created' : 'issue:updated';
+  if (isFields(p.issue)) {
+    if (isFields(p.changes)) return 'issue:updated';
+    if (isFields(p.comment)) return 'issue:comment_created';
+    const age = secondsBetween(at(p, 'issue', 'created_on'), at(p, 'issue', 'updated_on'));
+    return age !== undefined && age < 10 ? 'issue:created' : 'issue:updated';
+  }
   if (isFields(p.commit_status)) return 'repo:commit_status_updated';
   return 'unknown';
 }
@@ -171,11 +251,17 @@ function bitbucketKind(event: string): ForgeEventKind {
   if (event === 'repo:push') return 'push';
   if (event === 'issue:created' || event === 'issue:updated') return 'issues';
   if (event === 'issue:comment_created') return 'issue_comment';
-  if (event.startsWith('pullrequest:') && !event.startsWith('pullrequest:comment_')) return 'pull_request';
+  if (event.startsWith('pullrequest:comment_')) return 'pull_request_comment';
+  if (event === 'pullrequest:approved' || event === 'pullrequest:unapproved' || event === 'pullrequest:approval' || event.startsWith('pullrequest:changes_request')) {
+    return 'pull_request_review';
+  }
+  if (event.startsWith('pullrequest:')) return 'pull_request';
   return 'other';
 }
 
 function azureKind(event: string): ForgeEventKind {
+  if (event === 'git.push') return 'push';
+  if (event === 'ms.vss-code.git-pullrequest-comment-event') return 'pull_request_comment';
   return /^git\.pullrequest\.(created|updated|merged)$/.test(event) ? 'pull_request' : 'other';
 }
 
@@ -202,7 +288,8 @@ export function repositoryName(payload: unknown, sender: ForgeSender): string | 
     );
   }
   if (sender === 'azure-devops') {
-    const repo = at(payload, 'resource', 'repository');
+    // Pull request comments nest the pull request (and its repository) under resource.pullRequest.
+    const repo = at(payload, 'resource', 'repository') ?? at(payload, 'resource', 'pullRequest', 'repository');
     const name = textAt(repo, 'name');
     const project = textAt(repo, 'project', 'name');
     return project && name && project !== name ? `${project}/${name}` : (name ?? project);
@@ -223,13 +310,24 @@ export function actorName(payload: unknown, sender: ForgeSender): string | undef
       at(payload, 'user_username'),
       at(payload, 'user', 'name'),
       at(payload, 'user_name'),
+      at(payload, 'user_email'),
     );
   }
   if (sender === 'bitbucket') return userName(at(payload, 'actor'));
   if (sender === 'azure-devops') {
-    return firstStr(at(payload, 'resource', 'createdBy', 'displayName'), at(payload, 'resource', 'pushedBy', 'displayName'));
+    return firstStr(
+      at(payload, 'resource', 'createdBy', 'displayName'),
+      at(payload, 'resource', 'pushedBy', 'displayName'),
+      at(payload, 'resource', 'comment', 'author', 'displayName'),
+    );
   }
-  return firstStr(userName(at(payload, 'sender')), userName(at(payload, 'pusher')), userName(at(payload, 'user')));
+  return firstStr(
+    userName(at(payload, 'sender')),
+    userName(at(payload, 'pusher')),
+    userName(at(payload, 'user')),
+    at(payload, 'user_username'),
+    at(payload, 'user_name'),
+  );
 }
 
 /** Labels as names, whether a forge sends strings, `{name}` or GitLab's `{title}`. */

@@ -16,7 +16,7 @@ describe('previewTemplate', () => {
 
   it("shows Slack's reply and an unsupported event", () => {
     expect(previewTemplate('chat-message', { type: 'url_verification', challenge: 'abc', token: 't' }).reply).toEqual({ challenge: 'abc' });
-    expect(previewTemplate('forge-issues', { zen: 'x' }, { 'x-github-event': 'ping' }).unsupported_event).toBe('ping');
+    expect(previewTemplate('forge-issues', { starred_at: null }, { 'x-github-event': 'star' }).unsupported_event).toBe('star');
   });
 
   it('falls back to generic extraction for an unknown template, as intake does', () => {

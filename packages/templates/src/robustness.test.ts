@@ -127,8 +127,8 @@ describe('renderPayload', () => {
   });
 
   it('passes the unsupported event through for intake to log', () => {
-    const r = renderPayload('forge-push', { zen: 'Keep it simple' }, { 'x-github-event': 'ping' });
-    expect(r.result.unsupported_event).toBe('ping');
+    const r = renderPayload('forge-push', { starred_at: null }, { 'x-github-event': 'star' });
+    expect(r.result.unsupported_event).toBe('star');
     expect(r.templateError).toBeUndefined();
   });
 });

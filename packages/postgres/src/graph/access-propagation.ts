@@ -26,8 +26,13 @@ export interface AccessPair {
   object_id: string;
 }
 
-/** Guards against a belongs_to cycle that slipped past create_edge's check. */
-const MAX_DEPTH = 64;
+/**
+ * belongs_to edges form no cycle (create_edge checks under a lock), so propagation ends after
+ * at most the graph's depth in levels. New chains are limited to MAX_BELONGS_TO_DEPTH
+ * (graph-writes.ts), but chains made before that limit may be deeper and must still settle:
+ * this guard is only against a cycle made by hand in SQL.
+ */
+const CYCLE_GUARD = 10_000;
 
 /**
  * Recomputes the access rows of the given (subject, object) pairs from the edges that grant
@@ -45,7 +50,7 @@ export async function refreshAccess(trx: Transaction<Database>, pairs: readonly 
   await recompute(trx, pairs, 'these');
   let parents: readonly AccessPair[] = pairs;
   for (let depth = 0; parents.length > 0; depth++) {
-    if (depth >= MAX_DEPTH) throw new Error('access propagation did not settle: belongs_to cycle?');
+    if (depth >= CYCLE_GUARD) throw new Error('access propagation did not settle: belongs_to cycle?');
     parents = await recompute(trx, parents, 'inheritors');
   }
 }
@@ -101,7 +106,9 @@ async function recompute(trx: Transaction<Database>, given: readonly AccessPair[
             union all
             -- A scalar subquery keeps this a primary-key lookup; as a join, the planner may
             -- scan all of the subject's rows for every pair.
-            select (select a.access from node_access a where a.subject_id = p.subject_id and a.object_id = e.target_id), e.id, e.created_at
+            -- The edge's cap (metadata.max_access) lowers what it passes down.
+            select (select inntak_inherited_access(a.access, e.metadata) from node_access a
+                     where a.subject_id = p.subject_id and a.object_id = e.target_id), e.id, e.created_at
               from edges e
              where e.source_id = p.object_id and e.edge_type = 'belongs_to' and p.subject_id <> p.object_id
           ) c

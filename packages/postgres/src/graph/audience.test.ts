@@ -38,6 +38,15 @@ beforeAll(async () => {
       await h.db.insertInto('edges').values({ id, source_id: nodeIds[i]!, target_id: target, edge_type: 'observes', metadata: '{}', system, created_by: null }).execute();
     }
   }
+  // Granting edges: rows of the matrix, from each person to some of the nodes.
+  for (let i = 0; i < nodeIds.length; i += 5) {
+    for (const [type, metadata] of [['member_of', { access: 'admin' }], ['owner', {}]] as const) {
+      const id = uuidv7();
+      edgeIds.push(id);
+      const subject = people[i % people.length]!;
+      await h.db.insertInto('edges').values({ id, source_id: subject, target_id: nodeIds[i]!, edge_type: type, metadata: JSON.stringify(metadata), system: false, created_by: null }).execute();
+    }
+  }
 });
 afterAll(async () => {
   await h.dispose();
@@ -70,7 +79,7 @@ describe('audience of a change', () => {
     }
   });
 
-  it('gives every caller the edge exactly when the read filter shows it (system edges only with access)', async () => {
+  it('gives every caller the edge exactly when the read filter shows it (granting edges to subject and administrators, others only with both ends seen)', async () => {
     const rows = await h.db
       .selectFrom('edges as e')
       .selectAll('e')

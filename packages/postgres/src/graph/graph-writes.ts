@@ -1,7 +1,18 @@
 import { sql, type Transaction } from 'kysely';
 import { AppError, uuidv7 } from '@inntak/core';
-import { edgeRequirement, GRANTING_EDGE_TYPES, requireCreatableKind, grantingEdge, levelGrantedBy, levelToGrant, type AccessLevel, type Actor } from '@inntak/access';
-import type { JsonObject, Visibility } from '@inntak/graph';
+import {
+  belongsToCap,
+  EDGE_CLEANUP_LEVEL,
+  edgeRequirement,
+  GRANTING_EDGE_TYPES,
+  grantingEdge,
+  levelGrantedBy,
+  levelToGrant,
+  requireCreatableKind,
+  type AccessLevel,
+  type Actor,
+} from '@inntak/access';
+import { edgeMetadataProblem, jsonProblem, type JsonObject, type Visibility } from '@inntak/graph';
 import type { Db } from '../platform/index.js';
 import type { Database } from '../platform/index.js';
 import { pairsGrantedVia, pairsInheritedFrom, refreshAccess } from './access-propagation.js';
@@ -14,6 +25,35 @@ import { requireLevel, requireSubject } from './authorize.js';
  */
 
 type Trx = Transaction<Database>;
+
+/**
+ * The deepest chain of belongs_to edges a write may make (docs/access.md): propagation walks
+ * it one statement per level, so its length bounds what a grant costs.
+ */
+export const MAX_BELONGS_TO_DEPTH = 32;
+
+/** Attempts of a graph write that PostgreSQL aborted as a deadlock or serialization failure. */
+const WRITE_ATTEMPTS = 5;
+const RETRYABLE = new Set(['40P01', '40001']);
+
+/**
+ * One graph write's transaction. Concurrent writes to the same nodes may deadlock (each
+ * insert's foreign-key check locks both endpoints, propagation then locks the objects); the
+ * victim is rolled back whole, so it is simply run again. Still failing after
+ * WRITE_ATTEMPTS, it answers 409 (try again), never 500.
+ */
+export async function graphWrite<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction().execute(work);
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (typeof code !== 'string' || !RETRYABLE.has(code)) throw err;
+      if (attempt >= WRITE_ATTEMPTS) throw new AppError('conflict', { cause: err, detail: 'samtidige endringer; prøv igjen' });
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+    }
+  }
+}
 
 export async function createPerson(
   db: Db,
@@ -64,7 +104,8 @@ export interface NewNodeInput {
 /** A node owned by its creator (an `owner` edge), optionally belonging to a collection. */
 export async function createNode(db: Db, actor: Actor & { personId: string }, input: NewNodeInput): Promise<{ id: string; edge_ids: string[] }> {
   requireCreatableKind(input.node_kind);
-  return db.transaction().execute(async (trx) => {
+  checkMetadata(input.metadata, 'metadata');
+  return graphWrite(db, async (trx) => {
     if (input.collection_id) await requireLevel(trx, actor, input.collection_id, 'member', 'collection_id');
     const id = await insertNode(trx, { ...input, created_by: actor.personId });
     const edgeIds = [await insertEdge(trx, { source_id: actor.personId, target_id: id, edge_type: 'owner', created_by: actor.personId })];
@@ -82,27 +123,58 @@ export interface NewEdgeInput {
   metadata?: JsonObject;
 }
 
-/** An ordinary (non-system) edge, checked by edgeRequirement, with its access consequences. */
+/**
+ * An ordinary (non-system) edge, checked by edgeRequirement, with its access consequences. A
+ * belongs_to edge is checked for cycles and depth under one lock, and carries the cap its
+ * maker's level on the source sets (belongsToCap).
+ */
 export async function createEdge(db: Db, actor: Actor, input: NewEdgeInput): Promise<{ id: string }> {
-  return db.transaction().execute(async (trx) => {
-    await requireEdgeRights(trx, actor, { ...input, metadata: input.metadata ?? {}, system: false }, ['source_id', 'target_id']);
-    if (input.edge_type === 'belongs_to' && (await reaches(trx, input.target_id, input.source_id))) {
-      throw new AppError('conflict', { detail: 'belongs_to ville gi en sirkel' });
+  const problem = edgeMetadataProblem(input.metadata ?? {});
+  if (problem) throw new AppError('invalid_input', { detail: `metadata: ${problem}` });
+  return graphWrite(db, async (trx) => {
+    const source = await requireEdgeRights(trx, actor, { ...input, metadata: input.metadata ?? {}, system: false }, ['source_id', 'target_id']);
+    let metadata = input.metadata ?? {};
+    if (input.edge_type === 'belongs_to') {
+      await checkBelongsTo(trx, input.source_id, input.target_id);
+      const { max_access: _ignored, ...rest } = metadata;
+      metadata = { ...rest, ...belongsToCap(source.level ?? 'reader') };
     }
-    const id = await insertEdge(trx, { ...input, created_by: actor.personId });
+    const id = await insertEdge(trx, { ...input, metadata, created_by: actor.personId });
     return { id };
   });
 }
 
-/** Deletes an edge; what it granted is recomputed from the grants that remain. */
+/**
+ * Deletes an edge; what it granted is recomputed from the grants that remain. Whoever could
+ * create it may delete it, and an edge that grants nothing may also be deleted by an admin of
+ * either endpoint: an owner can always clear what others attached to their node.
+ */
 export async function deleteEdge(db: Db, actor: Actor, input: { edge_id: string }): Promise<{ id: string }> {
-  return db.transaction().execute(async (trx) => {
+  return graphWrite(db, async (trx) => {
     const edge = await trx.selectFrom('edges').selectAll().where('id', '=', input.edge_id).executeTakeFirst();
     if (!edge) throw new AppError('not_found', { detail: 'edge_id' });
+    if (!levelGrantedBy(edge.edge_type, edge.metadata) && (await administersAnEndpoint(trx, actor, edge))) {
+      await deleteEdges(trx, [edge.id]);
+      return { id: edge.id };
+    }
     await requireEdgeRights(trx, actor, edge, ['edge_id', 'edge_id']);
     await deleteEdges(trx, [edge.id]);
     return { id: edge.id };
   });
+}
+
+async function administersAnEndpoint(trx: Trx, actor: Actor, edge: { source_id: string; target_id: string }): Promise<boolean> {
+  for (const id of [edge.source_id, edge.target_id]) {
+    const ok = await requireLevel(trx, actor, id, EDGE_CLEANUP_LEVEL, 'edge_id').then(
+      () => true,
+      (err: unknown) => {
+        if (err instanceof AppError && (err.code === 'forbidden' || err.code === 'not_found')) return false;
+        throw err;
+      },
+    );
+    if (ok) return true;
+  }
+  return false;
 }
 
 /**
@@ -115,7 +187,8 @@ export async function grantAccess(
   actor: Actor,
   input: { subject_id: string; object_id: string; access: AccessLevel },
 ): Promise<{ edge_id: string }> {
-  return db.transaction().execute(async (trx) => {
+  return graphWrite(db, async (trx) => {
+    await lockGrants(trx, actor, input.object_id);
     const current = await explicitGrantEdges(trx, input.subject_id, input.object_id);
     const strongest = current.some((e) => e.edge_type === 'owner') ? 'owner' : input.access;
     await requireLevel(trx, actor, input.object_id, levelToGrant(strongest), 'object_id');
@@ -139,7 +212,8 @@ export async function grantAccess(
 
 /** Removes the subject's explicit grants on the object; inherited rows (belongs_to) stay. */
 export async function revokeAccess(db: Db, actor: Actor, input: { subject_id: string; object_id: string }): Promise<{ removed: number }> {
-  return db.transaction().execute(async (trx) => {
+  return graphWrite(db, async (trx) => {
+    await lockGrants(trx, actor, input.object_id);
     const current = await explicitGrantEdges(trx, input.subject_id, input.object_id);
     const strongest = current.some((e) => e.edge_type === 'owner') ? 'owner' : 'admin';
     await requireLevel(trx, actor, input.object_id, levelToGrant(strongest), 'object_id');
@@ -211,21 +285,92 @@ export async function deleteEdges(trx: Trx, edgeIds: readonly string[]): Promise
 }
 
 /**
- * The rule for deleting an edge is the rule for creating it (edgeRequirement). The source of a
- * granting edge (the subject) only has to exist. A service-made (system) edge is bookkeeping:
- * removing one takes admin on its target.
+ * The rule for creating an edge (edgeRequirement), also the first rule for deleting one. The
+ * source of a granting edge (the subject) only has to exist. A service-made (system) edge is
+ * bookkeeping: removing one takes admin on its target. Returns the actor's hold on the source
+ * (null level for a granting edge's subject).
  */
 async function requireEdgeRights(
   trx: Trx,
   actor: Actor,
   edge: { source_id: string; target_id: string; edge_type: string; metadata: JsonObject; system: boolean },
   fields: [source: string, target: string],
-): Promise<void> {
+): Promise<{ level: AccessLevel | null }> {
   const required = edgeRequirement(edge.edge_type, edge.metadata);
   if (edge.system) Object.assign(required, { source: null, target: 'admin' });
+  let source: { level: AccessLevel | null } = { level: null };
   if (levelGrantedBy(edge.edge_type, edge.metadata)) await requireSubject(trx, edge.source_id, fields[0]);
-  else await requireLevel(trx, actor, edge.source_id, required.source, fields[0]);
+  else source = await requireLevel(trx, actor, edge.source_id, required.source, fields[0]);
   await requireLevel(trx, actor, edge.target_id, required.target, fields[1]);
+  return source;
+}
+
+/**
+ * grant_access and revoke_access read the subject's grant edges, check the actor, then replace
+ * them: two of them on one object must not interleave, or a demotion racing the subject's own
+ * re-grant is lost (both read the old edge, both write). The object's row lock serialises them
+ * (the same lock propagation takes later), and the checks below it read what the other wrote.
+ */
+async function lockGrants(trx: Trx, actor: Actor, objectId: string): Promise<void> {
+  // Anyone who grants or revokes holds admin at least: checked first, so a caller without it
+  // cannot hold the lock (which intake into the object waits for).
+  await requireLevel(trx, actor, objectId, 'admin', 'object_id');
+  await sql`select id from nodes where id = ${objectId} for update`.execute(trx);
+}
+
+function checkMetadata(metadata: unknown, field: string): void {
+  if (metadata === undefined) return;
+  const problem = jsonProblem(metadata);
+  if (problem) throw new AppError('invalid_input', { detail: `${field}: ${problem}` });
+}
+
+/**
+ * A new belongs_to source → target must close no cycle and make no chain longer than
+ * MAX_BELONGS_TO_DEPTH (409 either way). Two such writes at once could each pass the check the
+ * other invalidates (P → Q beside Q → P), so every user-made belongs_to edge is checked under
+ * one transaction-level advisory lock. Intake and create_node link a new node, which can close
+ * no cycle and has nothing below it, so they skip it.
+ */
+async function checkBelongsTo(trx: Trx, sourceId: string, targetId: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtext('inntak:belongs_to'))`.execute(trx);
+  if (await reaches(trx, targetId, sourceId)) throw new AppError('conflict', { detail: 'belongs_to ville gi en sirkel' });
+  const depth = (await chainAbove(trx, targetId)) + 1 + (await chainBelow(trx, sourceId));
+  if (depth > MAX_BELONGS_TO_DEPTH) {
+    throw new AppError('conflict', { detail: `belongs_to ville gi en kjede på ${depth} ledd; største tillatte er ${MAX_BELONGS_TO_DEPTH}` });
+  }
+}
+
+/** The longest chain of belongs_to edges going up from `id` (0: it belongs to nothing), counted to one past the limit. */
+async function chainAbove(trx: Trx, id: string): Promise<number> {
+  const { rows } = await sql<{ depth: number }>`
+    with recursive up (id, depth) as (
+      select ${id}::uuid, 0
+      union
+      select e.target_id, up.depth + 1 from up join edges e on e.source_id = up.id and e.edge_type = 'belongs_to'
+       where up.depth <= ${MAX_BELONGS_TO_DEPTH}
+    )
+    select max(depth)::int as depth from up`.execute(trx);
+  return rows[0]?.depth ?? 0;
+}
+
+/**
+ * The longest chain of belongs_to edges coming down into `id`. Only nodes that have members of
+ * their own are walked (a collection's thousands of content nodes are one level, not thousands
+ * of rows to follow); the last level is the +1 when `id` has any member at all.
+ */
+async function chainBelow(trx: Trx, id: string): Promise<number> {
+  const { rows } = await sql<{ depth: number | null; has_members: boolean }>`
+    with recursive down (id, depth) as (
+      select ${id}::uuid, 0
+      union
+      select e.source_id, down.depth + 1 from down join edges e on e.target_id = down.id and e.edge_type = 'belongs_to'
+       where down.depth <= ${MAX_BELONGS_TO_DEPTH}
+         and exists (select 1 from edges f where f.target_id = e.source_id and f.edge_type = 'belongs_to')
+    )
+    select (select max(depth)::int from down) as depth,
+           exists (select 1 from edges where target_id = ${id}::uuid and edge_type = 'belongs_to') as has_members`.execute(trx);
+  const row = rows[0]!;
+  return row.has_members ? (row.depth ?? 0) + 1 : 0;
 }
 
 function explicitGrantEdges(trx: Trx, subjectId: string, objectId: string) {

@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { GraphNode, NodeQuery, NodeQueryPage, NodeQueryStore, QueriedNode } from '@inntak/graph';
 import { AppError } from '@inntak/core';
 import type { Db } from '../platform/index.js';
-import { accessLevelOf, nodeVisibleTo, visibleNodeParts } from './read-filter.js';
+import { accessLevelOf, fullViewOf, summaryViewOf, visibleNodeParts } from './read-filter.js';
 
 /**
  * GET /query/nodes on PostgreSQL (indexes: db/migrations/005.do.query.sql).
@@ -10,7 +10,8 @@ import { accessLevelOf, nodeVisibleTo, visibleNodeParts } from './read-filter.js
  * A listing is newest first (id descending: UUIDv7 is creation order). It is the union of the
  * read filter's three disjoint parts, each read from an index in id order and cut at a page,
  * so the cost follows the page size, not the table. A search ranks every visible match, so it
- * filters once with nodeVisibleTo and orders by (rank, id) descending.
+ * filters with the read filter (title only where the caller sees a summary) and orders by
+ * (rank, id) descending.
  */
 export async function queryNodes(db: Db, callerId: string, query: NodeQuery, options: QueryOptions = {}): Promise<NodeQueryPage> {
   const take = query.limit + 1;
@@ -88,12 +89,19 @@ async function search(db: Db, callerId: string, query: NodeQuery, text: string, 
     .transaction()
     .execute(async (trx) => {
       await sql`select set_config('statement_timeout', ${String(Math.max(1, Math.round(timeoutMs)))}, true)`.execute(trx);
+      // A caller who sees a node only as a summary matches and ranks it by its title alone:
+      // its content words must not find it, exclude it (`-word`) or lift its rank.
       return sql<Row>`
     select ${NODE_COLUMNS}, n.rank::text as rank, ${relation(callerId)}
       from (select ${NODE_COLUMNS}, ts_rank(s.document, ${terms}) as rank
               from node_search s join nodes n on n.id = s.node_id
              where s.document @@ ${terms}
-               and ${filters(query, 'n')} and ${nodeVisibleTo(callerId, 'n')}) n
+               and ${filters(query, 'n')} and ${fullViewOf(callerId, 'n')}
+            union all
+            select ${NODE_COLUMNS}, ts_rank(s.title_document, ${terms}) as rank
+              from node_search s join nodes n on n.id = s.node_id
+             where s.title_document @@ ${terms}
+               and ${filters(query, 'n')} and ${summaryViewOf(callerId, 'n')}) n
      ${after ? sql`where (n.rank, n.id) < (${after.rank ?? '0'}::real, ${after.id}::uuid)` : sql``}
      order by n.rank desc, n.id desc
      limit ${take}`.execute(trx);

@@ -20,6 +20,20 @@ export function nodeVisibleTo(callerId: string, alias = 'n'): RawBuilder<boolean
   return sql<boolean>`(${sql.table(alias)}.visibility <> 'hidden' or ${hasAccess(callerId, alias)})`;
 }
 
+/**
+ * True when the caller sees node `alias` whole (read-rules.ts `viewOf` = full): creator, an
+ * access row, or a readable/open node. A node visible to the caller but not this way is seen
+ * as a summary.
+ */
+export function fullViewOf(callerId: string, alias = 'n'): RawBuilder<boolean> {
+  return sql<boolean>`(${sql.table(alias)}.visibility in ('readable', 'open') or ${hasAccess(callerId, alias)})`;
+}
+
+/** True when the caller sees node `alias` only as a summary (discoverable, no access). */
+export function summaryViewOf(callerId: string, alias = 'n'): RawBuilder<boolean> {
+  return sql<boolean>`(${sql.table(alias)}.visibility = 'discoverable' and not ${hasAccess(callerId, alias)})`;
+}
+
 /** The caller's access level on node `alias`, or null. */
 export function accessLevelOf(callerId: string, alias = 'n'): RawBuilder<string | null> {
   return sql<string | null>`(select acc.access::text from node_access acc
@@ -27,9 +41,12 @@ export function accessLevelOf(callerId: string, alias = 'n'): RawBuilder<string 
 }
 
 /**
- * True when the caller may see edge `alias`: an ordinary edge when they may see an endpoint; a
- * system edge only when they have access to an endpoint (visibility alone does not reveal the
- * service's own bookkeeping).
+ * True when the caller may see edge `alias` (read-rules.ts `edgeViewOf` is the twin):
+ * - a granting edge (owner, member_of: one row of the access matrix) only by its subject and
+ *   by those who administer its object;
+ * - a system edge when the caller has access to one endpoint and may see the other;
+ * - any other edge when the caller may see both endpoints: an edge never reveals a node the
+ *   caller may not see.
  */
 export function edgeVisibleTo(callerId: string, alias = 'e'): RawBuilder<boolean> {
   const edge = sql.table(alias);
@@ -37,9 +54,14 @@ export function edgeVisibleTo(callerId: string, alias = 'e'): RawBuilder<boolean
     sql<boolean>`exists (select 1 from nodes ep where ep.id = ${edge}.${sql.ref(column)} and ${test('ep')})`;
   const seen = (a: string) => nodeVisibleTo(callerId, a);
   const accessed = (a: string) => hasAccess(callerId, a);
-  return sql<boolean>`(case when ${edge}.system
-    then ${endpoint('source_id', accessed)} or ${endpoint('target_id', accessed)}
-    else ${endpoint('source_id', seen)} or ${endpoint('target_id', seen)} end)`;
+  return sql<boolean>`(case
+    when access_granted_by(${edge}.edge_type, ${edge}.metadata) is not null
+      then ${edge}.source_id = ${callerId} or exists (select 1 from node_access acc
+        where acc.object_id = ${edge}.target_id and acc.subject_id = ${callerId} and acc.access >= 'admin')
+    when ${edge}.system
+      then (${endpoint('source_id', accessed)} and ${endpoint('target_id', seen)})
+        or (${endpoint('target_id', accessed)} and ${endpoint('source_id', seen)})
+    else ${endpoint('source_id', seen)} and ${endpoint('target_id', seen)} end)`;
 }
 
 /** True when the caller's access-matrix level on node `alias` is at least `level` (admin listings). */

@@ -126,6 +126,8 @@ export interface RealtimeOverflowTable {
 export interface NodeSearchTable {
   node_id: string;
   document: string;
+  /** The title alone, for callers who see a node only as a summary (007). */
+  title_document: string;
 }
 
 /** Pruning runs (db/migrations/013.do.media.sql). */

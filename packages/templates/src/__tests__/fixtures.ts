@@ -15,8 +15,8 @@ export interface Fixture {
 }
 
 /** MANIFEST.tsv rows with their payloads; the event header column (`Name=value` or `-`) becomes headers. */
-export function loadFixtures(): Fixture[] {
-  const rows = readFileSync(new URL('MANIFEST.tsv', FIXTURES_DIR), 'utf8').trim().split('\n').slice(1);
+export function loadFixtures(dir: URL = FIXTURES_DIR): Fixture[] {
+  const rows = readFileSync(new URL('MANIFEST.tsv', dir), 'utf8').trim().split('\n').slice(1);
   return rows.map((row) => {
     const [file, templateId, sourceSystem, eventHeader, , , , note] = row.split('\t') as string[];
     const headers: Record<string, string> = {};
@@ -29,7 +29,7 @@ export function loadFixtures(): Fixture[] {
       templateId: templateId!,
       sourceSystem: sourceSystem!,
       headers,
-      payload: JSON.parse(readFileSync(new URL(file!, FIXTURES_DIR), 'utf8')) as unknown,
+      payload: JSON.parse(readFileSync(new URL(file!, dir), 'utf8')) as unknown,
       note: note ?? '',
     };
   });
@@ -70,7 +70,7 @@ export function expectFixtureRenderings(template: Template, expected: Expectatio
     const r = template.render(f.payload, f.headers);
     expect(r.title).toBe(title);
     for (const line of content) expect(r.content).toContain(line);
-    expect(r.extra_metadata).toMatchObject({ template: template.id, template_version: 1, ...metadata });
+    expect(r.extra_metadata).toMatchObject({ template: template.id, template_version: 2, ...metadata });
     expect(r.unsupported_event).toBeUndefined();
   });
 }
