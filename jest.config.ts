@@ -37,6 +37,7 @@ const config: Config = {
     'packages/jobs',
     'packages/media',
     'packages/files',
+    'packages/orchestration',
     'packages/postgres',
     'apps/api',
     'apps/worker',

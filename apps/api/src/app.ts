@@ -16,6 +16,7 @@ import { installNodeRead } from './node-read.js';
 import { installOpenApi } from './openapi.js';
 import { installMedia } from './media.js';
 import { installMixer } from './mixer.js';
+import { installOrchestration } from './orchestration.js';
 import { createMetrics, installMetrics, installRequestCounting } from './metrics.js';
 import { installQueryNodes } from './query-nodes.js';
 import { authThen, readsPerCaller } from './read-limits.js';
@@ -77,6 +78,7 @@ export function createApp(deps: AppDeps): Express {
   installJobAdmin(app, routes, auth, deps.jobAdmin);
   installMedia(app, routes, auth, { db: deps.db, files: deps.files, logger: deps.logger });
   installMixer(app, routes, auth, deps);
+  installOrchestration(app, routes, auth, deps);
   installOpenApi(app, routes, { version: API_VERSION, baseUrl: deps.baseUrl });
   app.use((_req, res) => {
     res.status(404).json({ error: 'Finnes ikke' });

@@ -31,7 +31,7 @@ describe('job and resource administration', () => {
   it('GET /admin/jobs lists jobs with status counts, filters and keyset pagination', async () => {
     const ids: number[] = [];
     for (let i = 0; i < 3; i++) ids.push(await enqueueJob(ctx.database.db, 'tts_generate', { node_id: `n${i}` }));
-    ids.push(await enqueueJob(ctx.database.db, 'orchestrate', { script_id: 's1', event: {} }));
+    ids.push(await enqueueJob(ctx.database.db, 'orchestrate', { orchestration_id: 's1', event: { type: 'node.created', id: 'n', depth: 0 } }));
 
     const first = await request(app).get('/admin/jobs?type=tts_generate&limit=2').set('Authorization', admin);
     expect(first.status).toBe(200);
@@ -48,7 +48,7 @@ describe('job and resource administration', () => {
   });
 
   it('cancel_job cancels a queued job; retry_job puts a cancelled or failed job back; wrong states answer 409', async () => {
-    const id = await enqueueJob(ctx.database.db, 'orchestrate', { script_id: 's2', event: {} });
+    const id = await enqueueJob(ctx.database.db, 'orchestrate', { orchestration_id: 's2', event: { type: 'node.created', id: 'n', depth: 0 } });
     const cancelled = await request(app).post('/intentions/cancel_job').set('Authorization', admin).send({ job_id: id });
     expect(cancelled.status).toBe(200);
     expect(cancelled.body.job).toMatchObject({ id, status: 'cancelled' });

@@ -24,6 +24,7 @@ describe('GET /openapi.json', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/admin/jobs',
+      '/admin/orchestrations/{id}/log',
       '/admin/resources',
       '/admin/resources/disk',
       '/admin/resources/update_rule',
@@ -54,6 +55,7 @@ describe('GET /openapi.json', () => {
       '/intentions/start_live_session',
       '/intentions/tag_node',
       '/intentions/toggle_effect',
+      '/intentions/validate_orchestration',
       '/me',
       '/media/{id}',
       '/metrics',

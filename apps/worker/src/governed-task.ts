@@ -11,7 +11,7 @@ export interface JobContext {
   logger: Logger;
   /** This attempt's number, from 1. */
   attempt: number;
-  /** The job's history id (job_queue.id). */
+  /** The job's history id (job_queue.id, what /admin/jobs shows). */
   jobId: number;
 }
 

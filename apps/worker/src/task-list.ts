@@ -15,11 +15,16 @@ export interface MediaDeps {
   synthesizer: SpeechSynthesizer;
 }
 
+export interface OrchestrationAllowLists {
+  httpAllow: readonly string[];
+  cliAllow: readonly string[];
+}
+
 /** The governed job types, one task file each; bodies stay thin. */
-export function jobBodies(db: Db, media: MediaDeps): Record<string, JobBody<never>> {
+export function jobBodies(db: Db, media: MediaDeps, allow: OrchestrationAllowLists = { httpAllow: [], cliAllow: [] }): Record<string, JobBody<never>> {
   return {
     access_repair: accessRepair(db),
-    orchestrate: orchestrate(),
+    orchestrate: orchestrate({ db, ...allow }),
     tts_generate: ttsGenerate({ db, ...media }),
   } as Record<string, JobBody<never>>;
 }

@@ -56,7 +56,7 @@ describe('tts_generate', () => {
     const content = 'Den nye brua over fjorden åpner for trafikk i morgen tidlig, melder vegvesenet.';
     const nodeId = await article(title, content);
     const jobId = await enqueueJob(h.db, 'tts_generate', { node_id: nodeId });
-    await runGovernedOnce(h, { files, synthesizer: espeak });
+    await runGovernedOnce(h, undefined, { files, synthesizer: espeak });
 
     expect(await getJob(h.db, jobId)).toMatchObject({ status: 'completed' });
     const [media] = await mediaOf(nodeId);
@@ -78,7 +78,7 @@ describe('tts_generate', () => {
   it("the media node gets its owner's access rows: whoever may read the article may read its audio", async () => {
     const nodeId = await article('Tilgang', 'Lyd arver tilgangen til artikkelen.');
     await enqueueJob(h.db, 'tts_generate', { node_id: nodeId });
-    await runGovernedOnce(h, { files, synthesizer: espeak });
+    await runGovernedOnce(h, undefined, { files, synthesizer: espeak });
     const [media] = await mediaOf(nodeId);
     const rows = await h.db.selectFrom('node_access').select(['subject_id', 'access']).where('object_id', '=', media!.id).orderBy('access').execute();
     expect(rows).toEqual([
@@ -93,7 +93,7 @@ describe('tts_generate', () => {
     const counting = new CountingSynthesizer(espeak);
     const nodeId = await article(null, content);
     await enqueueJob(h.db, 'tts_generate', { node_id: nodeId, rate: 260 });
-    await runGovernedOnce(h, { files, synthesizer: counting });
+    await runGovernedOnce(h, undefined, { files, synthesizer: counting });
 
     expect(counting.texts.length).toBeGreaterThanOrEqual(3);
     expect(counting.texts.join(' ')).toBe(content);
@@ -107,7 +107,7 @@ describe('tts_generate', () => {
   it('a node with nothing to read fails permanently, at once', async () => {
     const nodeId = await article(null, null);
     const jobId = await enqueueJob(h.db, 'tts_generate', { node_id: nodeId });
-    await runGovernedOnce(h, { files, synthesizer: espeak });
+    await runGovernedOnce(h, undefined, { files, synthesizer: espeak });
     expect(await getJob(h.db, jobId)).toMatchObject({ status: 'failed', attempts: 1, last_error: `node ${nodeId} has no title or content to read` });
   });
 
