@@ -130,7 +130,8 @@ describe('matching: observes', () => {
     with: { node_id: "{event.edge.source_id}", key: linked, value: "{event.edge.target_id}" }
 `);
     await createEdge(h.db, alice, { source_id: o, target_id: watched, edge_type: 'observes' });
-    const media = await content(alice, { node_kind: 'media' });
+    // Not a real media node: media nodes are made by the service only (create_node refuses the kind).
+    const media = await content(alice);
     const from = await createEdge(h.db, alice, { source_id: watched, target_id: media, edge_type: 'has_media' });
     const to = await createEdge(h.db, alice, { source_id: media, target_id: watched, edge_type: 'has_media' });
     await createEdge(h.db, alice, { source_id: elsewhere, target_id: media, edge_type: 'has_media' });
