@@ -186,7 +186,8 @@ describe('GET /metrics: intake, latency, process and PostgreSQL counters', () =>
     const text = res.text;
     expect(text).toContain('inntak_intake_requests_total{template="generic",outcome="stored"} 1');
     expect(text).toContain('# TYPE inntak_http_request_duration_seconds histogram');
-    expect(text).toMatch(/inntak_http_request_duration_seconds_bucket\{le="0\.2",method="POST",route="\/api\/webhook\/:token"\} 1/);
+    expect(text).toMatch(/inntak_http_request_duration_seconds_bucket\{le="0\.2",method="POST",route="\/api\/webhook\/:token"\} [01]/);
+    expect(text).toMatch(/inntak_http_request_duration_seconds_bucket\{le="\+Inf",method="POST",route="\/api\/webhook\/:token"\} 1/);
     expect(text).toMatch(/inntak_http_request_duration_seconds_count\{method="POST",route="\/api\/webhook\/:token"\} 1/);
     for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) {
       expect(text).toContain(`# TYPE inntak_${name} `);
