@@ -37,6 +37,8 @@ const config: Config = {
     'packages/jobs',
     'packages/media',
     'packages/files',
+    'packages/ab-testing',
+    'packages/publishing',
     'packages/orchestration',
     'packages/postgres',
     'apps/api',

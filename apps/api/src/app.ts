@@ -21,6 +21,7 @@ import { createMetrics, installMetrics, installRequestCounting } from './metrics
 import { installQueryNodes } from './query-nodes.js';
 import { authThen, readsPerCaller } from './read-limits.js';
 import { installRequestLogging } from './request-logging.js';
+import { installPublishedDomains, installPublishedPages, installPublishingIntentions, type PublishingDeps } from './publishing.js';
 import { RouteRegistry } from './route-registry.js';
 import { installWebhookAdmin } from './webhook-admin.js';
 import { installWebhookIntake } from './webhook-intake.js';
@@ -52,6 +53,7 @@ export interface AppDeps {
   files: FileStore;
   /** Expensive reads one caller may run at once (READ_CONCURRENCY_PER_CALLER); default 4. */
   readsPerCaller?: number;
+  publishing: Omit<PublishingDeps, 'db' | 'logger'>;
 }
 
 const API_VERSION = '0.1.0';
@@ -65,6 +67,8 @@ export function createApp(deps: AppDeps): Express {
   installRequestLogging(app, { logger: deps.logger, slowMs: deps.slowRequestMs });
   // Every route declares itself here, so /openapi.json covers the whole surface.
   const routes = new RouteRegistry({ checkResponses: deps.checkResponses });
+  const publishing = { db: deps.db, logger: deps.logger, ...deps.publishing };
+  installPublishedDomains(app, publishing);
   installHealth(app, routes, deps);
   installWebhookIntake(app, routes, { store: deps.intakeStore, logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes });
   const auth = requireCaller({ verifier: deps.verifier, directory: deps.identities });
@@ -78,6 +82,8 @@ export function createApp(deps: AppDeps): Express {
   installJobAdmin(app, routes, auth, deps.jobAdmin);
   installMedia(app, routes, auth, { db: deps.db, files: deps.files, logger: deps.logger });
   installMixer(app, routes, auth, deps);
+  installPublishingIntentions(app, routes, auth, publishing);
+  installPublishedPages(app, routes, publishing);
   installOrchestration(app, routes, auth, deps);
   installOpenApi(app, routes, { version: API_VERSION, baseUrl: deps.baseUrl });
   app.use((_req, res) => {

@@ -7,6 +7,7 @@ import { accessRepair } from './tasks/access-repair.js';
 import { orchestrate } from './tasks/orchestrate.js';
 import { ttsGenerate } from './tasks/tts-generate.js';
 import { diskMonitor } from './tasks/disk-monitor.js';
+import { abEvaluate } from './tasks/ab-evaluate.js';
 import { prune } from './tasks/prune.js';
 
 /** The media adapters: the file store under STORAGE_DIR and the speech engine. */
@@ -30,10 +31,10 @@ export function jobBodies(db: Db, media: MediaDeps, allow: OrchestrationAllowLis
 }
 
 /** Tasks outside the governor: a full disk must be noticed and relieved while heavy jobs run. */
-export const HOUSEKEEPING_TASKS = ['disk_monitor', 'prune'] as const;
+export const HOUSEKEEPING_TASKS = ['disk_monitor', 'ab_evaluate', 'prune'] as const;
 
 export function createTaskList(bodies: Record<string, JobBody<never>>, governedDeps: GovernedDeps, diskDeps: DiskMonitorDeps, media: MediaDeps): TaskList {
-  const list: TaskList = { disk_monitor: diskMonitor(diskDeps), prune: prune({ ...diskDeps, files: media.files }) };
+  const list: TaskList = { disk_monitor: diskMonitor(diskDeps), ab_evaluate: abEvaluate(governedDeps), prune: prune({ ...diskDeps, files: media.files }) };
   for (const [type, body] of Object.entries(bodies)) list[type] = governed(type, body, governedDeps);
   return list;
 }
