@@ -3,6 +3,7 @@ import { previewTemplate } from './preview.js';
 import { TEMPLATES } from './registry.js';
 import { nameOfRaw } from './forge-push.js';
 import { allFixtures } from './__tests__/fixtures.js';
+import { githubExamples } from './__tests__/github-examples.js';
 import type { Headers } from './types.js';
 
 const MB = 1024 * 1024;
@@ -56,8 +57,25 @@ function fastestMs(run: () => unknown): number {
   return best;
 }
 
+/** Bodies of the readers the kept fixtures do not reach (issue 13), in their senders' shapes. */
+const SHAPED: Array<{ file: string; templateId: string; headers: Headers; payload: unknown }> = [
+  { file: 'appveyor', templateId: 'ci-build', headers: {}, payload: { eventName: 'build_success', eventData: { status: 'Success', projectName: 'p', branch: 'b', buildVersion: '1', commitMessage: 'm' } } },
+  { file: 'snapci', templateId: 'ci-build', headers: {}, payload: { project_name: 'o/r (b)', stage_name: 's', counter: 1, build_result: 'Passed' } },
+  { file: 'drone 0.4', templateId: 'ci-build', headers: {}, payload: { icon: 'x', message: 'Drone [o/r](u) (b) [success](u) (s)' } },
+  { file: 'buildbot', templateId: 'ci-build', headers: {}, payload: { event: 'finished', buildid: 1, buildername: 'b', project: 'p', results: 0 } },
+  { file: 'azure push', templateId: 'forge-push', headers: {}, payload: { eventType: 'git.push', publisherId: 'tfs', resource: { refUpdates: [{ name: 'refs/heads/m', oldObjectId: 'a', newObjectId: 'b' }], commits: [{ commitId: 'c', comment: 'm', author: { name: 'n' } }], pushedBy: { displayName: 'd' } } } },
+  { file: 'gitlab note', templateId: 'forge-pull-request', headers: { 'x-gitlab-event': 'Note Hook' }, payload: { object_kind: 'note', user: { username: 'u' }, object_attributes: { note: 'n', noteable_type: 'MergeRequest' }, merge_request: { iid: 1, title: 't' } } },
+  { file: 'slack file_share', templateId: 'chat-message', headers: {}, payload: { type: 'event_callback', event: { type: 'message', subtype: 'file_share', user: 'U', text: '', files: [{ title: 't', name: 'n' }] } } },
+  ...['ping', 'release', 'pull_request_review', 'pull_request_review_comment', 'pull_request_review_thread', 'issue_comment', 'status'].map((event) => ({
+    file: `octokit ${event}`,
+    templateId: event === 'status' ? 'ci-build' : event === 'ping' || event === 'release' ? 'forge-push' : 'forge-pull-request',
+    headers: { 'x-github-event': event },
+    payload: githubExamples(event)[0],
+  })),
+];
+
 // One payload per sender and event shape is enough: the poison reaches every field it reads.
-const SAMPLES = allFixtures();
+const SAMPLES = [...allFixtures(), ...SHAPED];
 
 describe.each(TEMPLATES.map((t) => t.id))('%s renders a 1 MB adversarial field in under 100 ms', (templateId) => {
   const template = TEMPLATES.find((t) => t.id === templateId)!;

@@ -86,6 +86,14 @@ describe('pull request reviews and review comments', () => {
     expect(forgePullRequest.render(githubExample('pull_request_review_comment', 'deleted'), {}).title).toContain('Codertocat deleted a comment on pull request #2');
   });
 
+  it('a resolved or reopened review thread says so, with the file', () => {
+    for (const r of both(forgePullRequest, githubExample('pull_request_review_thread', 'resolved'), { 'x-github-event': 'pull_request_review_thread' })) {
+      expect(r.title).toMatch(/^\[[^\]]+\] \S+ resolved a review thread on pull request #\d+/);
+      expect(r.unsupported_event).toBeUndefined();
+    }
+    expect(forgePullRequest.render(githubExample('pull_request_review_thread', 'unresolved'), {}).title).toContain('reopened a review thread on pull request');
+  });
+
   it('a Gitea review (pull_request_review_approved) and a Bitbucket approval say approved', () => {
     // Shapes of go-playground/webhooks testdata/gitea/pull-request-review-event.json and bitbucket/pull-request-approved.json.
     const gitea = { action: 'reviewed', number: 4, pull_request: { number: 4, title: 'Fix it', head: { ref: 'fix' }, base: { ref: 'main' } }, review: { type: 'pull_request_review_approved', content: 'LGTM' }, repository: { full_name: 'o/r' }, sender: { login: 'ola', username: 'ola' } };

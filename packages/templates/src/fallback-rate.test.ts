@@ -26,7 +26,7 @@ function githubTemplateFor(event: string, payload: unknown): string | undefined 
     const issue = (payload as { issue?: { pull_request?: unknown } }).issue;
     return issue?.pull_request ? 'forge-pull-request' : 'forge-issues';
   }
-  if (['pull_request', 'pull_request_review', 'pull_request_review_comment'].includes(event)) return 'forge-pull-request';
+  if (['pull_request', 'pull_request_review', 'pull_request_review_comment', 'pull_request_review_thread'].includes(event)) return 'forge-pull-request';
   if (['check_run', 'check_suite', 'workflow_run', 'workflow_job', 'status'].includes(event)) return 'ci-build';
   return undefined;
 }

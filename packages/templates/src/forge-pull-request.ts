@@ -1,4 +1,4 @@
-import { at, fields, firstStr, isFields, isTrue, lookup, num, str, textAt } from './field-access.js';
+import { at, fields, firstStr, isFields, isTrue, list, lookup, num, str, textAt } from './field-access.js';
 import { renderForgeEvent } from './forge-event.js';
 import { actorName, labelNames, repositoryName, userName, type ForgeEvent } from './forge-sender.js';
 import { extraMetadata, repoPrefix, result, type MetadataBase } from './template-result.js';
@@ -42,7 +42,7 @@ interface PullRequest {
 
 /** A review (approved, changes requested…) or a comment on a pull request: who, what, first lines. */
 interface Activity {
-  kind: 'review' | 'review-comment' | 'comment';
+  kind: 'review' | 'review-comment' | 'comment' | 'thread';
   /** Review state in plain words: approved, changes requested, commented, dismissed. */
   state?: string;
   /** created, edited, deleted, submitted, dismissed… as the sender says it. */
@@ -105,6 +105,14 @@ function readReview(payload: unknown, detected: ForgeEvent): PullRequest {
     return {
       ...pr,
       activity: { kind: 'review', state: lookup(REVIEW_STATES, detected.event), by: firstStr(userName(at(p, 'approval', 'user')), pr.actor) },
+    };
+  }
+  if (isFields(p.thread)) {
+    // pull_request_review_thread: a conversation on the code marked resolved or unresolved.
+    const first = fields(list(at(p, 'thread', 'comments'))[0]);
+    return {
+      ...pr,
+      activity: { kind: 'thread', action: str(p.action), by: pr.actor, body: str(first.body), path: str(first.path), url: str(first.html_url) },
     };
   }
   const comment = fields(p.comment);
@@ -422,6 +430,7 @@ const COMMENT_VERBS: Readonly<Record<string, string>> = {
 
 /** The verb phrase of a review or comment event. */
 function activityVerb(activity: Activity): string {
+  if (activity.kind === 'thread') return activity.action === 'unresolved' ? 'reopened a review thread on' : 'resolved a review thread on';
   if (activity.kind === 'review') {
     if (activity.action === 'dismissed') return 'dismissed a review of';
     if (activity.action === 'edited') return 'edited a review of';
@@ -460,7 +469,11 @@ function renderPullRequest(pr: PullRequest, base: MetadataBase): TemplateResult 
     ['URL', activity?.url ?? pr.url],
   ]);
   const sections = [facts.join('\n')];
-  if (activity?.body) sections.push(`${activity.kind === 'review' ? 'Review' : 'Comment'}${activity.by ? ` by ${oneLine(activity.by, 60)}` : ''}:\n${quote(excerpt(activity.body))}`);
+  if (activity?.body) {
+    const label = activity.kind === 'review' ? 'Review' : activity.kind === 'thread' ? 'First comment of the thread' : 'Comment';
+    const by = activity.by && activity.kind !== 'thread' ? ` by ${oneLine(activity.by, 60)}` : '';
+    sections.push(`${label}${by}:\n${quote(excerpt(activity.body))}`);
+  }
   else if (pr.body && !activity) sections.push(quote(excerpt(pr.body)));
   const metadata = extraMetadata(base, {
     repository: pr.repository,

@@ -128,6 +128,7 @@ function githubEventFromShape(p: Record<string, unknown>): string {
   if (str(p.zen) !== undefined && (isFields(p.hook) || p.hook_id !== undefined)) return 'ping';
   if (isFields(p.pull_request)) {
     if (isFields(p.review)) return 'pull_request_review';
+    if (isFields(p.thread)) return 'pull_request_review_thread';
     return isFields(p.comment) ? 'pull_request_review_comment' : 'pull_request';
   }
   if (isFields(p.issue)) return isFields(p.comment) ? 'issue_comment' : 'issues';
