@@ -35,6 +35,7 @@ const config: Config = {
     'packages/templates',
     'packages/intake',
     'packages/jobs',
+    'packages/orchestration',
     'packages/postgres',
     'apps/api',
     'apps/worker',

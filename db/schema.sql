@@ -94,6 +94,28 @@ create table nodes (
   created_by uuid,
   created_at timestamp with time zone not null default now()
 );
+create table orchestration_log (
+  id bigint not null generated always as identity,
+  orchestration_id uuid not null,
+  job_id bigint,
+  step integer,
+  action text,
+  fallback text,
+  status text not null,
+  output jsonb,
+  error text,
+  duration_ms integer not null default 0,
+  event jsonb not null,
+  at timestamp with time zone not null default now()
+);
+create table orchestration_runs (
+  orchestration_id uuid not null,
+  event_type text not null,
+  subject_id uuid not null,
+  depth integer not null,
+  job_id bigint,
+  created_at timestamp with time zone not null default now()
+);
 create table realtime_overflow (
   id bigint not null generated always as identity,
   payload jsonb not null,
@@ -133,6 +155,7 @@ alter table auth_identities add constraint auth_identities_pkey PRIMARY KEY (iss
 alter table disk_status_log add constraint disk_status_log_level_check CHECK ((level = ANY (ARRAY['ok'::text, 'warning'::text, 'critical'::text, 'emergency'::text])));
 alter table disk_status_log add constraint disk_status_log_pkey PRIMARY KEY (id);
 alter table edges add constraint edges_created_by_fkey FOREIGN KEY (created_by) REFERENCES nodes(id) ON DELETE SET NULL;
+alter table edges add constraint edges_orchestration_match TRIGGER DEFERRABLE INITIALLY DEFERRED;
 alter table edges add constraint edges_pkey PRIMARY KEY (id);
 alter table edges add constraint edges_source_id_fkey FOREIGN KEY (source_id) REFERENCES nodes(id) ON DELETE CASCADE;
 alter table edges add constraint edges_target_id_fkey FOREIGN KEY (target_id) REFERENCES nodes(id) ON DELETE CASCADE;
@@ -151,7 +174,16 @@ alter table node_access add constraint node_access_via_edge_fkey FOREIGN KEY (vi
 alter table node_search add constraint node_search_node_id_fkey FOREIGN KEY (node_id) REFERENCES nodes(id) ON DELETE CASCADE;
 alter table node_search add constraint node_search_pkey PRIMARY KEY (node_id);
 alter table nodes add constraint nodes_created_by_fkey FOREIGN KEY (created_by) REFERENCES nodes(id) ON DELETE SET NULL;
+alter table nodes add constraint nodes_orchestration_match TRIGGER DEFERRABLE INITIALLY DEFERRED;
 alter table nodes add constraint nodes_pkey PRIMARY KEY (id);
+alter table orchestration_log add constraint orchestration_log_fallback_check CHECK ((fallback = ANY (ARRAY['step'::text, 'global'::text])));
+alter table orchestration_log add constraint orchestration_log_job_id_fkey FOREIGN KEY (job_id) REFERENCES job_queue(id) ON DELETE SET NULL;
+alter table orchestration_log add constraint orchestration_log_orchestration_id_fkey FOREIGN KEY (orchestration_id) REFERENCES nodes(id) ON DELETE CASCADE;
+alter table orchestration_log add constraint orchestration_log_pkey PRIMARY KEY (id);
+alter table orchestration_log add constraint orchestration_log_status_check CHECK ((status = ANY (ARRAY['ok'::text, 'failed'::text, 'fallback_ok'::text, 'fallback_failed'::text, 'skipped'::text])));
+alter table orchestration_runs add constraint orchestration_runs_job_id_fkey FOREIGN KEY (job_id) REFERENCES job_queue(id) ON DELETE SET NULL;
+alter table orchestration_runs add constraint orchestration_runs_orchestration_id_fkey FOREIGN KEY (orchestration_id) REFERENCES nodes(id) ON DELETE CASCADE;
+alter table orchestration_runs add constraint orchestration_runs_pkey PRIMARY KEY (orchestration_id, event_type, subject_id);
 alter table realtime_overflow add constraint realtime_overflow_pkey PRIMARY KEY (id);
 alter table resource_usage_log add constraint resource_usage_log_pkey PRIMARY KEY (id);
 alter table schema_version add constraint schema_version_pkey PRIMARY KEY (version);
@@ -189,10 +221,15 @@ CREATE INDEX nodes_created_at_idx ON public.nodes USING btree (created_at);
 CREATE INDEX nodes_created_by_id_idx ON public.nodes USING btree (created_by, id);
 CREATE INDEX nodes_kind_id_idx ON public.nodes USING btree (node_kind, id);
 CREATE INDEX nodes_not_hidden_id_idx ON public.nodes USING btree (id) WHERE (visibility <> 'hidden'::visibility);
+CREATE INDEX nodes_orchestration_event_idx ON public.nodes USING btree ((((metadata -> 'trigger'::text) ->> 'event'::text))) WHERE (node_kind = 'orchestration'::text);
 CREATE UNIQUE INDEX nodes_pkey ON public.nodes USING btree (id);
 CREATE UNIQUE INDEX nodes_tag_name_idx ON public.nodes USING btree (((metadata ->> 'tag'::text))) WHERE (node_kind = 'tag'::text);
 CREATE INDEX nodes_visibility_id_idx ON public.nodes USING btree (visibility, id);
 CREATE UNIQUE INDEX nodes_webhook_token_idx ON public.nodes USING btree (((metadata ->> 'token'::text))) WHERE (node_kind = 'webhook'::text);
+CREATE INDEX orchestration_log_job_idx ON public.orchestration_log USING btree (job_id);
+CREATE INDEX orchestration_log_orchestration_idx ON public.orchestration_log USING btree (orchestration_id, id DESC);
+CREATE UNIQUE INDEX orchestration_log_pkey ON public.orchestration_log USING btree (id);
+CREATE UNIQUE INDEX orchestration_runs_pkey ON public.orchestration_runs USING btree (orchestration_id, event_type, subject_id);
 CREATE INDEX realtime_overflow_created_idx ON public.realtime_overflow USING btree (created_at);
 CREATE UNIQUE INDEX realtime_overflow_pkey ON public.realtime_overflow USING btree (id);
 CREATE UNIQUE INDEX resource_usage_log_pkey ON public.resource_usage_log USING btree (id);
@@ -240,6 +277,40 @@ CREATE OR REPLACE FUNCTION public.inntak_inherited_access(access access_level, m
  LANGUAGE sql
  IMMUTABLE PARALLEL SAFE
 RETURN LEAST(access, CASE (metadata ->> 'max_access'::text) WHEN 'reader'::text THEN 'reader'::access_level WHEN 'member'::text THEN 'member'::access_level WHEN 'admin'::text THEN 'admin'::access_level ELSE 'owner'::access_level END)
+;
+CREATE OR REPLACE FUNCTION public.inntak_matching_orchestrations(p_event text, p_id uuid)
+ RETURNS SETOF uuid
+ LANGUAGE sql
+ STABLE
+AS $function$
+  select o.id
+  from nodes n
+  join nodes o on o.node_kind = 'orchestration' and o.metadata -> 'trigger' ->> 'event' = 'node.created'
+  where p_event = 'node.created' and n.id = p_id
+    and o.id <> n.id and o.created_by is not null
+    and inntak_orchestration_conditions_hold(o.metadata -> 'trigger' -> 'conditions', n, null)
+    and (not exists (select 1 from edges ob where ob.source_id = o.id and ob.edge_type = 'observes')
+         or exists (select 1 from edges ob join edges b on b.target_id = ob.target_id
+                    where ob.source_id = o.id and ob.edge_type = 'observes'
+                      and b.source_id = n.id and b.edge_type = 'belongs_to'))
+    and inntak_reads_node(o.created_by, n)
+  union all
+  select o.id
+  from edges e
+  join nodes s on s.id = e.source_id
+  join nodes o on o.node_kind = 'orchestration' and o.metadata -> 'trigger' ->> 'event' = 'edge.created'
+  where p_event = 'edge.created' and e.id = p_id
+    and o.id not in (e.source_id, e.target_id) and o.created_by is not null
+    and inntak_orchestration_conditions_hold(o.metadata -> 'trigger' -> 'conditions', s, e.edge_type)
+    and (not exists (select 1 from edges ob where ob.source_id = o.id and ob.edge_type = 'observes')
+         or exists (select 1 from edges ob
+                    where ob.source_id = o.id and ob.edge_type = 'observes'
+                      and ob.target_id in (e.source_id, e.target_id)))
+    and inntak_sees_edge(o.created_by, e)
+    -- Node conditions look into the source: only when the creator may read it whole.
+    and ((o.metadata -> 'trigger' -> 'conditions' ?| array['node_kind', 'has_trait', 'has_tag']) is not true
+         or inntak_reads_node(o.created_by, s))
+$function$
 ;
 CREATE OR REPLACE FUNCTION public.inntak_node_audience_facts(node_id uuid)
  RETURNS jsonb
@@ -291,6 +362,65 @@ begin
   return null;
 end $function$
 ;
+CREATE OR REPLACE FUNCTION public.inntak_orchestration_conditions_hold(p_conditions jsonb, p_node nodes, p_edge_type text)
+ RETURNS boolean
+ LANGUAGE sql
+ STABLE
+AS $function$
+  select jsonb_typeof(p_conditions) is distinct from 'object' or (
+    (p_conditions ->> 'node_kind' is null or p_conditions ->> 'node_kind' = p_node.node_kind)
+    and (p_conditions ->> 'edge_type' is null or p_conditions ->> 'edge_type' = p_edge_type)
+    and (p_conditions ->> 'has_trait' is null
+         or (jsonb_typeof(p_node.metadata -> 'traits') = 'array' and (p_node.metadata -> 'traits') ? (p_conditions ->> 'has_trait')))
+    and (p_conditions ->> 'has_tag' is null or exists (
+          select 1 from edges e join nodes t on t.id = e.target_id
+          where e.source_id = p_node.id and e.edge_type = 'tagged'
+            and t.node_kind = 'tag' and t.metadata ->> 'tag' = p_conditions ->> 'has_tag')))
+$function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_orchestration_max_depth()
+ RETURNS integer
+ LANGUAGE sql
+ IMMUTABLE
+RETURN 5
+;
+CREATE OR REPLACE FUNCTION public.inntak_orchestration_on_write()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_event text := case tg_table_name when 'nodes' then 'node.created' else 'edge.created' end;
+  v_depth integer;
+  v_ref jsonb;
+  v_orchestration uuid;
+  v_job bigint;
+begin
+  if not exists (select 1 from nodes where node_kind = 'orchestration' and metadata -> 'trigger' ->> 'event' = v_event) then
+    return null;
+  end if;
+  v_depth := coalesce(nullif(current_setting('inntak.orchestration_depth', true), '')::integer + 1, 0);
+  v_ref := jsonb_build_object('type', v_event, 'id', new.id, 'depth', v_depth);
+  for v_orchestration in select * from inntak_matching_orchestrations(v_event, new.id) loop
+    if v_depth >= inntak_orchestration_max_depth() then
+      insert into orchestration_log (orchestration_id, status, error, event)
+      values (v_orchestration, 'skipped',
+              format('Ikke kjørt: dybdegrensen (%s) er nådd; hendelsen kom fra en kjede av %s orkestreringskjøringer', inntak_orchestration_max_depth(), v_depth),
+              v_ref);
+      continue;
+    end if;
+    insert into orchestration_runs (orchestration_id, event_type, subject_id, depth)
+      values (v_orchestration, v_event, new.id, v_depth)
+      on conflict do nothing;
+    if found then
+      -- One attempt: steps have effects outside the database (http_post), which a retry would repeat.
+      v_job := inntak_enqueue_job('orchestrate', jsonb_build_object('orchestration_id', v_orchestration, 'event', v_ref), 1);
+      update orchestration_runs set job_id = v_job
+        where orchestration_id = v_orchestration and event_type = v_event and subject_id = new.id;
+    end if;
+  end loop;
+  return null;
+end $function$
+;
 CREATE OR REPLACE FUNCTION public.inntak_propagate_belongs_to(edge uuid)
  RETURNS integer
  LANGUAGE plpgsql
@@ -309,6 +439,16 @@ begin
   get diagnostics written = row_count;
   return written;
 end
+$function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_reads_node(p_reader uuid, p_node nodes)
+ RETURNS boolean
+ LANGUAGE sql
+ STABLE
+AS $function$
+  select p_node.created_by = p_reader
+    or p_node.visibility in ('readable', 'open')
+    or exists (select 1 from node_access a where a.object_id = p_node.id and a.subject_id = p_reader)
 $function$
 ;
 CREATE OR REPLACE FUNCTION public.inntak_realtime_notify(channel text, payload jsonb)
@@ -358,6 +498,19 @@ begin
 end;
 $function$
 ;
+CREATE OR REPLACE FUNCTION public.inntak_sees_edge(p_reader uuid, p_edge edges)
+ RETURNS boolean
+ LANGUAGE sql
+ STABLE
+AS $function$
+  select exists (
+    select 1 from nodes ep
+    where ep.id in (p_edge.source_id, p_edge.target_id)
+      and (ep.created_by = p_reader
+           or exists (select 1 from node_access a where a.object_id = ep.id and a.subject_id = p_reader)
+           or (not p_edge.system and ep.visibility <> 'hidden')))
+$function$
+;
 CREATE OR REPLACE FUNCTION public.inntak_try_propagate_belongs_to(edge uuid)
  RETURNS text
  LANGUAGE plpgsql
@@ -404,9 +557,11 @@ end $function$
 -- triggers
 CREATE TRIGGER edges_notify_delete BEFORE DELETE ON public.edges FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_edges');
 CREATE TRIGGER edges_notify_write AFTER INSERT OR UPDATE ON public.edges FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_edges');
+CREATE CONSTRAINT TRIGGER edges_orchestration_match AFTER INSERT ON public.edges DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION inntak_orchestration_on_write();
 CREATE TRIGGER node_access_notify_delete BEFORE DELETE ON public.node_access FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_access');
 CREATE TRIGGER node_access_notify_write AFTER INSERT OR UPDATE ON public.node_access FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_access');
 CREATE TRIGGER nodes_notify_delete BEFORE DELETE ON public.nodes FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_nodes');
 CREATE TRIGGER nodes_notify_write AFTER INSERT OR UPDATE ON public.nodes FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_nodes');
+CREATE CONSTRAINT TRIGGER nodes_orchestration_match AFTER INSERT ON public.nodes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION inntak_orchestration_on_write();
 CREATE TRIGGER nodes_search_insert AFTER INSERT ON public.nodes REFERENCING NEW TABLE AS new_nodes FOR EACH STATEMENT EXECUTE FUNCTION node_search_insert();
 CREATE TRIGGER nodes_search_update AFTER UPDATE OF title, content ON public.nodes FOR EACH ROW EXECUTE FUNCTION node_search_update();

@@ -64,6 +64,8 @@ async function main(): Promise<void> {
       shutdownGraceMs: 5000,
       storageDir: '/tmp',
       crontab: '',
+      orchestrationHttpAllow: [],
+      orchestrationCliAllow: [],
     };
     const drain = async (workers: number) => {
       await pool.query("delete from job_queue where job_type = 'noop'");

@@ -13,6 +13,7 @@ import { installGraphIntentions } from './graph-intentions.js';
 import { installHealth, type IssuerStatus } from './health.js';
 import { installNodeRead } from './node-read.js';
 import { installOpenApi } from './openapi.js';
+import { installOrchestration } from './orchestration.js';
 import { createMetrics, installMetrics, installRequestCounting } from './metrics.js';
 import { installQueryNodes } from './query-nodes.js';
 import { authThen, readsPerCaller } from './read-limits.js';
@@ -70,6 +71,7 @@ export function createApp(deps: AppDeps): Express {
   installQueryNodes(app, routes, limitedReads, { store: deps.nodeQueries, cursorKey: deps.cursorKey });
   installMetrics(app, routes, auth, { metrics, databaseStats: deps.databaseStats, metricsToken: deps.metricsToken });
   installJobAdmin(app, routes, auth, deps.jobAdmin);
+  installOrchestration(app, routes, auth, deps);
   installOpenApi(app, routes, { version: API_VERSION, baseUrl: deps.baseUrl });
   app.use((_req, res) => {
     res.status(404).json({ error: 'Finnes ikke' });

@@ -2,6 +2,7 @@ import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
 import { type Db } from '@inntak/postgres';
 import { createCollection, createEdge, createNode, deleteEdge, grantAccess, revokeAccess, tagNode } from '@inntak/postgres/graph';
+import { withCheckedTrigger } from './orchestration.js';
 import type { RouteRegistry } from './route-registry.js';
 import { AccessLevel, Id, StorableJsonObject, storableText, Visibility } from './schemas.js';
 
@@ -52,7 +53,8 @@ export function installGraphIntentions(app: Express, registry: RouteRegistry, au
       errors: ERRORS,
     },
     auth,
-    ({ body, caller }) => createNode(deps.db, caller, body),
+    // An orchestration's trigger and script are checked before it is saved (docs/orchestration.md).
+    ({ body, caller }) => createNode(deps.db, caller, body.node_kind === 'orchestration' ? withCheckedTrigger(body) : body),
   );
 
   registry.route(

@@ -30,14 +30,14 @@ describe('job and resource administration', () => {
 
   it('GET /admin/jobs lists jobs with status counts, filters and keyset pagination', async () => {
     const ids: number[] = [];
-    for (let i = 0; i < 3; i++) ids.push(await enqueueJob(ctx.database.db, 'tts_generate', { node_id: `n${i}`, text: 'hei' }));
-    ids.push(await enqueueJob(ctx.database.db, 'orchestrate', { script_id: 's1', event: {} }));
+    for (let i = 0; i < 3; i++) ids.push(await enqueueJob(ctx.database.db, 'tts_generate', { node_id: `n${i}` }));
+    ids.push(await enqueueJob(ctx.database.db, 'orchestrate', { orchestration_id: 's1', event: { type: 'node.created', id: 'n', depth: 0 } }));
 
     const first = await request(app).get('/admin/jobs?type=tts_generate&limit=2').set('Authorization', admin);
     expect(first.status).toBe(200);
     expect(first.body.counts).toEqual({ queued: 3, running: 0, completed: 0, failed: 0, cancelled: 0 });
     expect(first.body.jobs.map((j: { id: number }) => j.id)).toEqual([ids[2], ids[1]]);
-    expect(first.body.jobs[0]).toMatchObject({ job_type: 'tts_generate', status: 'queued', attempts: 0, max_attempts: 25, payload: { node_id: 'n2', text: 'hei' } });
+    expect(first.body.jobs[0]).toMatchObject({ job_type: 'tts_generate', status: 'queued', attempts: 0, max_attempts: 25, payload: { node_id: 'n2' } });
     const second = await request(app).get(`/admin/jobs?type=tts_generate&limit=2&cursor=${first.body.next_cursor}`).set('Authorization', admin);
     expect(second.body.jobs.map((j: { id: number }) => j.id)).toEqual([ids[0]]);
     expect(second.body.next_cursor).toBeNull();
@@ -48,7 +48,7 @@ describe('job and resource administration', () => {
   });
 
   it('cancel_job cancels a queued job; retry_job puts a cancelled or failed job back; wrong states answer 409', async () => {
-    const id = await enqueueJob(ctx.database.db, 'orchestrate', { script_id: 's2', event: {} });
+    const id = await enqueueJob(ctx.database.db, 'orchestrate', { orchestration_id: 's2', event: { type: 'node.created', id: 'n', depth: 0 } });
     const cancelled = await request(app).post('/intentions/cancel_job').set('Authorization', admin).send({ job_id: id });
     expect(cancelled.status).toBe(200);
     expect(cancelled.body.job).toMatchObject({ id, status: 'cancelled' });

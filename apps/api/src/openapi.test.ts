@@ -24,6 +24,7 @@ describe('GET /openapi.json', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/admin/jobs',
+      '/admin/orchestrations/{id}/log',
       '/admin/resources',
       '/admin/resources/disk',
       '/admin/resources/update_rule',
@@ -46,6 +47,7 @@ describe('GET /openapi.json', () => {
       '/intentions/rotate_webhook_token',
       '/intentions/set_template',
       '/intentions/tag_node',
+      '/intentions/validate_orchestration',
       '/me',
       '/metrics',
       '/nodes/{id}',

@@ -49,18 +49,25 @@ async function postBytes(app: Express, path: string, body: Buffer, headers: Reco
   }
 }
 
+/** Access lines: `request` at info, or `slow request` at warn when over 200 ms (a loaded machine). */
+const isAccessLine = (e: { message: string }) => e.message === 'request' || e.message === 'slow request';
+
 describe('access log', () => {
   it('logs one line per request at info with method, route, status and duration, 4xx and 5xx included', async () => {
     const webhook = await ctx.addWebhook();
     await request(ctx.app()).post(`/api/webhook/${webhook.token}`).send({}).expect(200);
     await request(ctx.app()).get('/me').expect(401);
     await request(ctx.app({ intakeStore: alteredStore({ fail: 'lookup' }) })).post(`/api/webhook/${webhook.token}`).send({}).expect(500);
-    const lines = ctx.logs.filter((e) => e.message === 'request');
+    const lines = ctx.logs.filter(isAccessLine);
     expect(lines).toEqual([
-      expect.objectContaining({ level: 'info', method: 'POST', route: '/api/webhook/:token', status: 200, duration_ms: expect.any(Number) }),
-      expect.objectContaining({ level: 'info', method: 'GET', route: '/me', status: 401 }),
-      expect.objectContaining({ level: 'info', method: 'POST', route: '/api/webhook/:token', status: 500 }),
+      expect.objectContaining({ method: 'POST', route: '/api/webhook/:token', status: 200, duration_ms: expect.any(Number) }),
+      expect.objectContaining({ method: 'GET', route: '/me', status: 401 }),
+      expect.objectContaining({ method: 'POST', route: '/api/webhook/:token', status: 500 }),
     ]);
+    for (const line of lines) {
+      expect(line.level).toBe(line.message === 'request' ? 'info' : 'warn');
+      expect(line.level === 'info' || (line.duration_ms as number) > 200).toBe(true);
+    }
   });
 
   it('logs a request over 200 ms at warning with tag slow_request and its duration, by its route', async () => {
@@ -80,7 +87,7 @@ describe('access log', () => {
 
   it('names a request that matched no route unmatched, not by its path', async () => {
     await request(ctx.app()).get('/api/webhooks/hemmelig-sti').expect(404);
-    expect(ctx.logs.at(-1)).toMatchObject({ message: 'request', route: 'unmatched', status: 404 });
+    expect(ctx.logs.filter(isAccessLine).at(-1)).toMatchObject({ route: 'unmatched', status: 404 });
     expect(JSON.stringify(ctx.logs)).not.toContain('hemmelig-sti');
   });
 });
@@ -93,7 +100,7 @@ describe('request id', () => {
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     const lines = ctx.logs.filter((e) => e.request_id === id);
     // the unknown template's warning and the access line
-    expect(lines.map((e) => e.level)).toEqual(['warn', 'info']);
+    expect(lines.map((e) => isAccessLine(e) || e.message)).toEqual(['unknown template_id on webhook; using generic extraction', true]);
   });
 
   it("keeps the caller's X-Request-Id, also on a 500's error line", async () => {
@@ -104,7 +111,7 @@ describe('request id', () => {
       .send({});
     expect(res.status).toBe(500);
     expect(res.headers['x-request-id']).toBe('lb-4711.abc');
-    expect(ctx.logs.filter((e) => e.request_id === 'lb-4711.abc').map((e) => e.level)).toEqual(['error', 'info']);
+    expect(ctx.logs.filter((e) => e.request_id === 'lb-4711.abc').map((e) => isAccessLine(e) || e.level)).toEqual(['error', true]);
   });
 
   it('replaces an X-Request-Id that could forge log content', async () => {

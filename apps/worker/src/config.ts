@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { parseAllowList } from '@inntak/orchestration';
 
 /** The worker's one config module: nothing else reads process.env or argv. */
 export interface WorkerConfig {
@@ -26,6 +27,10 @@ export interface WorkerConfig {
   shutdownGraceMs: number;
   /** graphile-worker crontab: apps/worker/crontab, or WORKER_CRONTAB's text instead. */
   crontab: string;
+  /** ORCHESTRATION_HTTP_ALLOW: hosts (or host:port) an orchestration's http_post may reach. */
+  orchestrationHttpAllow: string[];
+  /** ORCHESTRATION_CLI_ALLOW: commands a cli_tool node may run. */
+  orchestrationCliAllow: string[];
 }
 
 const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'];
@@ -53,6 +58,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
     shutdownGraceMs: integer(env, 'WORKER_SHUTDOWN_GRACE_MS', 5000, 0),
     storageDir: env.STORAGE_DIR ?? `${REPO_ROOT}.data`,
     crontab: env.WORKER_CRONTAB ?? readFileSync(CRONTAB_FILE, 'utf8'),
+    orchestrationHttpAllow: parseAllowList(env.ORCHESTRATION_HTTP_ALLOW),
+    orchestrationCliAllow: parseAllowList(env.ORCHESTRATION_CLI_ALLOW),
   };
 }
 

@@ -11,6 +11,8 @@ export interface JobContext {
   logger: Logger;
   /** This attempt's number, from 1. */
   attempt: number;
+  /** The job's history id (job_queue.id, what /admin/jobs shows). */
+  jobId: number;
 }
 
 export type JobBody<P> = (payload: P, context: JobContext) => Promise<void>;
@@ -63,7 +65,7 @@ export function governed<P>(jobType: string, body: JobBody<P>, deps: GovernedDep
     const duration = () => Math.round(performance.now() - started);
     deps.logger.info('job started', meta);
     try {
-      await Promise.race([body(payload, { signal: controller.signal, logger: deps.logger, attempt: job.attempts }), whenAborted(controller.signal)]);
+      await Promise.race([body(payload, { signal: controller.signal, logger: deps.logger, attempt: job.attempts, jobId: decision.historyId }), whenAborted(controller.signal)]);
       await finishJob(deps.db, decision.historyId, { kind: 'completed' });
       deps.logger.info('job completed', { ...meta, duration_ms: duration() });
     } catch (thrown) {

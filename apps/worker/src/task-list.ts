@@ -7,11 +7,16 @@ import { orchestrate } from './tasks/orchestrate.js';
 import { ttsGenerate } from './tasks/tts-generate.js';
 import { diskMonitor } from './tasks/disk-monitor.js';
 
+export interface OrchestrationAllowLists {
+  httpAllow: readonly string[];
+  cliAllow: readonly string[];
+}
+
 /** The governed job types, one task file each; bodies stay thin. */
-export function jobBodies(db: Db): Record<string, JobBody<never>> {
+export function jobBodies(db: Db, allow: OrchestrationAllowLists = { httpAllow: [], cliAllow: [] }): Record<string, JobBody<never>> {
   return {
     access_repair: accessRepair(db),
-    orchestrate: orchestrate(),
+    orchestrate: orchestrate({ db, ...allow }),
     tts_generate: ttsGenerate(),
   } as Record<string, JobBody<never>>;
 }

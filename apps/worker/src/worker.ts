@@ -32,7 +32,7 @@ export async function startWorker(config: WorkerConfig, logger: winston.Logger, 
   const database = openDatabase({ connectionString: config.databaseUrl, logger, max: config.concurrency + 3, asyncCommit: true });
   const { db, pool } = database;
   const worker = newWorkerProcess();
-  const bodies = { ...jobBodies(db), ...overrides.extraBodies };
+  const bodies = { ...jobBodies(db, { httpAllow: config.orchestrationHttpAllow, cliAllow: config.orchestrationCliAllow }), ...overrides.extraBodies };
   const governor = new Governor({
     db,
     pool,

@@ -5,10 +5,10 @@
 export interface JobPayloads {
   /** Re-runs a `belongs_to` edge's access propagation that failed during intake. */
   access_repair: { edge_id: string };
-  /** Runs an orchestration script for an event that matched its trigger (later issue). */
-  orchestrate: { script_id: string; event: Record<string, unknown> };
+  /** Runs an orchestration's script for one event that matched its trigger (queued by 011.do.orchestration.sql). */
+  orchestrate: { orchestration_id: string; event: { type: 'node.created' | 'edge.created'; id: string; depth: number } };
   /** Generates speech for a node's text (later issue). */
-  tts_generate: { node_id: string; text: string; voice?: string };
+  tts_generate: { node_id: string; voice?: string; rate?: number };
 }
 
 export type JobPayload<T extends string> = T extends keyof JobPayloads ? JobPayloads[T] : Record<string, unknown>;

@@ -3,14 +3,14 @@ import { type DatabaseHandle } from '@inntak/postgres';
 import { newWorkerProcess, PostgresLiveRoomStatus } from '@inntak/postgres/jobs';
 import { Governor } from '../governor.js';
 import { StatfsDiskProbe } from '../statfs-disk-probe.js';
-import { createTaskList, jobBodies } from '../task-list.js';
+import { createTaskList, jobBodies, type OrchestrationAllowLists } from '../task-list.js';
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 
 /** Runs every queued job once through the real governed task list, as a worker would. */
-export async function runGovernedOnce(h: DatabaseHandle): Promise<void> {
+export async function runGovernedOnce(h: DatabaseHandle, allow?: OrchestrationAllowLists): Promise<void> {
   const worker = newWorkerProcess();
-  const bodies = jobBodies(h.db);
+  const bodies = jobBodies(h.db, allow);
   const governor = new Governor({ db: h.db, pool: h.pool, logger: quiet, liveRooms: new PostgresLiveRoomStatus(h.db), liveRoomCacheMs: 0, rulesCacheMs: 0, jobTypes: Object.keys(bodies) });
   const taskList = createTaskList(
     bodies,

@@ -1,9 +1,86 @@
-import { NotImplementedJobError, type JobPayloads } from '@inntak/jobs';
+import { AppError, coerceError } from '@inntak/core';
+import type { JobPayloads } from '@inntak/jobs';
+import { parseScript, runScript, type ActionInputs, type ActionPort, type StepRecord } from '@inntak/orchestration';
+import { type Db } from '@inntak/postgres';
+import { loadCliTool, loadEventVariables, loadOrchestration, recordLogEntry, runGraphAction } from '@inntak/postgres/orchestration';
 import type { JobBody } from '../governed-task.js';
+import { httpPost, runCliTool } from '../orchestration-io.js';
 
-/** Compiles and runs an orchestration script (issue to come); fails visibly until then. */
-export function orchestrate(): JobBody<JobPayloads['orchestrate']> {
-  return async () => {
-    throw new NotImplementedJobError('orchestrate');
+export interface OrchestrateDeps {
+  db: Db;
+  /** ORCHESTRATION_HTTP_ALLOW: hosts http_post may reach. */
+  httpAllow: readonly string[];
+  /** ORCHESTRATION_CLI_ALLOW: commands run_cli_tool may run. */
+  cliAllow: readonly string[];
+}
+
+/**
+ * Runs an orchestration for one event (docs/orchestration.md): compiles its script, reads the
+ * event as the orchestration's creator, and runs the steps as the creator. Step failures are the
+ * script's business (fallbacks, the log), not the job's: the job fails only when the log itself
+ * cannot be written.
+ */
+export function orchestrate(deps: OrchestrateDeps): JobBody<JobPayloads['orchestrate']> {
+  const { db } = deps;
+  return async (payload, { signal, logger, jobId }) => {
+    const { event: ref } = payload;
+    const orchestration = await loadOrchestration(db, payload.orchestration_id);
+    if (!orchestration) {
+      logger.info('orchestration gone before its job ran', { orchestration_id: payload.orchestration_id, job_id: jobId });
+      return;
+    }
+    const record = (entry: StepRecord) => recordLogEntry(db, { orchestrationId: orchestration.id, jobId, event: ref, record: entry });
+    const skip = (error: string, status: 'failed' | 'skipped') => record({ step: null, action: null, fallback: null, status, error, duration_ms: 0 });
+
+    let script;
+    try {
+      script = parseScript(orchestration.script, { event: ref.type });
+    } catch (error) {
+      await skip(`Skriptet kan ikke kompileres: ${coerceError(error).message}`, 'failed');
+      return;
+    }
+    const loaded = await loadEventVariables(db, orchestration.actor.personId, ref);
+    if ('skipped' in loaded) {
+      await skip(loaded.skipped, 'skipped');
+      return;
+    }
+
+    const { actor } = orchestration;
+    const port: ActionPort = {
+      async run(action, input, actionSignal) {
+        try {
+          switch (action) {
+            case 'http_post':
+              return await httpPost(input as ActionInputs['http_post'], deps.httpAllow, actionSignal);
+            case 'run_cli_tool': {
+              const { tool_id, args } = input as ActionInputs['run_cli_tool'];
+              return await runCliTool(await loadCliTool(db, actor, tool_id), args ?? [], deps.cliAllow, actionSignal);
+            }
+            default:
+              return await runGraphAction(db, actor, ref.depth, action, input as ActionInputs[typeof action]);
+          }
+        } catch (error) {
+          throw new Error(describeFailure(action, error), { cause: error });
+        }
+      },
+    };
+    const outcome = await runScript(script, loaded.event, { port, record, signal });
+    logger.info('orchestration ran', { orchestration_id: orchestration.id, job_id: jobId, event: ref.type, depth: ref.depth, outcome: outcome.kind });
   };
+}
+
+/** The log shows what went wrong in the same words the API would answer with. */
+const APP_ERROR_TEXT: Partial<Record<AppError['code'], string>> = {
+  forbidden: 'Ingen tilgang',
+  not_found: 'Finnes ikke',
+  invalid_input: 'Ugyldig forespørsel',
+  conflict: 'Konflikt',
+};
+
+function describeFailure(action: string, error: unknown): string {
+  if (error instanceof AppError) {
+    const text = APP_ERROR_TEXT[error.code] ?? error.code;
+    return `${action}: ${error.detail ? `${text}: ${error.detail}` : text}`;
+  }
+  return coerceError(error).message;
 }

@@ -43,6 +43,9 @@ const RETRYABLE = new Set(['40P01', '40001']);
  * WRITE_ATTEMPTS, it answers 409 (try again), never 500.
  */
 export async function graphWrite<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
+  // Given a transaction, the write joins it and its owner decides about retries (an
+  // orchestration's action marks its transaction with the run's depth before it writes).
+  if (db.isTransaction) return work(db as Trx);
   for (let attempt = 1; ; attempt++) {
     try {
       return await db.transaction().execute(work);

@@ -6,6 +6,7 @@ export {
   createPerson,
   createCollection,
   createNode,
+  graphWrite,
   createEdge,
   deleteEdge,
   grantAccess,

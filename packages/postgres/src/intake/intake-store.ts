@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { AppError } from '@inntak/core';
+import { AppError, stringifyJson } from '@inntak/core';
 import type { IntakeStore, IntakeTransaction, WebhookTarget } from '@inntak/intake';
 import type { Db } from '../platform/index.js';
 import { tryPropagateBelongsTo } from '../graph/index.js';
@@ -28,7 +28,7 @@ export class PostgresIntakeStore implements IntakeStore {
     return this.db.transaction().execute((trx) =>
       work({
         async insertNode(node) {
-          await trx.insertInto('nodes').values({ ...node, metadata: JSON.stringify(node.metadata) }).execute().catch(webhookGone);
+          await trx.insertInto('nodes').values({ ...node, metadata: stringifyJson(node.metadata) }).execute().catch(webhookGone);
         },
         async insertEdge(edge) {
           await trx.insertInto('edges').values({ ...edge, metadata: JSON.stringify(edge.metadata) }).execute().catch(webhookGone);

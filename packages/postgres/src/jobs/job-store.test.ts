@@ -22,14 +22,14 @@ async function graphileJob(historyId: number) {
 
 describe('job queue on PostgreSQL', () => {
   it('enqueueJob writes the history row and a flagged graphile-worker job in the same transaction', async () => {
-    const id = await enqueueJob(database.db, 'tts_generate', { node_id: 'n1', text: 'hei' });
+    const id = await enqueueJob(database.db, 'tts_generate', { node_id: 'n1' });
     const job = await getJob(database.db, id);
     expect(job).toMatchObject({ job_type: 'tts_generate', status: 'queued', attempts: 0, priority: 5 });
     expect(await graphileJob(id)).toMatchObject({ flags: { tts_generate: true }, priority: 5 });
 
     await expect(
       database.db.transaction().execute(async (trx) => {
-        await enqueueJob(trx, 'tts_generate', { node_id: 'n2', text: 'rolled back' });
+        await enqueueJob(trx, 'tts_generate', { node_id: 'n2', voice: 'rolled back' });
         throw new Error('write failed');
       }),
     ).rejects.toThrow('write failed');
@@ -77,7 +77,7 @@ describe('job queue on PostgreSQL', () => {
   });
 
   it('cancels a queued job and retries it; wrong states answer job_wrong_state', async () => {
-    const id = await enqueueJob(database.db, 'orchestrate', { script_id: 's', event: {} });
+    const id = await enqueueJob(database.db, 'orchestrate', { orchestration_id: 's', event: { type: 'node.created', id: 'n', depth: 0 } });
     expect(await cancelJob(database.db, id)).toMatchObject({ status: 'cancelled' });
     expect(await graphileJob(id)).toBeUndefined();
     await expect(cancelJob(database.db, id)).rejects.toMatchObject({ code: 'job_wrong_state' });

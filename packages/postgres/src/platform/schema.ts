@@ -144,6 +144,32 @@ export interface Database {
   resource_usage_log: ResourceUsageLogTable;
   realtime_overflow: RealtimeOverflowTable;
   node_search: NodeSearchTable;
+  orchestration_log: OrchestrationLogTable;
+  orchestration_runs: OrchestrationRunsTable;
+}
+
+export interface OrchestrationLogTable {
+  id: Generated<string>;
+  orchestration_id: string;
+  job_id: string | null;
+  step: number | null;
+  action: string | null;
+  fallback: 'step' | 'global' | null;
+  status: string;
+  output: ColumnType<JsonObject | null, string | null | undefined, string | null>;
+  error: string | null;
+  duration_ms: number;
+  event: ColumnType<JsonObject, string, string>;
+  at: Generated<Date>;
+}
+
+export interface OrchestrationRunsTable {
+  orchestration_id: string;
+  event_type: string;
+  subject_id: string;
+  depth: number;
+  job_id: string | null;
+  created_at: Generated<Date>;
 }
 
 export type NodeRow = Selectable<NodesTable>;

@@ -1,0 +1,280 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { sql } from 'kysely';
+import { checkOrchestrationNode, MAX_DEPTH, type Trigger } from '@inntak/orchestration';
+import { createCollection, createEdge, createNode, createPerson, tagNode } from '@inntak/postgres/graph';
+import { getJob } from '@inntak/postgres/jobs';
+import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { runGovernedOnce } from './__tests__/run-governed-once.js';
+
+let h: OpenTestDatabase;
+let alice: { personId: string; isAdmin: false };
+let bob: { personId: string; isAdmin: false };
+let inbox: string;
+let server: Server;
+let serverHost: string;
+const received: unknown[] = [];
+
+beforeAll(async () => {
+  h = await openTestDatabase();
+  alice = { personId: (await createPerson(h.db, { subject: 'alice' })).id, isAdmin: false };
+  bob = { personId: (await createPerson(h.db, { subject: 'bob' })).id, isAdmin: false };
+  inbox = (await createCollection(h.db, { title: 'Innboks', ownerId: alice.personId })).id;
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += String(chunk)));
+    req.on('end', () => {
+      received.push(JSON.parse(body));
+      res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, n: received.length }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  serverHost = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  await h.dispose();
+});
+
+const ALLOW = { httpAllow: ['127.0.0.1'], cliAllow: ['sleep', 'echo'] };
+
+/** An orchestration made the way create_node makes one: trigger and script checked first. */
+async function addOrchestration(owner: { personId: string; isAdmin: boolean }, trigger: Trigger, script: string): Promise<string> {
+  const checked = checkOrchestrationNode({ metadata: { trigger }, content: script });
+  return (await createNode(h.db, owner, { node_kind: 'orchestration', title: 'test', content: script, metadata: { trigger: checked.trigger } })).id;
+}
+
+async function logOf(orchestrationId: string) {
+  const rows = await h.db.selectFrom('orchestration_log').selectAll().where('orchestration_id', '=', orchestrationId).orderBy('id').execute();
+  return rows.map((r) => ({ step: r.step, action: r.action, fallback: r.fallback, status: r.status, error: r.error, output: r.output, event: r.event, job_id: r.job_id }));
+}
+
+async function runsOf(orchestrationId: string): Promise<string[]> {
+  const rows = await h.db.selectFrom('orchestration_runs').select('subject_id').where('orchestration_id', '=', orchestrationId).orderBy('created_at').execute();
+  return rows.map((r) => r.subject_id);
+}
+
+async function metadataOf(nodeId: string) {
+  return (await h.db.selectFrom('nodes').select('metadata').where('id', '=', nodeId).executeTakeFirstOrThrow()).metadata;
+}
+
+async function content(owner = alice, extra: { collection_id?: string; metadata?: Record<string, unknown>; node_kind?: string; visibility?: 'hidden' | 'readable' } = {}) {
+  return (await createNode(h.db, owner, { node_kind: 'content', title: 'Hei', collection_id: inbox, ...extra })).id;
+}
+
+const MARK = (key: string) => `steps:\n  - action: set_metadata\n    with: { node_id: "{event.node.id}", key: ${key}, value: "sett av {event.type}" }\n`;
+
+describe('matching: conditions', () => {
+  it('node_kind: a node of that kind queues one orchestrate job, whose step runs as the creator', async () => {
+    const o = await addOrchestration(alice, { event: 'node.created', conditions: { node_kind: 'melding' } }, MARK('kind_seen'));
+    const hit = await content(alice, { node_kind: 'melding' });
+    const miss = await content(alice);
+    expect(await runsOf(o)).toEqual([hit]);
+    await runGovernedOnce(h, ALLOW);
+    expect(await metadataOf(hit)).toEqual({ kind_seen: 'sett av node.created' });
+    expect(await metadataOf(miss)).toEqual({});
+    const log = await logOf(o);
+    expect(log).toEqual([
+      expect.objectContaining({ step: 1, action: 'set_metadata', fallback: null, status: 'ok', output: { node_id: hit, key: 'kind_seen' }, event: { type: 'node.created', id: hit, depth: 0 } }),
+    ]);
+    expect(await getJob(h.db, Number(log[0]!.job_id))).toMatchObject({ job_type: 'orchestrate', status: 'completed' });
+  });
+
+  it('has_trait matches a node whose metadata.traits holds it', async () => {
+    const o = await addOrchestration(alice, { event: 'node.created', conditions: { has_trait: 'haster' } }, MARK('trait_seen'));
+    const hit = await content(alice, { metadata: { traits: ['viktig', 'haster'] } });
+    await content(alice, { metadata: { traits: ['viktig'] } });
+    await content(alice, { metadata: { traits: 'haster' } });
+    expect(await runsOf(o)).toEqual([hit]);
+  });
+
+  it('edge_type and has_tag: tagging a node with the tag matches, another tag does not', async () => {
+    const o = await addOrchestration(alice, { event: 'edge.created', conditions: { edge_type: 'tagged', has_tag: ' Nyheter ' } }, `steps:
+  - action: set_metadata
+    with: { node_id: "{event.source.id}", key: tagged_as, value: "{event.target.metadata.tag}" }
+`);
+    const node = await content();
+    const other = await content();
+    const tagged = await tagNode(h.db, alice, { node_id: node, tag: 'NYHETER' });
+    await tagNode(h.db, alice, { node_id: other, tag: 'sport' });
+    expect(await runsOf(o)).toEqual([tagged.edge_id]);
+    await runGovernedOnce(h, ALLOW);
+    expect(await metadataOf(node)).toEqual({ tagged_as: 'nyheter' });
+  });
+
+  it('conditions combine with AND', async () => {
+    const o = await addOrchestration(alice, { event: 'node.created', conditions: { node_kind: 'communication', has_trait: 'ut' } }, MARK('and_seen'));
+    await content(alice, { node_kind: 'communication' });
+    await content(alice, { metadata: { traits: ['ut'] } });
+    const both = await content(alice, { node_kind: 'communication', metadata: { traits: ['ut'] } });
+    expect(await runsOf(o)).toEqual([both]);
+  });
+});
+
+describe('matching: observes', () => {
+  it('an orchestration observing a collection matches nodes created in it, not elsewhere', async () => {
+    const watched = (await createCollection(h.db, { title: 'Overvåket', ownerId: alice.personId })).id;
+    const o = await addOrchestration(alice, { event: 'node.created' }, MARK('observed'));
+    await createEdge(h.db, alice, { source_id: o, target_id: watched, edge_type: 'observes' });
+    const hit = await content(alice, { collection_id: watched });
+    await content(alice, { collection_id: inbox });
+    expect(await runsOf(o)).toEqual([hit]);
+  });
+
+  it('an orchestration observing a node matches edges to and from it', async () => {
+    const watched = await content();
+    const elsewhere = await content();
+    const o = await addOrchestration(alice, { event: 'edge.created', conditions: { edge_type: 'has_media' } }, `steps:
+  - action: set_metadata
+    with: { node_id: "{event.edge.source_id}", key: linked, value: "{event.edge.target_id}" }
+`);
+    await createEdge(h.db, alice, { source_id: o, target_id: watched, edge_type: 'observes' });
+    const media = await content(alice, { node_kind: 'media' });
+    const from = await createEdge(h.db, alice, { source_id: watched, target_id: media, edge_type: 'has_media' });
+    const to = await createEdge(h.db, alice, { source_id: media, target_id: watched, edge_type: 'has_media' });
+    await createEdge(h.db, alice, { source_id: elsewhere, target_id: media, edge_type: 'has_media' });
+    expect((await runsOf(o)).sort()).toEqual([from.id, to.id].sort());
+    await runGovernedOnce(h, ALLOW);
+    expect(await metadataOf(watched)).toEqual({ linked: media });
+  });
+});
+
+describe('the creator’s access', () => {
+  it("a stranger's orchestration with { node_kind: content } never runs for a hidden node it cannot see", async () => {
+    const o = await addOrchestration(bob, { event: 'node.created', conditions: { node_kind: 'content' } }, MARK('leaked'));
+    const hidden = await content(alice);
+    await runGovernedOnce(h, ALLOW);
+    expect(await runsOf(o)).not.toContain(hidden);
+    expect(await logOf(o)).toEqual([]);
+    expect(await metadataOf(hidden)).toEqual({});
+  });
+
+  it('it runs for a node the stranger may read, but cannot write to it (no escalation)', async () => {
+    const o = await addOrchestration(bob, { event: 'node.created', conditions: { node_kind: 'content' } }, MARK('escalated'));
+    const readable = await content(alice, { visibility: 'readable' });
+    expect(await runsOf(o)).toContain(readable);
+    await runGovernedOnce(h, ALLOW);
+    expect(await metadataOf(readable)).toEqual({});
+    const log = (await logOf(o)).filter((r) => (r.event as { id: string }).id === readable);
+    expect(log.map((r) => [r.status, r.error])).toEqual([
+      ['failed', 'set_metadata: Ingen tilgang'],
+      ['skipped', 'Stoppet etter feil i steg 1; 0 steg hoppet over'],
+    ]);
+  });
+});
+
+describe('steps, variables and fallbacks', () => {
+  it('step fallback, then global fallback, then stop, each a log row; a missing variable fails its step', async () => {
+    const o = await addOrchestration(
+      alice,
+      { event: 'node.created', conditions: { node_kind: 'communication', has_trait: 'fallback' } },
+      `steps:
+  - action: create_node
+    with: { collection_id: "${inbox}", node_kind: content, title: "Sett: {event.node.title}" }
+  - action: set_metadata
+    with: { node_id: "{steps.1.output.id}", key: source, value: "{event.node.metadata.mangler}" }
+    fallback:
+      action: create_edge
+      with: { source_id: "0190a0a0-0000-7000-8000-00000000dead", target_id: "{event.node.id}", edge_type: has_media }
+  - action: set_metadata
+    with: { node_id: "{event.node.id}", key: never, value: 1 }
+fallback:
+  action: set_metadata
+  with: { node_id: "{event.node.id}", key: orchestration_error, value: "{error}" }
+`,
+    );
+    const node = await content(alice, { node_kind: 'communication', metadata: { traits: ['fallback'] } });
+    await runGovernedOnce(h, ALLOW);
+    const log = await logOf(o);
+    expect(log.map((r) => [r.step, r.action, r.fallback, r.status])).toEqual([
+      [1, 'create_node', null, 'ok'],
+      [2, 'set_metadata', null, 'failed'],
+      [2, 'create_edge', 'step', 'fallback_failed'],
+      [2, 'set_metadata', 'global', 'fallback_ok'],
+      [2, null, null, 'skipped'],
+    ]);
+    expect(log[1]!.error).toBe('Variabelen {event.node.metadata.mangler} finnes ikke');
+    expect(log[2]!.error).toBe('create_edge: Finnes ikke: source_id');
+    expect(log[4]!.error).toBe('Stoppet etter feil i steg 2; 1 steg hoppet over');
+    const created = (log[0]!.output as { id: string }).id;
+    expect(await h.db.selectFrom('nodes').select('title').where('id', '=', created).executeTakeFirstOrThrow()).toEqual({ title: 'Sett: Hei' });
+    expect(await metadataOf(node)).toEqual({ traits: ['fallback'], orchestration_error: log[2]!.error });
+  });
+});
+
+describe('loops', () => {
+  it(`an orchestration whose own action triggers it again stops at depth ${MAX_DEPTH}, logged as skipped`, async () => {
+    const loop = (await createCollection(h.db, { title: 'Løkke', ownerId: alice.personId })).id;
+    const o = await addOrchestration(alice, { event: 'node.created' }, `steps:
+  - action: create_node
+    with: { collection_id: "${loop}", node_kind: content, title: "Ekko" }
+`);
+    await createEdge(h.db, alice, { source_id: o, target_id: loop, edge_type: 'observes' });
+    await content(alice, { collection_id: loop });
+    for (let i = 0; i < MAX_DEPTH + 2; i++) await runGovernedOnce(h, ALLOW);
+    const log = await logOf(o);
+    expect(log.filter((r) => r.status === 'ok')).toHaveLength(MAX_DEPTH);
+    const skipped = log.filter((r) => r.status === 'skipped');
+    expect(skipped).toEqual([expect.objectContaining({ step: null, action: null, job_id: null, event: expect.objectContaining({ depth: MAX_DEPTH }) })]);
+    expect(skipped[0]!.error).toBe('Ikke kjørt: dybdegrensen (5) er nådd; hendelsen kom fra en kjede av 5 orkestreringskjøringer');
+    const { rows } = await sql<{ n: string }>`select count(*) as n from edges where target_id = ${loop} and edge_type = 'belongs_to'`.execute(h.db);
+    expect(Number(rows[0]!.n)).toBe(1 + MAX_DEPTH);
+  });
+});
+
+describe('http_post and run_cli_tool', () => {
+  it('http_post to an allowed host hands back status and body; a host not allowed is refused', async () => {
+    const o = await addOrchestration(alice, { event: 'node.created', conditions: { has_trait: 'http' } }, `steps:
+  - action: http_post
+    with: { url: "http://${serverHost}/hook", body: { id: "{event.node.id}", title: "{event.node.title}" } }
+  - action: http_post
+    with: { url: "http://localhost:1/hook", body: { n: "{steps.1.output.json.n}" } }
+`);
+    const node = await content(alice, { metadata: { traits: ['http'] } });
+    await runGovernedOnce(h, ALLOW);
+    expect(received).toContainEqual({ id: node, title: 'Hei' });
+    const log = await logOf(o);
+    expect(log[0]).toMatchObject({ status: 'ok', output: { status: 201, truncated: false, json: { ok: true } } });
+    expect(log[1]).toMatchObject({ status: 'failed', error: 'http_post: verten localhost:1 er ikke tillatt (ORCHESTRATION_HTTP_ALLOW)' });
+  });
+
+  it('run_cli_tool runs a registered tool without a shell, and a tool that overruns its timeout fails', async () => {
+    const echo = (await createNode(h.db, alice, { node_kind: 'cli_tool', title: 'echo', metadata: { command: 'echo', args: ['hei'] } })).id;
+    const slow = (await createNode(h.db, alice, { node_kind: 'cli_tool', title: 'sleep', metadata: { command: 'sleep', args: ['5'], timeout_seconds: 0.3 } })).id;
+    const o = await addOrchestration(alice, { event: 'node.created', conditions: { has_trait: 'cli' } }, `steps:
+  - action: run_cli_tool
+    with: { tool_id: "${echo}", args: ["{event.node.title}", "$(id)"] }
+  - action: run_cli_tool
+    with: { tool_id: "${slow}" }
+`);
+    await content(alice, { metadata: { traits: ['cli'] } });
+    const started = Date.now();
+    await runGovernedOnce(h, ALLOW);
+    expect(Date.now() - started).toBeLessThan(4000);
+    const log = await logOf(o);
+    expect(log[0]).toMatchObject({ status: 'ok', output: { exit_code: 0, stdout: 'hei Hei $(id)\n', stderr: '' } });
+    expect(log[1]).toMatchObject({ status: 'failed', error: 'run_cli_tool: sleep ble stoppet etter 0.3 s (tidsgrense)' });
+  });
+
+  it('a command not on ORCHESTRATION_CLI_ALLOW is refused', async () => {
+    const tool = (await createNode(h.db, alice, { node_kind: 'cli_tool', title: 'rm', metadata: { command: 'rm', args: ['-rf', '/tmp/nothing-here'] } })).id;
+    const o = await addOrchestration(alice, { event: 'node.created', conditions: { has_trait: 'rm' } }, `steps:\n  - action: run_cli_tool\n    with: { tool_id: "${tool}" }\n`);
+    await content(alice, { metadata: { traits: ['rm'] } });
+    await runGovernedOnce(h, ALLOW);
+    expect((await logOf(o))[0]).toMatchObject({ status: 'failed', error: 'run_cli_tool: kommandoen rm er ikke tillatt (ORCHESTRATION_CLI_ALLOW)' });
+  });
+
+  it('generate_tts queues a tts_generate job for the node', async () => {
+    const o = await addOrchestration(alice, { event: 'node.created', conditions: { has_trait: 'tale' } }, `steps:
+  - action: generate_tts
+    with: { node_id: "{event.node.id}", voice: nb, rate: 1.2 }
+`);
+    const node = await content(alice, { metadata: { traits: ['tale'] } });
+    await runGovernedOnce(h, ALLOW);
+    const log = await logOf(o);
+    expect(log[0]).toMatchObject({ status: 'ok' });
+    const job = await getJob(h.db, (log[0]!.output as { job_id: number }).job_id);
+    expect(job).toMatchObject({ job_type: 'tts_generate', payload: { node_id: node, voice: 'nb', rate: 1.2 } });
+  });
+});

@@ -1,0 +1,87 @@
+import type { JsonObject } from '@inntak/graph';
+
+/**
+ * Glossary (docs/orchestration.md):
+ * - orchestration: a node of kind `orchestration`; `metadata.trigger` says which graph events
+ *   start it, `content` holds its script (YAML).
+ * - event: `node.created` or `edge.created`, as the realtime stream names them; the rows it is
+ *   about are read as the orchestration's creator sees them.
+ * - step: one action call; its fallback runs when it fails. The global fallback runs when a step
+ *   and its own fallback both failed; then the run stops.
+ * - log entry: one row per step, fallback and stop, with a status of LOG_STATUSES.
+ * - depth: how many orchestration runs led to an event (0 for a person's own write); an event at
+ *   MAX_DEPTH is not run but logged as skipped, so a script that triggers itself ends.
+ */
+
+export const EVENT_TYPES = ['node.created', 'edge.created'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const ACTIONS = ['create_node', 'create_edge', 'set_metadata', 'generate_tts', 'http_post', 'run_cli_tool'] as const;
+export type ActionName = (typeof ACTIONS)[number];
+
+export const LOG_STATUSES = ['ok', 'failed', 'fallback_ok', 'fallback_failed', 'skipped'] as const;
+export type LogStatus = (typeof LOG_STATUSES)[number];
+
+/** Events caused by orchestrations deeper than this are skipped (logged), never run. */
+export const MAX_DEPTH = 5;
+
+export interface ActionCall {
+  action: ActionName;
+  /** The action's input; strings may hold `{variables}`. */
+  with: JsonObject;
+}
+
+export interface Step extends ActionCall {
+  fallback?: ActionCall;
+}
+
+export interface Script {
+  steps: Step[];
+  fallback?: ActionCall;
+}
+
+export interface TriggerConditions {
+  node_kind?: string;
+  edge_type?: string;
+  has_trait?: string;
+  /** Normalized (normalizeTag). */
+  has_tag?: string;
+}
+
+export interface Trigger {
+  event: EventType;
+  conditions?: TriggerConditions;
+}
+
+/** What the job carries: which orchestration, and which row's event (read when it runs). */
+export interface EventRef {
+  type: EventType;
+  /** The created node (node.created) or edge (edge.created). */
+  id: string;
+  depth: number;
+}
+
+/** The `{event.*}` variables: the event's rows as the orchestration's creator may read them. */
+export type EventVariables =
+  | { type: 'node.created'; node: JsonObject }
+  | { type: 'edge.created'; edge: JsonObject; source?: JsonObject; target?: JsonObject };
+
+/** One row of the orchestration log, as the runner reports it. */
+export interface StepRecord {
+  /** 1-based step number; for the global fallback and the stop, the step that failed; null before any step. */
+  step: number | null;
+  action: ActionName | null;
+  /** Which fallback this row is, if any. */
+  fallback: 'step' | 'global' | null;
+  status: LogStatus;
+  output?: JsonObject;
+  error?: string;
+  duration_ms: number;
+}
+
+/** The boundary to the world: runs one action, with input already resolved and validated. */
+export interface ActionPort {
+  run(action: ActionName, input: JsonObject, signal: AbortSignal): Promise<JsonObject>;
+}
+
+export type { JsonObject };

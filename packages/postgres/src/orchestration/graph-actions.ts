@@ -1,0 +1,73 @@
+import { sql, type Transaction } from 'kysely';
+import { AppError } from '@inntak/core';
+import type { Actor } from '@inntak/access';
+import type { JsonObject } from '@inntak/graph';
+import type { ActionInputs } from '@inntak/orchestration';
+import type { Database, Db } from '../platform/index.js';
+import { createEdge, createNode, graphWrite, requireLevel } from '../graph/index.js';
+import { enqueueJob } from '../jobs/index.js';
+
+type Trx = Transaction<Database>;
+
+/** Kinds an orchestration may not create: their own operations check more (and a script must be validated). */
+const RESERVED_KINDS = ['webhook', 'collection', 'person', 'tag', 'orchestration'];
+/** Kinds whose metadata carries what set_metadata must not touch (a token, a trigger, a tag name). */
+const PROTECTED_METADATA_KINDS = ['webhook', 'orchestration', 'tag', 'person'];
+
+/**
+ * The actions that write the graph, as the orchestration's creator: the same checked writes the
+ * API uses (docs/access.md), each in one transaction that carries the run's depth, so the events
+ * they cause are known to come from an orchestration (db/migrations/011.do.orchestration.sql).
+ */
+export async function runGraphAction<A extends 'create_node' | 'create_edge' | 'set_metadata' | 'generate_tts'>(
+  db: Db,
+  actor: Actor & { personId: string },
+  depth: number,
+  action: A,
+  input: ActionInputs[A],
+): Promise<JsonObject> {
+  return graphWrite(db, async (trx) => {
+    await sql`select set_config('inntak.orchestration_depth', ${String(depth)}, true)`.execute(trx);
+    switch (action) {
+      case 'create_node': {
+        const node = input as ActionInputs['create_node'];
+        if (RESERVED_KINDS.includes(node.node_kind)) {
+          throw new AppError('invalid_input', { detail: `node_kind: ${node.node_kind} kan ikke lages av en orkestrering` });
+        }
+        return await createNode(trx, actor, node);
+      }
+      case 'create_edge':
+        return await createEdge(trx, actor, input as ActionInputs['create_edge']);
+      case 'set_metadata':
+        return await setMetadata(trx, actor, input as ActionInputs['set_metadata']);
+      default: {
+        const tts = input as ActionInputs['generate_tts'];
+        // The speech becomes part of the node (its media): writing to it takes member.
+        await requireLevel(trx, actor, tts.node_id, 'member', 'node_id');
+        const jobId = await enqueueJob(trx, 'tts_generate', { node_id: tts.node_id, ...(tts.voice ? { voice: tts.voice } : {}), ...(tts.rate ? { rate: tts.rate } : {}) });
+        return { job_id: jobId };
+      }
+    }
+  });
+}
+
+async function setMetadata(trx: Trx, actor: Actor, input: ActionInputs['set_metadata']): Promise<JsonObject> {
+  const node = await requireLevel(trx, actor, input.node_id, 'member', 'node_id');
+  if (PROTECTED_METADATA_KINDS.includes(node.node_kind)) {
+    throw new AppError('invalid_input', { detail: `node_id: metadata på ${node.node_kind} endres ikke av en orkestrering` });
+  }
+  await trx
+    .updateTable('nodes')
+    .set({ metadata: sql`metadata || jsonb_build_object(${input.key}::text, ${JSON.stringify(input.value)}::jsonb)` })
+    .where('id', '=', input.node_id)
+    .execute();
+  return { node_id: input.node_id, key: input.key };
+}
+
+/** A registered `cli_tool` node the creator may read (an access row or their own). */
+export async function loadCliTool(db: Db, actor: Actor, toolId: string): Promise<JsonObject> {
+  const node = await requireLevel(db, actor, toolId, 'reader', 'tool_id');
+  if (node.node_kind !== 'cli_tool') throw new AppError('invalid_input', { detail: 'tool_id: noden er ikke et cli_tool' });
+  const row = await db.selectFrom('nodes').select('metadata').where('id', '=', toolId).executeTakeFirstOrThrow();
+  return row.metadata;
+}
