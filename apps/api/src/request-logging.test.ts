@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import type { Express } from 'express';
-import type { IntakeStore, IntakeTransaction } from '@inntak/intake';
+import { sql } from 'kysely';
+import { IntakeWriteError, type IntakeStore } from '@inntak/intake';
 import { PostgresIntakeStore } from '@inntak/postgres/intake';
 import { setupTestContext, type TestContext } from './__tests__/helpers.js';
 
@@ -14,25 +15,32 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-/** The real store, slowed down or with one step failing: the only way to reach these paths. */
-function alteredStore(change: { slowMs?: number; fail?: 'lookup' | keyof IntakeTransaction }): IntakeStore {
-  const real = new PostgresIntakeStore(ctx.database.db);
-  const boom = () => Promise.reject(new Error(`injected failure in ${change.fail}`));
+/**
+ * The real store, slowed down or with a step failing: the only way to reach these paths. (A
+ * failing propagation is real instead: see failPropagationFor.)
+ */
+function alteredStore(change: { slowMs?: number; fail?: 'lookup' | IntakeWriteError['step'] }): IntakeStore {
+  const real = new PostgresIntakeStore(ctx.database);
+  const injected = new Error(`injected failure in ${change.fail}`);
   return {
     async findWebhookByToken(token) {
       if (change.slowMs) await new Promise((resolve) => setTimeout(resolve, change.slowMs));
-      return change.fail === 'lookup' ? boom() : real.findWebhookByToken(token);
+      if (change.fail === 'lookup') throw injected;
+      return real.findWebhookByToken(token);
     },
-    transaction: (work) =>
-      real.transaction((tx) =>
-        work({
-          insertNode: change.fail === 'insertNode' ? boom : (n) => tx.insertNode(n),
-          insertEdge: change.fail === 'insertEdge' ? boom : (e) => tx.insertEdge(e),
-          propagateAccess: change.fail === 'propagateAccess' ? boom : (id) => tx.propagateAccess(id),
-          queueAccessRepair: (id) => tx.queueAccessRepair(id),
-        }),
-      ),
+    writeContent(node, edge) {
+      if (change.fail === 'node' || change.fail === 'edge') return Promise.reject(new IntakeWriteError(change.fail, { cause: injected }));
+      return real.writeContent(node, edge);
+    },
   };
+}
+
+/** A real failure of the access propagation, for content titled `title`: a trigger that raises. */
+async function failPropagationFor(title: string): Promise<void> {
+  await sql.raw(`create function fail_propagation() returns trigger language plpgsql as $$
+    begin if (select n.title from nodes n where n.id = new.object_id) = '${title}' then raise exception 'refused for the test'; end if;
+    return new; end $$`).execute(ctx.database.db);
+  await sql.raw('create trigger fail_propagation before insert on node_access for each row execute function fail_propagation()').execute(ctx.database.db);
 }
 
 /** Posts bytes as they are, to the app on a port of its own (supertest would re-encode them). */
@@ -105,7 +113,7 @@ describe('request id', () => {
 
   it("keeps the caller's X-Request-Id, also on a 500's error line", async () => {
     const webhook = await ctx.addWebhook();
-    const res = await request(ctx.app({ intakeStore: alteredStore({ fail: 'insertNode' }) }))
+    const res = await request(ctx.app({ intakeStore: alteredStore({ fail: 'node' }) }))
       .post(`/api/webhook/${webhook.token}`)
       .set('X-Request-Id', 'lb-4711.abc')
       .send({});
@@ -137,14 +145,18 @@ describe('tokens never reach the logs', () => {
     answers.push(await postBytes(app, `/api/webhook/${token}`, gzipSync('{}'), { ...json, 'Content-Encoding': 'gzip' }));
     await send(request(app).get(`/api/webhook/${token}`));
     await send(request(app).post(`/api/webhook/${token}/extra`).send({}));
-    for (const fail of ['lookup', 'insertNode', 'insertEdge', 'propagateAccess'] as const) {
+    for (const fail of ['lookup', 'node', 'edge'] as const) {
       await send(request(ctx.app({ intakeStore: alteredStore({ fail }) })).post(`/api/webhook/${token}`).send({}));
       await send(request(ctx.app({ intakeStore: alteredStore({ fail }) })).post(`/API/Webhook/${upper}`).send({}));
     }
+    await failPropagationFor('reparer meg');
+    await send(request(app).post(`/api/webhook/${token}`).send({ title: 'reparer meg' }));
+    await send(request(app).post(`/API/Webhook/${upper}`).send({ title: 'reparer meg' }));
     await send(request(ctx.app({ intakeStore: alteredStore({ slowMs: 250 }) })).post(`/API/Webhook/${upper}`).send({ title: token }));
     expect(answers).toEqual([400, 400, 413, 400, 415, 200, 405, 404, 500, 500, 500, 500, 500, 500, 200, 200, 200]);
     expect(ctx.logs.some((e) => e.tag === 'slow_request' && e.route === '/api/webhook/:token')).toBe(true);
     expect(ctx.logs.some((e) => e.level === 'error' && e.route === '/api/webhook/:token')).toBe(true);
+    expect(ctx.logs).toContainEqual(expect.objectContaining({ level: 'error', message: 'access propagation failed; repair queued' }));
     expect(JSON.stringify(ctx.logs).toLowerCase()).not.toContain(token);
   });
 });

@@ -1,4 +1,4 @@
-export type { IntakeStore, IntakeTransaction, WebhookTarget } from './ports.js';
+export { IntakeWriteError, type IntakeStore, type WebhookTarget } from './ports.js';
 export {
   findWebhook,
   receiveWebhook,

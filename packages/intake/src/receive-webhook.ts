@@ -1,8 +1,8 @@
 import { AppError, isUuid, mapJsonStrings, RawJson, storable, type Logger } from '@inntak/core';
-import { webhookBelongsToEdge, webhookContentNode, type NewEdge, type NewNode } from '@inntak/graph';
+import { webhookBelongsToEdge, webhookContentNode } from '@inntak/graph';
 import { renderPayload, type Headers, type JsonObject } from '@inntak/templates';
 import type { ParsedBody } from './parse-body.js';
-import type { IntakeStore, WebhookTarget } from './ports.js';
+import { IntakeWriteError, type IntakeStore, type WebhookTarget } from './ports.js';
 
 export interface IntakeRequest {
   /** The webhook `findWebhook` found for the token. */
@@ -112,7 +112,7 @@ export async function receiveWebhook(
   return storeDelivery(deps, request.target, delivery);
 }
 
-/** Steps 4–7 for a rendered delivery: node, edge and access rows in one transaction. */
+/** Steps 4–7 for a rendered delivery: node, edge and access rows in one transaction, one store call. */
 export async function storeDelivery(
   deps: { store: IntakeStore; logger: Logger },
   target: WebhookTarget,
@@ -145,47 +145,25 @@ export async function storeDelivery(
   });
   const edge = webhookBelongsToEdge(node.id, target.collectionId, target.webhookId);
 
-  let repairQueued;
+  let written;
   try {
-    repairQueued = await writeIntake(store, logger, node, edge);
+    written = await store.writeContent(node, edge);
   } catch (err) {
-    // BEGIN or COMMIT failing means the node was not created either.
-    throw err instanceof AppError ? err : new AppError('node_insert_failed', { cause: err });
+    // An AppError from the store is already the answer (the webhook vanished under us: 404);
+    // any other failure (connection, commit) means the node was not created either.
+    if (err instanceof AppError) throw err;
+    const code = err instanceof IntakeWriteError && err.step === 'edge' ? 'edge_insert_failed' : 'node_insert_failed';
+    throw new AppError(code, { cause: err instanceof IntakeWriteError ? err.cause : err });
+  }
+  const repairQueued = written.propagationError !== null;
+  if (repairQueued) {
+    // The spec keeps the request successful; the repair queued with the write brings the rows later.
+    logger.error('access propagation failed; repair queued', { node_id: node.id, edge_id: edge.id, error: written.propagationError });
   }
 
   const response: IntakeResponse = { node_id: node.id, edge_id: edge.id, templateId: delivery.templateId, repairQueued };
   if (delivery.reply) response.reply = delivery.reply;
   return response;
-}
-
-/** True when propagation failed and a repair was queued instead. */
-async function writeIntake(store: IntakeStore, logger: Logger, node: NewNode, edge: NewEdge): Promise<boolean> {
-  return store.transaction(async (tx) => {
-    // An AppError from the store is already the answer (the webhook vanished under us: 404).
-    try {
-      await tx.insertNode(node);
-    } catch (cause) {
-      throw cause instanceof AppError ? cause : new AppError('node_insert_failed', { cause });
-    }
-    try {
-      await tx.insertEdge(edge);
-    } catch (cause) {
-      throw cause instanceof AppError ? cause : new AppError('edge_insert_failed', { cause });
-    }
-    try {
-      await tx.propagateAccess(edge.id);
-      return false;
-    } catch (err) {
-      // The spec keeps the request successful; a queued repair brings the rows later.
-      logger.error('access propagation failed; repair queued', {
-        node_id: node.id,
-        edge_id: edge.id,
-        error: err instanceof Error ? err.message : String(err),
-      });
-      await tx.queueAccessRepair(edge.id);
-      return true;
-    }
-  });
 }
 
 /**
