@@ -103,12 +103,13 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: 'orchestration add',
-    args: '--collection ID --file script.yaml [--event node.created|edge.created] [--title T]',
+    args: '--collection ID --file script.yaml [--event node.created|edge.created] [--node-kind K] [--title T]',
     summary: "an orchestration observing a collection, run as the collection's owner (docs/orchestration.md)",
     options: {
       collection: id('the collection it observes and belongs to'),
       file: { type: 'string', help: 'the script (YAML); checked before anything is saved' },
       event: { type: 'string', help: 'node.created (default: a node created in the collection) or edge.created (an edge to or from the collection)' },
+      'node-kind': { type: 'string', help: 'only nodes of this kind (for edge.created: edges from one), e.g. content — the collection\'s webhooks are nodes in it too' },
       title: { type: 'string', help: "the orchestration's title" },
     },
   },
@@ -256,7 +257,13 @@ export async function runDatabaseCommand(command: DatabaseCommand, options: Opti
         throw new UsageError(`--file ${file} kan ikke leses (${(err as { code?: string }).code ?? (err as Error).message})`);
       }
       const collectionId = await requireKind(db, options, 'collection', 'collection');
-      return addCollectionOrchestration(db, { collection_id: collectionId, script, event: event as EventType, title: optional(options, 'title') });
+      return addCollectionOrchestration(db, {
+        collection_id: collectionId,
+        script,
+        event: event as EventType,
+        node_kind: optional(options, 'node-kind'),
+        title: optional(options, 'title'),
+      });
     }
   }
 }

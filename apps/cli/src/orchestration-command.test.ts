@@ -35,11 +35,11 @@ describe('inntak orchestration add', () => {
   it("sets up an orchestration observing the collection, run as its owner: a node created in it queues the job", async () => {
     const file = join(dir, 'ok.yaml');
     writeFileSync(file, 'steps:\n  - action: set_metadata\n    with: { node_id: "{event.node.id}", key: sett, value: true }\n');
-    const { code, out } = await inntak('orchestration', 'add', '--collection', collection, '--file', file);
+    const { code, out } = await inntak('orchestration', 'add', '--collection', collection, '--file', file, '--node-kind', 'content');
     expect(code).toBe(0);
     expect(out).toMatchObject({ owner_id: owner, steps: 1 });
     const node = await h.db.selectFrom('nodes').select(['node_kind', 'created_by', 'metadata']).where('id', '=', out.id as string).executeTakeFirstOrThrow();
-    expect(node).toEqual({ node_kind: 'orchestration', created_by: owner, metadata: { trigger: { event: 'node.created' } } });
+    expect(node).toEqual({ node_kind: 'orchestration', created_by: owner, metadata: { trigger: { event: 'node.created', conditions: { node_kind: 'content' } } } });
 
     const inside = await createNode(h.db, { personId: owner, isAdmin: false }, { node_kind: 'content', title: 'Inne', collection_id: collection });
     const runs = await h.db.selectFrom('orchestration_runs').select(['subject_id', 'job_id']).where('orchestration_id', '=', out.id as string).execute();

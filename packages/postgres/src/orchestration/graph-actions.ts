@@ -79,9 +79,10 @@ export async function loadCliTool(db: Db, actor: Actor, toolId: string): Promise
  */
 export async function addCollectionOrchestration(
   db: Db,
-  input: { collection_id: string; script: string; event: EventType; title?: string },
+  input: { collection_id: string; script: string; event: EventType; node_kind?: string; title?: string },
 ): Promise<{ id: string; owner_id: string; observes_edge_id: string; steps: number }> {
-  const { trigger, script } = checkOrchestrationNode({ metadata: { trigger: { event: input.event } }, content: input.script });
+  const conditions = input.node_kind === undefined ? {} : { conditions: { node_kind: input.node_kind } };
+  const { trigger, script } = checkOrchestrationNode({ metadata: { trigger: { event: input.event, ...conditions } }, content: input.script });
   const owner = await db
     .selectFrom('edges')
     .select('source_id')
