@@ -278,6 +278,35 @@ CREATE OR REPLACE FUNCTION public.inntak_inherited_access(access access_level, m
  IMMUTABLE PARALLEL SAFE
 RETURN LEAST(access, CASE (metadata ->> 'max_access'::text) WHEN 'reader'::text THEN 'reader'::access_level WHEN 'member'::text THEN 'member'::access_level WHEN 'admin'::text THEN 'admin'::access_level ELSE 'owner'::access_level END)
 ;
+CREATE OR REPLACE FUNCTION public.inntak_intake_write(node_id uuid, node_kind text, node_title text, node_content text, node_visibility visibility, node_metadata jsonb, node_created_by uuid, edge_id uuid, edge_source_id uuid, edge_target_id uuid, edge_type text, edge_metadata jsonb, edge_system boolean, edge_created_by uuid)
+ RETURNS text
+ LANGUAGE plpgsql
+AS $function$
+declare
+  step text := 'nodes';
+  failure text;
+  state text;
+  message text;
+  detail text;
+begin
+  begin
+    insert into nodes (id, node_kind, title, content, visibility, metadata, created_by)
+    values (node_id, node_kind, node_title, node_content, node_visibility, node_metadata, node_created_by);
+    step := 'edges';
+    insert into edges (id, source_id, target_id, edge_type, metadata, system, created_by)
+    values (edge_id, edge_source_id, edge_target_id, edge_type, edge_metadata, edge_system, edge_created_by);
+  exception when others then
+    get stacked diagnostics state = returned_sqlstate, message = message_text, detail = pg_exception_detail;
+    raise exception using errcode = state, message = message, detail = detail, table = step;
+  end;
+  failure := inntak_try_propagate_belongs_to(edge_id);
+  if failure is not null then
+    perform inntak_enqueue_job('access_repair', jsonb_build_object('edge_id', edge_id));
+  end if;
+  return failure;
+end
+$function$
+;
 CREATE OR REPLACE FUNCTION public.inntak_matching_orchestrations(p_event text, p_id uuid)
  RETURNS SETOF uuid
  LANGUAGE sql
@@ -358,6 +387,20 @@ begin
   perform inntak_realtime_notify(tg_argv[0], payload);
   if tg_op = 'DELETE' then
     return old;
+  end if;
+  return null;
+end $function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_notify_write()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  if tg_table_name = 'node_access' then
+    perform pg_notify(tg_argv[0], jsonb_build_object('op', lower(tg_op), 'subject_id', new.subject_id,
+      'object_id', new.object_id, 'at', clock_timestamp())::text);
+  else
+    perform pg_notify(tg_argv[0], jsonb_build_object('op', lower(tg_op), 'id', new.id, 'at', clock_timestamp())::text);
   end if;
   return null;
 end $function$
@@ -533,11 +576,11 @@ CREATE OR REPLACE FUNCTION public.node_search_insert()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
+declare
+  title_document tsvector := setweight(to_tsvector('simple'::regconfig, coalesce(new.title, '')), 'A');
 begin
   insert into node_search (node_id, document, title_document)
-  select id, node_search_document(title, content), setweight(to_tsvector('simple'::regconfig, coalesce(title, '')), 'A')
-    from new_nodes
-  on conflict (node_id) do update set document = excluded.document, title_document = excluded.title_document;
+  values (new.id, title_document || setweight(to_tsvector('simple'::regconfig, coalesce(new.content, '')), 'B'), title_document);
   return null;
 end $function$
 ;
@@ -556,12 +599,12 @@ end $function$
 
 -- triggers
 CREATE TRIGGER edges_notify_delete BEFORE DELETE ON public.edges FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_edges');
-CREATE TRIGGER edges_notify_write AFTER INSERT OR UPDATE ON public.edges FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_edges');
+CREATE TRIGGER edges_notify_write AFTER INSERT OR UPDATE ON public.edges FOR EACH ROW EXECUTE FUNCTION inntak_notify_write('inntak_edges');
 CREATE CONSTRAINT TRIGGER edges_orchestration_match AFTER INSERT ON public.edges DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION inntak_orchestration_on_write();
 CREATE TRIGGER node_access_notify_delete BEFORE DELETE ON public.node_access FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_access');
-CREATE TRIGGER node_access_notify_write AFTER INSERT OR UPDATE ON public.node_access FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_access');
+CREATE TRIGGER node_access_notify_write AFTER INSERT OR UPDATE ON public.node_access FOR EACH ROW EXECUTE FUNCTION inntak_notify_write('inntak_access');
 CREATE TRIGGER nodes_notify_delete BEFORE DELETE ON public.nodes FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_nodes');
-CREATE TRIGGER nodes_notify_write AFTER INSERT OR UPDATE ON public.nodes FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_nodes');
+CREATE TRIGGER nodes_notify_write AFTER INSERT OR UPDATE ON public.nodes FOR EACH ROW EXECUTE FUNCTION inntak_notify_write('inntak_nodes');
 CREATE CONSTRAINT TRIGGER nodes_orchestration_match AFTER INSERT ON public.nodes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION inntak_orchestration_on_write();
-CREATE TRIGGER nodes_search_insert AFTER INSERT ON public.nodes REFERENCING NEW TABLE AS new_nodes FOR EACH STATEMENT EXECUTE FUNCTION node_search_insert();
+CREATE TRIGGER nodes_search_insert AFTER INSERT ON public.nodes FOR EACH ROW EXECUTE FUNCTION node_search_insert();
 CREATE TRIGGER nodes_search_update AFTER UPDATE OF title, content ON public.nodes FOR EACH ROW EXECUTE FUNCTION node_search_update();

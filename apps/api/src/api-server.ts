@@ -54,7 +54,7 @@ export function postgresAppDeps(
   const { database } = options;
   return {
     logger: options.logger,
-    intakeStore: new PostgresIntakeStore((options.intakeDatabase ?? database).db),
+    intakeStore: new PostgresIntakeStore(options.intakeDatabase ?? database),
     readsPerCaller: options.readsPerCaller,
     verifier: options.verifier,
     identities: new PostgresIdentityDirectory(database.db),

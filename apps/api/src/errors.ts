@@ -16,6 +16,7 @@ const ERROR_TABLE: Record<ErrorCode, { status: number; text: string }> = {
   unreadable_body: { status: 400, text: 'Forespørselen kunne ikke leses' },
   unsupported_encoding: { status: 415, text: 'Kodingen støttes ikke' },
   method_not_allowed: { status: 405, text: 'Metoden er ikke tillatt' },
+  busy: { status: 503, text: 'Tjenesten er opptatt; prøv igjen om litt' },
   missing_authorization: { status: 401, text: 'Mangler Authorization-header' }, // spec
   invalid_token: { status: 401, text: 'Ugyldig token' }, // spec
   unknown_identity: { status: 401, text: 'Ukjent brukeridentitet' }, // spec
@@ -59,6 +60,7 @@ export function errorHandler(appLogger: Logger): ErrorRequestHandler {
     // the connection after the answer instead of draining it.
     if (!req.complete && hasBody(req.headers)) res.setHeader('Connection', 'close');
     if (appError.code === 'method_not_allowed') res.setHeader('Allow', 'POST');
+    if (appError.code === 'busy') res.setHeader('Retry-After', '1');
     res.status(status).json(body);
   };
 }

@@ -220,6 +220,16 @@ describe('POST /intentions/tag_node', () => {
     }
   });
 
+  it('answers 400, not 500, for a tag holding a lone surrogate PostgreSQL cannot store, and writes nothing', async () => {
+    const c = await collection();
+    const node = await post('/intentions/create_node', owner, { node_kind: 'content', title: 'N', collection_id: c });
+    const res = await post('/intentions/tag_node', owner, { node_id: node.body.id, tag: 'a\ud800b' });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(/tag/);
+    const edges = await sql<{ n: number }>`select count(*)::int as n from edges where source_id = ${node.body.id} and edge_type = 'tagged'`.execute(ctx.database.db);
+    expect(edges.rows[0]!.n).toBe(0);
+  });
+
   it('a tag node cannot be made through create_node', async () => {
     const res = await post('/intentions/create_node', owner, { node_kind: 'tag', title: 'x' });
     expect(res.status).toBe(400);

@@ -192,7 +192,7 @@ describe('other methods on a webhook URL', () => {
 describe('intake racing delete_webhook', () => {
   it('a webhook deleted between the token lookup and the write answers 404 as a deleted webhook, and writes nothing', async () => {
     const doomed = await ctx.addWebhook();
-    const real = new PostgresIntakeStore(ctx.database.db);
+    const real = new PostgresIntakeStore(ctx.database);
     // The lookup succeeds, then the webhook is deleted (as delete_webhook does) before the write.
     const racing: IntakeStore = {
       async findWebhookByToken(token) {
@@ -200,7 +200,7 @@ describe('intake racing delete_webhook', () => {
         await ctx.database.db.deleteFrom('nodes').where('id', '=', doomed.id).execute();
         return target;
       },
-      transaction: (work) => real.transaction(work),
+      writeContent: (node, edge) => real.writeContent(node, edge),
     };
     const res = await request(ctx.app({ intakeStore: racing })).post(`/api/webhook/${doomed.token}`).send({ title: 'for sent' });
     expect(res.status).toBe(404);

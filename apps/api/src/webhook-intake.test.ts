@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { sql } from 'kysely';
-import type { IntakeStore, IntakeTransaction } from '@inntak/intake';
+import type { IntakeStore } from '@inntak/intake';
 import { PostgresIntakeStore } from '@inntak/postgres/intake';
 import { setupTestContext, type TestContext } from './__tests__/helpers.js';
 
@@ -211,36 +211,43 @@ describe('POST /api/webhook/{token}', () => {
   });
 });
 
-/** The real store with one step replaced by a failure: the only way to test these paths. */
-function failingStore(step: 'lookup' | keyof IntakeTransaction): IntakeStore {
-  const real = new PostgresIntakeStore(ctx.database.db);
-  const boom = () => Promise.reject(new Error(`injected failure in ${step}`));
+/** The real store with a failing token lookup: a step the database cannot be made to fail alone. */
+function failingLookup(): IntakeStore {
+  const real = new PostgresIntakeStore(ctx.database);
   return {
-    findWebhookByToken: step === 'lookup' ? boom : (token) => real.findWebhookByToken(token),
-    transaction: (work) =>
-      real.transaction((tx) => work({ ...bind(tx), ...(step === 'lookup' ? {} : { [step]: boom }) })),
+    findWebhookByToken: () => Promise.reject(new Error('injected failure in lookup')),
+    writeContent: (node, edge) => real.writeContent(node, edge),
   };
 }
 
-function bind(tx: IntakeTransaction): IntakeTransaction {
-  return {
-    insertNode: (n) => tx.insertNode(n),
-    insertEdge: (e) => tx.insertEdge(e),
-    propagateAccess: (id) => tx.propagateAccess(id),
-    queueAccessRepair: (id) => tx.queueAccessRepair(id),
-  };
+/**
+ * A real failure inside the database, at one step of the intake write and only for a payload
+ * titled `title`: a trigger on the table that raises.
+ */
+async function failInDatabase(table: 'nodes' | 'edges' | 'node_access', title: string): Promise<void> {
+  const name = `fail_${table}`;
+  const titleOf = { nodes: 'new.title', edges: '(select title from nodes where id = new.source_id)', node_access: '(select title from nodes where id = new.object_id)' }[table];
+  await sql.raw(`create function ${name}() returns trigger language plpgsql as $$
+    begin if ${titleOf} = '${title}' then raise exception 'refused for the test'; end if; return new; end $$`).execute(ctx.database.db);
+  await sql.raw(`create trigger ${name} before insert on ${table} for each row execute function ${name}()`).execute(ctx.database.db);
 }
 
 describe('database failures during intake', () => {
+  beforeAll(async () => {
+    await failInDatabase('nodes', 'feil i node');
+    await failInDatabase('edges', 'feil i edge');
+    await failInDatabase('node_access', 'reparer meg');
+  });
+
   it('a failing token lookup answers 500 Databasefeil', async () => {
-    const res = await request(ctx.app({ intakeStore: failingStore('lookup') })).post(`/api/webhook/${webhook.token}`).send({});
+    const res = await request(ctx.app({ intakeStore: failingLookup() })).post(`/api/webhook/${webhook.token}`).send({});
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ error: 'Databasefeil' });
   });
 
   it('a failing node insert answers 500 Databasefeil ved opprettelse av node and writes nothing', async () => {
     const before = await countRows();
-    const res = await request(ctx.app({ intakeStore: failingStore('insertNode') })).post(`/api/webhook/${webhook.token}`).send({});
+    const res = await request(ctx.app()).post(`/api/webhook/${webhook.token}`).send({ title: 'feil i node' });
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ error: 'Databasefeil ved opprettelse av node' });
     expect(await countRows()).toEqual(before);
@@ -248,14 +255,14 @@ describe('database failures during intake', () => {
 
   it('a failing edge insert answers 500 Databasefeil ved opprettelse av edge and leaves no node behind', async () => {
     const before = await countRows();
-    const res = await request(ctx.app({ intakeStore: failingStore('insertEdge') })).post(`/api/webhook/${webhook.token}`).send({});
+    const res = await request(ctx.app()).post(`/api/webhook/${webhook.token}`).send({ title: 'feil i edge' });
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ error: 'Databasefeil ved opprettelse av edge' });
     expect(await countRows()).toEqual(before);
   });
 
   it('a failing access propagation is logged, still answers 200, keeps node and edge and queues a repair', async () => {
-    const res = await request(ctx.app({ intakeStore: failingStore('propagateAccess') })).post(`/api/webhook/${webhook.token}`).send({ title: 'reparer meg' });
+    const res = await request(ctx.app()).post(`/api/webhook/${webhook.token}`).send({ title: 'reparer meg' });
     expect(res.status).toBe(200);
     expect((await node(res.body.node_id)).title).toBe('reparer meg');
     const edge = await ctx.database.db.selectFrom('edges').select('id').where('id', '=', res.body.edge_id).executeTakeFirst();
@@ -266,6 +273,6 @@ describe('database failures during intake', () => {
       select t.identifier as task_identifier, j.payload
         from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id`.execute(ctx.database.db);
     expect(jobs.rows).toContainEqual({ task_identifier: 'access_repair', payload: { edge_id: res.body.edge_id } });
-    expect(ctx.logs).toContainEqual(expect.objectContaining({ level: 'error', edge_id: res.body.edge_id }));
+    expect(ctx.logs).toContainEqual(expect.objectContaining({ level: 'error', edge_id: res.body.edge_id, error: 'refused for the test' }));
   });
 });

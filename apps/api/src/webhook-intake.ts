@@ -1,8 +1,9 @@
 import express, { type Express, type RequestHandler, type Response } from 'express';
-import { AppError, jsonNestsDeeperThan, type Logger } from '@inntak/core';
-import { findWebhook, receiveWebhook, type IntakeStore, type WebhookTarget } from '@inntak/intake';
+import { AppError, type Logger } from '@inntak/core';
+import { findWebhook, storeDelivery, type IntakeStore, type WebhookTarget } from '@inntak/intake';
 import { z } from 'zod';
 import { requestLogger } from './request-logging.js';
+import { INLINE_BODY_BYTES, oneLargeDeliveryAtATime, prepareDelivery } from './webhook-intake-body.js';
 import type { RouteRegistry } from './route-registry.js';
 
 export interface WebhookIntakeDeps {
@@ -24,7 +25,7 @@ export interface IntakeOutcome {
  * The token is looked up before a byte of the body is read: a stranger's body (possibly a
  * small gzip that inflates to gigabytes) costs a 404 and a closed connection, nothing more.
  * Only then is the body read — inflated when gzip, deflate or br, at most BODY_LIMIT bytes
- * after inflating — and parsed.
+ * after inflating — and parsed (a large one on a worker thread: webhook-intake-body.ts).
  */
 export function installWebhookIntake(app: Express, registry: RouteRegistry, deps: WebhookIntakeDeps): void {
   registry.describe({
@@ -50,16 +51,23 @@ export function installWebhookIntake(app: Express, registry: RouteRegistry, deps
     next();
   };
   // Read the raw bytes whatever the content type, so senders that omit or mislabel it still
-  // get through; parseWebhookBody decides how to read them. body-parser inflates, and its
+  // get through; parseWebhookBody (packages/intake) decides how to read them. body-parser inflates, and its
   // limit counts inflated bytes.
   const rawBody = express.raw({ type: () => true, limit: deps.bodyLimitBytes });
   app.post('/api/webhook/:token', findTarget, rawBody, async (req, res) => {
     const target = res.locals.webhook as WebhookTarget;
-    const payload = parseWebhookBody(req.body, req.headers['content-type']);
-    const result = await receiveWebhook(
-      { store: deps.store, logger: requestLogger(res, deps.logger) },
-      { target, token: String(req.params.token), payload, headers: singleValued(req.headers) },
-    );
+    const body = Buffer.isBuffer(req.body) ? req.body : new Uint8Array();
+    const deliver = async () => {
+      const delivery = await prepareDelivery({
+        body,
+        contentType: req.headers['content-type'],
+        target,
+        token: String(req.params.token),
+        headers: singleValued(req.headers),
+      });
+      return storeDelivery({ store: deps.store, logger: requestLogger(res, deps.logger) }, target, delivery);
+    };
+    const result = body.length > INLINE_BODY_BYTES ? await oneLargeDeliveryAtATime(deliver) : await deliver();
     const outcome = intakeOutcome(res)!;
     outcome.template = result.templateId ?? 'generic';
     outcome.repairQueued = result.repairQueued;
@@ -73,33 +81,6 @@ export function installWebhookIntake(app: Express, registry: RouteRegistry, deps
 
 export function intakeOutcome(res: Response): IntakeOutcome | undefined {
   return res.locals.intake as IntakeOutcome | undefined;
-}
-
-/**
- * Any JSON value is a payload; no body is `{}`. A form-encoded body (Travis CI, Slack
- * interactive) carries its JSON in a `payload` field; a form without one (Slack slash commands,
- * outgoing webhooks) becomes an object of its fields.
- */
-export function parseWebhookBody(body: unknown, contentType: string | undefined): unknown {
-  if (!Buffer.isBuffer(body)) return {};
-  const text = body.toString('utf8');
-  if (text.trim() === '') return {};
-  if (contentType && /^application\/x-www-form-urlencoded\b/i.test(contentType)) {
-    const form = new URLSearchParams(text);
-    const payload = form.get('payload');
-    return payload === null ? Object.fromEntries(form) : parseJson(payload);
-  }
-  return parseJson(text);
-}
-
-function parseJson(text: string): unknown {
-  // Refused before parsing: every later walk over the payload recurses (JSON_MAX_DEPTH).
-  if (jsonNestsDeeperThan(text)) throw new AppError('json_too_deep');
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new AppError('invalid_json', { detail: err instanceof Error ? err.message : undefined });
-  }
 }
 
 /** Node already lower-cases header names; only repeated headers (arrays) need joining. */

@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'unreadable_body'
   | 'unsupported_encoding'
   | 'method_not_allowed'
+  | 'busy'
   | 'missing_authorization'
   | 'invalid_token'
   | 'unknown_identity'

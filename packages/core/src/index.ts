@@ -3,3 +3,4 @@ export { uuidv7, isUuid } from './ids.js';
 export { withMeta, type Logger } from './logger.js';
 export { storable, storableJson, mapJsonStrings } from './storable.js';
 export { JSON_MAX_DEPTH, jsonNestsDeeperThan } from './json-depth.js';
+export { RawJson, stringifyJson } from './raw-json.js';

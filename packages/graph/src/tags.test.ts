@@ -13,6 +13,7 @@ describe('tags', () => {
     expect(normalizeTag('a'.repeat(TAG_MAX_LENGTH))).toBe('a'.repeat(TAG_MAX_LENGTH));
     expect(normalizeTag('a/b')).toBeNull();
     expect(normalizeTag('a\u0000b')).toBeNull();
+    expect(normalizeTag('a\ud800b')).toBeNull();
   });
 
   it('traits are the strings in metadata.traits', () => {

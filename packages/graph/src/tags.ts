@@ -1,3 +1,4 @@
+import { textProblem } from './limits.js';
 import type { JsonObject } from './types.js';
 
 /**
@@ -16,13 +17,15 @@ export const TAG_MAX_LENGTH = 64;
 /**
  * Trimmed, inner whitespace collapsed to one space, lower-cased (locale-independent). Returns
  * null for a name that is empty afterwards, longer than TAG_MAX_LENGTH, or holds a control
- * character or `/` (tags appear in page paths).
+ * character, a lone surrogate or `/` (tags appear in page paths).
  */
 export function normalizeTag(raw: string): string | null {
   const tag = raw.trim().replace(/\s+/g, ' ').toLowerCase();
   if (tag.length === 0 || tag.length > TAG_MAX_LENGTH) return null;
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f/]/.test(tag)) return null;
+  // A lone surrogate is valid JSON but not storable text: refused here, not a 500 at insert.
+  if (textProblem(tag) !== null) return null;
   return tag;
 }
 

@@ -8,23 +8,28 @@ export interface WebhookTarget {
 }
 
 /**
- * The intake's one boundary: the store. The Postgres adapter implements it; tests wrap it to
- * inject a failure at one step.
+ * The intake's one boundary: the store. Two calls, because the lookup comes before the body is
+ * read and the write after it is rendered. The Postgres adapter implements it; tests wrap it to
+ * inject a failure at a step the database cannot be made to fail at.
  */
 export interface IntakeStore {
   findWebhookByToken(token: string): Promise<WebhookTarget | undefined>;
-  /** Runs `work` in one transaction: all of it is kept, or none. */
-  transaction<T>(work: (tx: IntakeTransaction) => Promise<T>): Promise<T>;
+  /**
+   * Writes the content node, its belongs_to edge and the edge's access propagation in one
+   * transaction. Propagation is a step of its own: if it fails, only it is undone (node and edge
+   * are kept), a repair job is queued in the same transaction and its error is returned. If the
+   * node or edge insert fails, nothing is kept and it throws an IntakeWriteError naming the step.
+   */
+  writeContent(node: NewNode, edge: NewEdge): Promise<{ propagationError: string | null }>;
 }
 
-export interface IntakeTransaction {
-  insertNode(node: NewNode): Promise<void>;
-  insertEdge(edge: NewEdge): Promise<void>;
-  /**
-   * Copies the edge target's access rows to the edge source as a step of its own (a savepoint or
-   * subtransaction): on failure only that step is rolled back (node and edge stay) and it throws.
-   */
-  propagateAccess(edgeId: string): Promise<void>;
-  /** Queues a job, in this transaction, that runs the propagation again later. */
-  queueAccessRepair(edgeId: string): Promise<void>;
+/** A failed intake write, with the insert that failed (the spec answers each differently). */
+export class IntakeWriteError extends Error {
+  constructor(
+    readonly step: 'node' | 'edge',
+    options: { cause: unknown },
+  ) {
+    super(`intake ${step} insert failed`, options);
+    this.name = 'IntakeWriteError';
+  }
 }

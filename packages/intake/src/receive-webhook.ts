@@ -1,7 +1,8 @@
-import { AppError, isUuid, mapJsonStrings, storable, type Logger } from '@inntak/core';
-import { webhookBelongsToEdge, webhookContentNode, type NewEdge, type NewNode } from '@inntak/graph';
+import { AppError, isUuid, mapJsonStrings, RawJson, storable, type Logger } from '@inntak/core';
+import { webhookBelongsToEdge, webhookContentNode } from '@inntak/graph';
 import { renderPayload, type Headers, type JsonObject } from '@inntak/templates';
-import type { IntakeStore, WebhookTarget } from './ports.js';
+import type { ParsedBody } from './parse-body.js';
+import { IntakeWriteError, type IntakeStore, type WebhookTarget } from './ports.js';
 
 export interface IntakeRequest {
   /** The webhook `findWebhook` found for the token. */
@@ -44,99 +45,125 @@ export async function findWebhook(store: IntakeStore, token: string): Promise<We
 }
 
 /**
- * Steps 3–7 for a found webhook: render the payload, then write node, edge and access rows in
- * one transaction.
+ * Step 3 for a found webhook, pure: the payload as it will be stored, and the template's
+ * rendering of it. Big bodies go through here on a worker thread (apps/api), small ones inline.
  */
+export interface Delivery {
+  title: string;
+  content: string;
+  extraMetadata: JsonObject;
+  /** Extra response fields a template asks for (Slack's challenge). */
+  reply?: JsonObject;
+  /** The payload to store: the value, or its JSON text when it was prepared as text. */
+  payload: unknown;
+  /** The template that rendered it; null for generic extraction. */
+  templateId: string | null;
+  notes: {
+    unknownTemplate: boolean;
+    templateError?: string;
+    unsupportedEvent?: string;
+    /** NUL or lone surrogates were replaced. */
+    unstorable: boolean;
+    /** The webhook's own token was replaced. */
+    redacted: boolean;
+  };
+}
+
+/**
+ * Cleans and renders a parsed body. With `asText`, the payload comes back as JSON text
+ * (RawJson): the body's own text when cleaning changed nothing, so a large payload is never
+ * serialized again.
+ */
+export function renderDelivery(
+  target: WebhookTarget,
+  request: { token: string; body: ParsedBody; headers: Headers },
+  options: { asText?: boolean } = {},
+): Delivery {
+  const cleaned = cleanPayload(request.body.payload, request.token);
+  const rendering = renderPayload(target.templateId, cleaned.payload, request.headers);
+  let payload = cleaned.payload;
+  if (options.asText) {
+    const unchanged = cleaned.payload === request.body.payload && request.body.json !== undefined;
+    payload = new RawJson(unchanged ? request.body.json! : JSON.stringify(cleaned.payload));
+  }
+  return {
+    title: rendering.result.title,
+    content: rendering.result.content,
+    extraMetadata: rendering.result.extra_metadata,
+    reply: rendering.result.reply,
+    payload,
+    templateId: rendering.templateId,
+    notes: {
+      unknownTemplate: rendering.unknownTemplate,
+      templateError: rendering.templateError,
+      unsupportedEvent: rendering.result.unsupported_event,
+      unstorable: cleaned.unstorable,
+      redacted: cleaned.redacted,
+    },
+  };
+}
+
+/** Steps 3–7: render the payload, then write node, edge and access rows in one transaction. */
 export async function receiveWebhook(
   deps: { store: IntakeStore; logger: Logger },
   request: IntakeRequest,
 ): Promise<IntakeResponse> {
+  const delivery = renderDelivery(request.target, { token: request.token, body: { payload: request.payload }, headers: request.headers });
+  return storeDelivery(deps, request.target, delivery);
+}
+
+/** Steps 4–7 for a rendered delivery: node, edge and access rows in one transaction, one store call. */
+export async function storeDelivery(
+  deps: { store: IntakeStore; logger: Logger },
+  target: WebhookTarget,
+  delivery: Delivery,
+): Promise<IntakeResponse> {
   const { store, logger } = deps;
-  const { target } = request;
-  const cleaned = cleanPayload(request.payload, request.token);
-  if (cleaned.unstorable) {
-    logger.warn('payload held NUL or lone surrogate characters, which PostgreSQL cannot store; replaced', {
-      webhook_id: target.webhookId,
-    });
+  const { notes } = delivery;
+  const about = { webhook_id: target.webhookId, template_id: target.templateId };
+  if (notes.unstorable) {
+    logger.warn('payload held NUL or lone surrogate characters, which PostgreSQL cannot store; replaced', { webhook_id: target.webhookId });
   }
-  if (cleaned.redacted) {
+  if (notes.redacted) {
     logger.info("payload echoed the webhook's own token; redacted before storing", { webhook_id: target.webhookId });
   }
-  const payload = cleaned.payload;
-
-  const rendering = renderPayload(target.templateId, payload, request.headers);
-  if (rendering.unknownTemplate) {
-    logger.warn('unknown template_id on webhook; using generic extraction', {
-      webhook_id: target.webhookId,
-      template_id: target.templateId,
-    });
+  if (notes.unknownTemplate) logger.warn('unknown template_id on webhook; using generic extraction', about);
+  if (notes.templateError !== undefined) {
+    logger.error('template failed on a payload; using generic extraction', { ...about, error: notes.templateError });
   }
-  if (rendering.templateError !== undefined) {
-    logger.error('template failed on a payload; using generic extraction', {
-      webhook_id: target.webhookId,
-      template_id: target.templateId,
-      error: rendering.templateError,
-    });
-  }
-  if (rendering.result.unsupported_event !== undefined) {
+  if (notes.unsupportedEvent !== undefined) {
     // Senders disable hooks that fail, so such events are stored generically and only noted.
-    logger.info('event type not rendered in detail by the template', {
-      webhook_id: target.webhookId,
-      template_id: target.templateId,
-      event: rendering.result.unsupported_event,
-    });
+    logger.info('event type not rendered in detail by the template', { ...about, event: notes.unsupportedEvent });
   }
 
   const node = webhookContentNode({
     webhookId: target.webhookId,
-    title: rendering.result.title,
-    content: rendering.result.content,
-    payload,
-    extraMetadata: rendering.result.extra_metadata,
+    title: delivery.title,
+    content: delivery.content,
+    payload: delivery.payload,
+    extraMetadata: delivery.extraMetadata,
   });
   const edge = webhookBelongsToEdge(node.id, target.collectionId, target.webhookId);
 
-  let repairQueued;
+  let written;
   try {
-    repairQueued = await writeIntake(store, logger, node, edge);
+    written = await store.writeContent(node, edge);
   } catch (err) {
-    // BEGIN or COMMIT failing means the node was not created either.
-    throw err instanceof AppError ? err : new AppError('node_insert_failed', { cause: err });
+    // An AppError from the store is already the answer (the webhook vanished under us: 404);
+    // any other failure (connection, commit) means the node was not created either.
+    if (err instanceof AppError) throw err;
+    const code = err instanceof IntakeWriteError && err.step === 'edge' ? 'edge_insert_failed' : 'node_insert_failed';
+    throw new AppError(code, { cause: err instanceof IntakeWriteError ? err.cause : err });
+  }
+  const repairQueued = written.propagationError !== null;
+  if (repairQueued) {
+    // The spec keeps the request successful; the repair queued with the write brings the rows later.
+    logger.error('access propagation failed; repair queued', { node_id: node.id, edge_id: edge.id, error: written.propagationError });
   }
 
-  const response: IntakeResponse = { node_id: node.id, edge_id: edge.id, templateId: rendering.templateId, repairQueued };
-  if (rendering.result.reply) response.reply = rendering.result.reply;
+  const response: IntakeResponse = { node_id: node.id, edge_id: edge.id, templateId: delivery.templateId, repairQueued };
+  if (delivery.reply) response.reply = delivery.reply;
   return response;
-}
-
-/** True when propagation failed and a repair was queued instead. */
-async function writeIntake(store: IntakeStore, logger: Logger, node: NewNode, edge: NewEdge): Promise<boolean> {
-  return store.transaction(async (tx) => {
-    // An AppError from the store is already the answer (the webhook vanished under us: 404).
-    try {
-      await tx.insertNode(node);
-    } catch (cause) {
-      throw cause instanceof AppError ? cause : new AppError('node_insert_failed', { cause });
-    }
-    try {
-      await tx.insertEdge(edge);
-    } catch (cause) {
-      throw cause instanceof AppError ? cause : new AppError('edge_insert_failed', { cause });
-    }
-    try {
-      await tx.propagateAccess(edge.id);
-      return false;
-    } catch (err) {
-      // The spec keeps the request successful; a queued repair brings the rows later.
-      logger.error('access propagation failed; repair queued', {
-        node_id: node.id,
-        edge_id: edge.id,
-        error: err instanceof Error ? err.message : String(err),
-      });
-      await tx.queueAccessRepair(edge.id);
-      return true;
-    }
-  });
 }
 
 /**

@@ -3,7 +3,6 @@ import { sql } from 'kysely';
 import { ACCESS_LEVELS, levelGrantedBy, OPERATOR, type Actor } from '@inntak/access';
 import { openTestDatabase, type OpenTestDatabase } from '../testing/index.js';
 import { createCollection, createEdge, createNode, createPerson, deleteEdge, grantAccess, revokeAccess } from './graph-writes.js';
-import { PostgresIntakeStore } from '../intake/index.js';
 import { uuidv7 } from '@inntak/core';
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
@@ -138,10 +137,10 @@ describe('access matrix', () => {
     const nodeId = uuidv7();
     const edgeId = uuidv7();
     // An intake that has copied the collection's rows (the member's among them) but not committed.
-    const intake = new PostgresIntakeStore(h.db).transaction(async (tx) => {
-      await tx.insertNode({ id: nodeId, node_kind: 'content', title: null, content: null, visibility: 'hidden', metadata: {}, created_by: null });
-      await tx.insertEdge({ id: edgeId, source_id: nodeId, target_id: collection, edge_type: 'belongs_to', metadata: {}, system: true, created_by: null });
-      await tx.propagateAccess(edgeId);
+    // (inntak_intake_write, held inside a transaction so the revoke can run before it commits).
+    const intake = h.db.transaction().execute(async (trx) => {
+      await sql`select inntak_intake_write(${nodeId}, 'content', null, null, 'hidden', '{}', null,
+        ${edgeId}, ${nodeId}, ${collection}, 'belongs_to', '{}', true, null)`.execute(trx);
       copied();
       await released;
     });

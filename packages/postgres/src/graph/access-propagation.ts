@@ -12,15 +12,6 @@ export async function propagateBelongsTo(db: Kysely<Database>, edgeId: string): 
   return result.rows[0]!.written;
 }
 
-/**
- * propagateBelongsTo in one round trip, rolled back alone when it fails (a subtransaction):
- * the failure's message, or null.
- */
-export async function tryPropagateBelongsTo(db: Kysely<Database>, edgeId: string): Promise<string | null> {
-  const result = await sql<{ error: string | null }>`select inntak_try_propagate_belongs_to(${edgeId}::uuid) as error`.execute(db);
-  return result.rows[0]!.error;
-}
-
 export interface AccessPair {
   subject_id: string;
   object_id: string;

@@ -1,6 +1,6 @@
 // Graph reads and writes: nodes, edges, the access matrix, read filters, search, identities.
 export { PostgresIdentityDirectory } from './identity-directory.js';
-export { propagateBelongsTo, tryPropagateBelongsTo, refreshAccess, type AccessPair } from './access-propagation.js';
+export { propagateBelongsTo, refreshAccess, type AccessPair } from './access-propagation.js';
 export { hasAccess, hasAccessAtLeast, nodeVisibleTo, fullViewOf, summaryViewOf, accessLevelOf, edgeVisibleTo, audienceFacts, visibleNodeParts, type VisiblePart } from './read-filter.js';
 export {
   createPerson,

@@ -1,5 +1,5 @@
 // Webhook intake's store and webhook administration.
-export { PostgresIntakeStore } from './intake-store.js';
+export { PostgresIntakeStore, INTAKE_STATEMENTS } from './intake-store.js';
 export {
   createWebhook,
   setWebhookTemplate,
