@@ -5,6 +5,14 @@ create type access_level as enum ('reader', 'member', 'admin', 'owner');
 create type visibility as enum ('hidden', 'discoverable', 'readable', 'open');
 
 -- tables
+create table ab_events (
+  id bigint not null generated always as identity,
+  variant_edge_id uuid not null,
+  hour_of_week smallint not null,
+  impressions integer not null default 0,
+  clicks integer not null default 0,
+  recorded_at timestamp with time zone not null default now()
+);
 create table auth_identities (
   issuer text not null default ''::text,
   subject text not null,
@@ -116,6 +124,11 @@ create table orchestration_runs (
   job_id bigint,
   created_at timestamp with time zone not null default now()
 );
+create table publication_domains (
+  domain text not null,
+  publication_id uuid not null,
+  created_at timestamp with time zone not null default now()
+);
 create table realtime_overflow (
   id bigint not null generated always as identity,
   payload jsonb not null,
@@ -150,6 +163,11 @@ create table system_admins (
 );
 
 -- constraints
+alter table ab_events add constraint ab_events_clicks_check CHECK ((clicks >= 0));
+alter table ab_events add constraint ab_events_hour_of_week_check CHECK (((hour_of_week >= 0) AND (hour_of_week <= 167)));
+alter table ab_events add constraint ab_events_impressions_check CHECK ((impressions >= 0));
+alter table ab_events add constraint ab_events_pkey PRIMARY KEY (id);
+alter table ab_events add constraint ab_events_variant_edge_id_fkey FOREIGN KEY (variant_edge_id) REFERENCES edges(id) ON DELETE CASCADE;
 alter table auth_identities add constraint auth_identities_node_id_fkey FOREIGN KEY (node_id) REFERENCES nodes(id) ON DELETE CASCADE;
 alter table auth_identities add constraint auth_identities_pkey PRIMARY KEY (issuer, subject);
 alter table disk_status_log add constraint disk_status_log_level_check CHECK ((level = ANY (ARRAY['ok'::text, 'warning'::text, 'critical'::text, 'emergency'::text])));
@@ -184,6 +202,8 @@ alter table orchestration_log add constraint orchestration_log_status_check CHEC
 alter table orchestration_runs add constraint orchestration_runs_job_id_fkey FOREIGN KEY (job_id) REFERENCES job_queue(id) ON DELETE SET NULL;
 alter table orchestration_runs add constraint orchestration_runs_orchestration_id_fkey FOREIGN KEY (orchestration_id) REFERENCES nodes(id) ON DELETE CASCADE;
 alter table orchestration_runs add constraint orchestration_runs_pkey PRIMARY KEY (orchestration_id, event_type, subject_id);
+alter table publication_domains add constraint publication_domains_pkey PRIMARY KEY (domain);
+alter table publication_domains add constraint publication_domains_publication_id_fkey FOREIGN KEY (publication_id) REFERENCES nodes(id) ON DELETE CASCADE;
 alter table realtime_overflow add constraint realtime_overflow_pkey PRIMARY KEY (id);
 alter table resource_usage_log add constraint resource_usage_log_pkey PRIMARY KEY (id);
 alter table schema_version add constraint schema_version_pkey PRIMARY KEY (version);
@@ -192,15 +212,20 @@ alter table system_admins add constraint system_admins_node_id_fkey FOREIGN KEY 
 alter table system_admins add constraint system_admins_pkey PRIMARY KEY (node_id);
 
 -- indexes
+CREATE UNIQUE INDEX ab_events_pkey ON public.ab_events USING btree (id);
+CREATE INDEX ab_events_variant_idx ON public.ab_events USING btree (variant_edge_id) INCLUDE (impressions, clicks);
 CREATE INDEX auth_identities_node_idx ON public.auth_identities USING btree (node_id);
 CREATE UNIQUE INDEX auth_identities_pkey ON public.auth_identities USING btree (issuer, subject);
 CREATE UNIQUE INDEX disk_status_log_pkey ON public.disk_status_log USING btree (id);
 CREATE UNIQUE INDEX edges_pkey ON public.edges USING btree (id);
+CREATE INDEX edges_published_in_idx ON public.edges USING btree (target_id, created_at DESC, id DESC) WHERE (edge_type = 'published_in'::text);
+CREATE UNIQUE INDEX edges_published_in_once_idx ON public.edges USING btree (source_id, target_id) WHERE (edge_type = 'published_in'::text);
 CREATE INDEX edges_source_id_idx ON public.edges USING btree (source_id, id);
 CREATE INDEX edges_source_target_idx ON public.edges USING btree (source_id, target_id);
 CREATE INDEX edges_source_type_idx ON public.edges USING btree (source_id, edge_type);
 CREATE INDEX edges_target_id_idx ON public.edges USING btree (target_id, id);
 CREATE INDEX edges_target_type_source_idx ON public.edges USING btree (target_id, edge_type, source_id);
+CREATE INDEX edges_variant_testing_idx ON public.edges USING btree (source_id, target_id) WHERE ((edge_type = 'front_page_variant'::text) AND ((metadata ->> 'ab_status'::text) = 'testing'::text));
 CREATE UNIQUE INDEX job_priority_rules_pkey ON public.job_priority_rules USING btree (job_type);
 CREATE INDEX job_queue_listing_idx ON public.job_queue USING btree (status, job_type, id DESC);
 CREATE UNIQUE INDEX job_queue_pkey ON public.job_queue USING btree (id);
@@ -223,6 +248,7 @@ CREATE INDEX nodes_kind_id_idx ON public.nodes USING btree (node_kind, id);
 CREATE INDEX nodes_not_hidden_id_idx ON public.nodes USING btree (id) WHERE (visibility <> 'hidden'::visibility);
 CREATE INDEX nodes_orchestration_event_idx ON public.nodes USING btree ((((metadata -> 'trigger'::text) ->> 'event'::text))) WHERE (node_kind = 'orchestration'::text);
 CREATE UNIQUE INDEX nodes_pkey ON public.nodes USING btree (id);
+CREATE UNIQUE INDEX nodes_publication_slug_idx ON public.nodes USING btree (((metadata #>> '{publication,slug}'::text[]))) WHERE ((node_kind = 'collection'::text) AND (metadata ? 'publication'::text));
 CREATE UNIQUE INDEX nodes_tag_name_idx ON public.nodes USING btree (((metadata ->> 'tag'::text))) WHERE (node_kind = 'tag'::text);
 CREATE INDEX nodes_visibility_id_idx ON public.nodes USING btree (visibility, id);
 CREATE UNIQUE INDEX nodes_webhook_token_idx ON public.nodes USING btree (((metadata ->> 'token'::text))) WHERE (node_kind = 'webhook'::text);
@@ -230,6 +256,8 @@ CREATE INDEX orchestration_log_job_idx ON public.orchestration_log USING btree (
 CREATE INDEX orchestration_log_orchestration_idx ON public.orchestration_log USING btree (orchestration_id, id DESC);
 CREATE UNIQUE INDEX orchestration_log_pkey ON public.orchestration_log USING btree (id);
 CREATE UNIQUE INDEX orchestration_runs_pkey ON public.orchestration_runs USING btree (orchestration_id, event_type, subject_id);
+CREATE UNIQUE INDEX publication_domains_pkey ON public.publication_domains USING btree (domain);
+CREATE INDEX publication_domains_publication_idx ON public.publication_domains USING btree (publication_id);
 CREATE INDEX realtime_overflow_created_idx ON public.realtime_overflow USING btree (created_at);
 CREATE UNIQUE INDEX realtime_overflow_pkey ON public.realtime_overflow USING btree (id);
 CREATE UNIQUE INDEX resource_usage_log_pkey ON public.resource_usage_log USING btree (id);

@@ -154,7 +154,7 @@ describe('webhook intake', () => {
 `);
     await createEdge(h.db, alice, { source_id: o, target_id: watched, edge_type: 'observes' });
     const webhook = await createWebhook(h.db, { collectionId: watched, templateId: 'forge-push', title: null });
-    const store = new PostgresIntakeStore(h.db);
+    const store = new PostgresIntakeStore(h);
     const quiet = { error() {}, warn() {}, info() {}, debug() {} };
     const pushed = await receiveWebhook(
       { store, logger: quiet },
