@@ -35,6 +35,8 @@ const config: Config = {
     'packages/templates',
     'packages/intake',
     'packages/jobs',
+    'packages/ab-testing',
+    'packages/publishing',
     'packages/orchestration',
     'packages/postgres',
     'apps/api',

@@ -8,6 +8,9 @@ import { readDatabaseStats, type DatabaseHandle } from '@inntak/postgres';
 import { PostgresIdentityDirectory, PostgresNodeQueryStore, queryCursorKey } from '@inntak/postgres/graph';
 import { PostgresIntakeStore } from '@inntak/postgres/intake';
 import { PostgresLiveRoomStatus } from '@inntak/postgres/jobs';
+import { recordAbCounts } from '@inntak/postgres/publishing';
+import { AbRecorder } from './ab-recorder.js';
+import { startPageCache } from './page-cache.js';
 import { createApp, type AppDeps } from './app.js';
 import { RealtimeHub, type RealtimeHubDeps } from './realtime-hub.js';
 
@@ -35,6 +38,8 @@ export interface ApiServerOptions {
 export interface ApiServer {
   server: Server;
   hub: RealtimeHub;
+  /** The published pages' dependencies (the page cache, the AB recorder), for tests. */
+  publishing: AppDeps['publishing'];
   /** Base URL, e.g. http://127.0.0.1:8080. */
   url: string;
   /** Closes the stream (its sockets are long-lived), then drains HTTP requests. */
@@ -49,6 +54,8 @@ export function postgresAppDeps(
   > & {
     /** How long the live-room status is cached (spec: 10 s); tests use 0. */
     liveRoomCacheMs?: number;
+    /** How often counted AB impressions and clicks are written (default 1 s). */
+    abFlushMs?: number;
   },
 ): AppDeps {
   const { database } = options;
@@ -70,6 +77,10 @@ export function postgresAppDeps(
     bodyLimitBytes: options.bodyLimitBytes,
     slowRequestMs: options.slowRequestMs,
     jobAdmin: { db: database.db, liveRooms: cachedLiveRoomStatus(new PostgresLiveRoomStatus(database.db), options.liveRoomCacheMs) },
+    publishing: {
+      recorder: new AbRecorder((rows) => recordAbCounts(database.db, rows), options.logger, { flushMs: options.abFlushMs }),
+      ownHost: new URL(options.baseUrl).hostname,
+    },
   };
 }
 
@@ -80,6 +91,9 @@ export function postgresAppDeps(
 export async function startApiServer(options: ApiServerOptions, port: number, host?: string): Promise<ApiServer> {
   const { database, logger, verifier } = options;
   const deps = { ...postgresAppDeps(options), ...options.app };
+  // The published pages' cache lives as long as this server, kept current by the change stream.
+  const pageCache = await startPageCache({ db: database.db, connectionString: options.databaseUrl, logger });
+  deps.publishing = { ...deps.publishing, pageCache: pageCache.cache };
   const app = createApp(deps);
   const server = createServer(app);
   const hub = new RealtimeHub(server, { logger, db: database.db, connectionString: options.databaseUrl, verifier, identities: deps.identities, ...options.realtime });
@@ -98,11 +112,15 @@ export async function startApiServer(options: ApiServerOptions, port: number, ho
   return {
     server,
     hub,
+    publishing: deps.publishing,
     url: `http://${host ?? 'localhost'}:${address.port}`,
     async close() {
       await hub.stop();
       // close() stops accepting, lets in-flight requests finish and drops idle keep-alive sockets.
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      // After the last request: every impression and click counted is written before exit.
+      await deps.publishing.recorder.close();
+      await pageCache.stop();
     },
   };
 }

@@ -18,6 +18,7 @@ import { createMetrics, installMetrics, installRequestCounting } from './metrics
 import { installQueryNodes } from './query-nodes.js';
 import { authThen, readsPerCaller } from './read-limits.js';
 import { installRequestLogging } from './request-logging.js';
+import { installPublishedDomains, installPublishedPages, installPublishingIntentions, type PublishingDeps } from './publishing.js';
 import { RouteRegistry } from './route-registry.js';
 import { installWebhookAdmin } from './webhook-admin.js';
 import { installWebhookIntake } from './webhook-intake.js';
@@ -47,6 +48,7 @@ export interface AppDeps {
   jobAdmin: JobAdminDeps;
   /** Expensive reads one caller may run at once (READ_CONCURRENCY_PER_CALLER); default 4. */
   readsPerCaller?: number;
+  publishing: Omit<PublishingDeps, 'db' | 'logger'>;
 }
 
 const API_VERSION = '0.1.0';
@@ -60,6 +62,8 @@ export function createApp(deps: AppDeps): Express {
   installRequestLogging(app, { logger: deps.logger, slowMs: deps.slowRequestMs });
   // Every route declares itself here, so /openapi.json covers the whole surface.
   const routes = new RouteRegistry({ checkResponses: deps.checkResponses });
+  const publishing = { db: deps.db, logger: deps.logger, ...deps.publishing };
+  installPublishedDomains(app, publishing);
   installHealth(app, routes, deps);
   installWebhookIntake(app, routes, { store: deps.intakeStore, logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes });
   const auth = requireCaller({ verifier: deps.verifier, directory: deps.identities });
@@ -71,6 +75,8 @@ export function createApp(deps: AppDeps): Express {
   installQueryNodes(app, routes, limitedReads, { store: deps.nodeQueries, cursorKey: deps.cursorKey });
   installMetrics(app, routes, auth, { metrics, databaseStats: deps.databaseStats, metricsToken: deps.metricsToken });
   installJobAdmin(app, routes, auth, deps.jobAdmin);
+  installPublishingIntentions(app, routes, auth, publishing);
+  installPublishedPages(app, routes, publishing);
   installOrchestration(app, routes, auth, deps);
   installOpenApi(app, routes, { version: API_VERSION, baseUrl: deps.baseUrl });
   app.use((_req, res) => {

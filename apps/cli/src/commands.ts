@@ -7,6 +7,7 @@ import { type Db } from '@inntak/postgres';
 import { createCollection, createPerson, grantAccess } from '@inntak/postgres/graph';
 import { EVENT_TYPES, type EventType } from '@inntak/orchestration';
 import { addCollectionOrchestration } from '@inntak/postgres/orchestration';
+import { createPublication, publishArticle, runAbEvaluation } from '@inntak/postgres/publishing';
 import { createWebhook, listWebhooks, rotateWebhookToken, setWebhookTemplate, type AdministeredWebhook } from '@inntak/postgres/intake';
 
 /**
@@ -28,7 +29,7 @@ export class UsageError extends CliError {
   }
 }
 
-type OptionSpec = { type: 'string' | 'boolean'; help: string; uuid?: true };
+type OptionSpec = { type: 'string' | 'boolean'; help: string; uuid?: true; multiple?: true };
 
 export interface CommandSpec {
   name: string;
@@ -113,6 +114,25 @@ export const COMMANDS: readonly CommandSpec[] = [
       title: { type: 'string', help: "the orchestration's title" },
     },
   },
+  {
+    name: 'publication add',
+    args: '--slug S --title T --owner PERSON_ID [--about A] [--domain D ...]',
+    summary: 'a publication (docs/publishing.md): its pages at /pub/S and at the root of each --domain',
+    options: {
+      slug: { type: 'string', help: 'lowercase letters, digits and hyphens: /pub/SLUG' },
+      title: { type: 'string', help: "the publication's title" },
+      owner: id('the person who owns it'),
+      about: { type: 'string', help: 'the text of the about page' },
+      domain: { type: 'string', help: 'a custom domain serving the pages (repeatable)', multiple: true },
+    },
+  },
+  {
+    name: 'publish',
+    args: '--publication ID --node ID',
+    summary: 'publish a node in a publication (a published_in edge)',
+    options: { publication: id('the publication'), node: id('the node to publish') },
+  },
+  { name: 'ab evaluate', args: '', summary: 'run the A/B evaluator of front-page variants now; prints what it decided', options: {} },
   { name: 'templates', args: '', summary: 'the payload templates', options: {} },
 ];
 
@@ -125,6 +145,9 @@ export const DATABASE_COMMANDS = [
   'webhook rotate',
   'member add',
   'orchestration add',
+  'publication add',
+  'publish',
+  'ab evaluate',
 ] as const;
 export type DatabaseCommand = (typeof DATABASE_COMMANDS)[number];
 
@@ -132,7 +155,7 @@ export function isDatabaseCommand(command: string): command is DatabaseCommand {
   return (DATABASE_COMMANDS as readonly string[]).includes(command);
 }
 
-export type Options = Record<string, string | boolean | undefined>;
+export type Options = Record<string, string | string[] | boolean | undefined>;
 
 export const USAGE = `inntak — webhooks into a graph
 
@@ -165,7 +188,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
     throw new UsageError(`ukjent kommando «${words.join(' ')}»; se inntak --help`);
   }
   const rest = argv.slice(command.name.split(' ').length);
-  const options = Object.fromEntries(Object.entries(command.options).map(([name, o]) => [name, { type: o.type }]));
+  const options = Object.fromEntries(Object.entries(command.options).map(([name, o]) => [name, { type: o.type, ...(o.multiple ? { multiple: true } : {}) }]));
   let values: Options;
   try {
     values = parseArgs({ args: [...rest], strict: true, allowPositionals: false, options: { ...options, help: { type: 'boolean', short: 'h' } } }).values as Options;
@@ -265,6 +288,17 @@ export async function runDatabaseCommand(command: DatabaseCommand, options: Opti
         title: optional(options, 'title'),
       });
     }
+    case 'publication add': {
+      const slug = required(options, 'slug');
+      const title = required(options, 'title');
+      const ownerId = await requireKind(db, options, 'owner', 'person');
+      const domains = options.domain;
+      return createPublication(db, { slug, title, ownerId, about: optional(options, 'about'), domains: Array.isArray(domains) ? domains : [] });
+    }
+    case 'publish':
+      return publishArticle(db, OPERATOR, { publication_id: required(options, 'publication'), node_id: required(options, 'node') });
+    case 'ab evaluate':
+      return runAbEvaluation(db);
   }
 }
 

@@ -13,7 +13,7 @@ afterAll(() => database.close());
 describe('the worker crontab (apps/worker/crontab)', () => {
   it('parses, and names only tasks the worker has', () => {
     const items = parseCrontab(readFileSync(CRONTAB_FILE, 'utf8'));
-    const known = ['disk_monitor', ...Object.keys(jobBodies(database.db))];
+    const known = ['disk_monitor', 'ab_evaluate', ...Object.keys(jobBodies(database.db))];
     expect(items.length).toBeGreaterThan(0);
     for (const item of items) expect(known).toContain(item.task);
   });

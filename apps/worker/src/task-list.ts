@@ -6,6 +6,7 @@ import { accessRepair } from './tasks/access-repair.js';
 import { orchestrate } from './tasks/orchestrate.js';
 import { ttsGenerate } from './tasks/tts-generate.js';
 import { diskMonitor } from './tasks/disk-monitor.js';
+import { abEvaluate } from './tasks/ab-evaluate.js';
 
 export interface OrchestrationAllowLists {
   httpAllow: readonly string[];
@@ -22,7 +23,7 @@ export function jobBodies(db: Db, allow: OrchestrationAllowLists = { httpAllow: 
 }
 
 export function createTaskList(bodies: Record<string, JobBody<never>>, governedDeps: GovernedDeps, diskDeps: DiskMonitorDeps): TaskList {
-  const list: TaskList = { disk_monitor: diskMonitor(diskDeps) };
+  const list: TaskList = { disk_monitor: diskMonitor(diskDeps), ab_evaluate: abEvaluate(governedDeps) };
   for (const [type, body] of Object.entries(bodies)) list[type] = governed(type, body, governedDeps);
   return list;
 }

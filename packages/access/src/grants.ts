@@ -104,6 +104,18 @@ export function requireSystemAdmin(actor: Actor): void {
  */
 export const RESERVED_NODE_KINDS = ['webhook', 'collection', 'person', 'tag'] as const;
 
+/**
+ * Edge types the generic edge operations do not make: publishing's own operations make them,
+ * with their own rule (admin on the publication). A `published_in` edge is also removed only by
+ * `unpublish_article`: storage pruning honours it (docs/publishing.md).
+ */
+export const RESERVED_EDGE_TYPES = ['published_in', 'front_page_variant'] as const;
+
+export function requireGenericEdge(edgeType: string, operation: 'create' | 'delete'): void {
+  const reserved = operation === 'create' ? (RESERVED_EDGE_TYPES as readonly string[]).includes(edgeType) : edgeType === 'published_in';
+  if (reserved) throw new AppError('invalid_input', { detail: `edge_type: ${edgeType} lages og fjernes med publiseringsoperasjonene` });
+}
+
 export function requireCreatableKind(kind: string): void {
   if ((RESERVED_NODE_KINDS as readonly string[]).includes(kind)) {
     throw new AppError('invalid_input', { detail: `node_kind: ${kind} lages med sin egen operasjon` });

@@ -16,6 +16,7 @@ export {
   requireSystemAdmin,
   GRANTING_EDGE_TYPES,
   RESERVED_NODE_KINDS,
+  requireGenericEdge,
 } from './grants.js';
 export {
   nodeDeliveries,

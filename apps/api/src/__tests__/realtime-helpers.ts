@@ -2,10 +2,11 @@ import { io as connectClient, type Socket } from 'socket.io-client';
 import { OidcTokenVerifier } from '../oidc-verifier.js';
 import { startApiServer, type ApiServer } from '../api-server.js';
 import type { RealtimeHubDeps } from '../realtime-hub.js';
+import type { AppDeps } from '../app.js';
 import type { TestContext } from './helpers.js';
 
 /** An API instance as main.ts starts it (app and realtime hub on one http server), on port 0. */
-export function startApiInstance(ctx: TestContext, realtime: Partial<RealtimeHubDeps> = {}): Promise<ApiServer> {
+export function startApiInstance(ctx: TestContext, realtime: Partial<RealtimeHubDeps> = {}, app: Partial<AppDeps> = {}): Promise<ApiServer> {
   return startApiServer(
     {
       logger: ctx.logger,
@@ -16,6 +17,7 @@ export function startApiInstance(ctx: TestContext, realtime: Partial<RealtimeHub
       bodyLimitBytes: 25 * 1024 * 1024,
       slowRequestMs: 200,
       realtime: { maxQueue: 1000, initialSync: { collections: 50, nodesPerCollection: 20 }, listenerBackoffMs: { min: 20, max: 200 }, ...realtime },
+      app,
     },
     0,
     '127.0.0.1',

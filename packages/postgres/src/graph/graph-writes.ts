@@ -9,6 +9,7 @@ import {
   levelGrantedBy,
   levelToGrant,
   requireCreatableKind,
+  requireGenericEdge,
   type AccessLevel,
   type Actor,
 } from '@inntak/access';
@@ -132,6 +133,7 @@ export interface NewEdgeInput {
  * maker's level on the source sets (belongsToCap).
  */
 export async function createEdge(db: Db, actor: Actor, input: NewEdgeInput): Promise<{ id: string }> {
+  requireGenericEdge(input.edge_type, 'create');
   const problem = edgeMetadataProblem(input.metadata ?? {});
   if (problem) throw new AppError('invalid_input', { detail: `metadata: ${problem}` });
   return graphWrite(db, async (trx) => {
@@ -156,6 +158,7 @@ export async function deleteEdge(db: Db, actor: Actor, input: { edge_id: string 
   return graphWrite(db, async (trx) => {
     const edge = await trx.selectFrom('edges').selectAll().where('id', '=', input.edge_id).executeTakeFirst();
     if (!edge) throw new AppError('not_found', { detail: 'edge_id' });
+    requireGenericEdge(edge.edge_type, 'delete');
     if (!levelGrantedBy(edge.edge_type, edge.metadata) && (await administersAnEndpoint(trx, actor, edge))) {
       await deleteEdges(trx, [edge.id]);
       return { id: edge.id };

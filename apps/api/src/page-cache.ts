@@ -1,0 +1,98 @@
+import { EventEmitter } from 'node:events';
+import type { Logger } from '@inntak/core';
+import type { Db } from '@inntak/postgres';
+import { ChangeListener, type ChangeNotice } from '@inntak/postgres/realtime';
+import { TAGGED_EDGE_TYPE } from '@inntak/graph';
+import { FRONT_PAGE_VARIANT, PUBLISHED_IN, publicationsTouched } from '@inntak/postgres/publishing';
+
+/**
+ * The published pages' models, cached in memory and dropped when the change stream says what
+ * they were built from changed. Entries belong to a publication (`scope`) or to the routing
+ * lookups (slug and Host → publication). An `epoch` guards against a load that raced an
+ * invalidation: a value read before the change is not stored after it.
+ */
+export class PageCache {
+  readonly events = new EventEmitter();
+  private entries = new Map<string, { scope: string; value: unknown }>();
+  private epoch = 0;
+
+  constructor(private readonly maxEntries = 10_000) {}
+
+  async get<T>(scope: string, key: string, load: () => Promise<T>): Promise<T> {
+    const hit = this.entries.get(key);
+    if (hit) return hit.value as T;
+    const epoch = this.epoch;
+    const value = await load();
+    if (epoch === this.epoch) {
+      // Bounded: when full, start over rather than track recency on every hit.
+      if (this.entries.size >= this.maxEntries) this.entries.clear();
+      this.entries.set(key, { scope, value });
+    }
+    return value;
+  }
+
+  /** Drops the entries of these publications, and every routing lookup (a slug or domain may have moved). */
+  invalidate(publicationIds: readonly string[]): void {
+    this.epoch += 1;
+    const scopes = new Set([...publicationIds, ROUTING]);
+    for (const [key, entry] of this.entries) if (scopes.has(entry.scope)) this.entries.delete(key);
+    this.events.emit('invalidated', publicationIds);
+  }
+
+  clear(): void {
+    this.epoch += 1;
+    this.entries.clear();
+    this.events.emit('invalidated', 'all');
+  }
+}
+
+/** Scope of the slug and Host lookups. */
+export const ROUTING = 'routing';
+
+/**
+ * A PageCache kept current by its own LISTEN connection on the change stream: per burst, one
+ * query finds the publications the changed nodes and edges touch. A reconnect (notices may have
+ * been missed) clears everything.
+ */
+export async function startPageCache(options: { db: Db; connectionString: string; logger: Logger; backoffMs?: number }): Promise<{ cache: PageCache; stop(): Promise<void> }> {
+  const cache = new PageCache();
+  const listener = new ChangeListener({
+    connectionString: options.connectionString,
+    logger: options.logger,
+    minBackoffMs: options.backoffMs,
+    onReconnect: () => cache.clear(),
+    onBurst: async (notices) => {
+      // A notice too large for NOTIFY names only its overflow row: assume it touched everything.
+      if (notices.some((n) => 'overflow' in n.payload)) return cache.clear();
+      const { nodeIds, edgeIds, direct } = keysOf(notices);
+      const touched = await publicationsTouched(options.db, nodeIds, edgeIds);
+      const all = [...new Set([...direct, ...touched])];
+      if (all.length > 0) cache.invalidate(all);
+    },
+  });
+  await listener.start();
+  return { cache, stop: () => listener.stop() };
+}
+
+/** Ids to look up, and publications a deleted row names itself (it can no longer be looked up). */
+function keysOf(notices: readonly ChangeNotice[]): { nodeIds: string[]; edgeIds: string[]; direct: string[] } {
+  const nodeIds: string[] = [];
+  const edgeIds: string[] = [];
+  const direct: string[] = [];
+  for (const { channel, payload } of notices) {
+    const old = payload.old as Record<string, unknown> | undefined;
+    if (channel === 'inntak_nodes') {
+      if (old) {
+        const metadata = old.metadata as Record<string, unknown> | undefined;
+        if (metadata && 'publication' in metadata) direct.push(String(old.id));
+      } else if (typeof payload.id === 'string') nodeIds.push(payload.id);
+    } else if (channel === 'inntak_edges') {
+      if (old) {
+        if (old.edge_type === PUBLISHED_IN) direct.push(String(old.target_id));
+        else if (old.edge_type === FRONT_PAGE_VARIANT) direct.push(String(old.source_id));
+        else if (old.edge_type === TAGGED_EDGE_TYPE) nodeIds.push(String(old.source_id));
+      } else if (typeof payload.id === 'string') edgeIds.push(payload.id);
+    }
+  }
+  return { nodeIds, edgeIds, direct };
+}

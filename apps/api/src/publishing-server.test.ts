@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { once } from 'node:events';
+import { sql } from 'kysely';
+import { OPERATOR } from '@inntak/access';
+import { createNode } from '@inntak/postgres/graph';
+import { createPublication, createVariant, publishArticle, recordAbCounts } from '@inntak/postgres/publishing';
+import { setupTestContext, type TestContext } from './__tests__/helpers.js';
+import { startApiInstance } from './__tests__/realtime-helpers.js';
+import { AbRecorder } from './ab-recorder.js';
+
+let ctx: TestContext;
+
+beforeAll(async () => {
+  ctx = await setupTestContext();
+});
+afterAll(() => ctx.close());
+
+let slugs = 0;
+async function publishedArticle(publicationId: string, title: string): Promise<string> {
+  const { id } = await createNode(ctx.database.db, { personId: ctx.ownerId, isAdmin: false }, { node_kind: 'content', title });
+  await publishArticle(ctx.database.db, OPERATOR, { publication_id: publicationId, node_id: id });
+  return id;
+}
+
+async function newPublication(): Promise<{ id: string; slug: string }> {
+  const slug = `server-${++slugs}`;
+  return { ...(await createPublication(ctx.database.db, { title: 'Server', slug, ownerId: ctx.ownerId })), slug };
+}
+
+describe('the published pages in a running API', () => {
+  it('pages are cached, and the change stream invalidates them when an article is published, edited or unpublished', async () => {
+    const api = await startApiInstance(ctx);
+    try {
+      const pub = await newPublication();
+      const first = await publishedArticle(pub.id, 'Første sak');
+      const front = () => fetch(`${api.url}/pub/${pub.slug}`).then((r) => r.text());
+      expect(await front()).toContain(first);
+      const cache = api.publishing.pageCache!;
+
+      const invalidated = once(cache.events, 'invalidated');
+      const second = await publishedArticle(pub.id, 'Andre sak');
+      expect(await invalidated).toEqual([[pub.id]]);
+      expect(await front()).toContain(second);
+
+      const edited = once(cache.events, 'invalidated');
+      await sql`update nodes set title = 'Ny tittel' where id = ${first}`.execute(ctx.database.db);
+      await edited;
+      expect(await front()).toContain('Ny tittel');
+
+      const unpublished = once(cache.events, 'invalidated');
+      await sql`delete from edges where source_id = ${second} and edge_type = 'published_in'`.execute(ctx.database.db);
+      await unpublished;
+      expect(await front()).not.toContain(second);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('a cached page is served from memory: a change the stream does not report is not seen', async () => {
+    const api = await startApiInstance(ctx);
+    try {
+      const pub = await newPublication();
+      const id = await publishedArticle(pub.id, 'Hurtig');
+      expect(await fetch(`${api.url}/pub/${pub.slug}`).then((r) => r.text())).toContain('Hurtig');
+      // With triggers off (replica role) the change sends no notice: only a page read from the
+      // database could show it.
+      await ctx.database.db.transaction().execute(async (trx) => {
+        await sql`set local session_replication_role = replica`.execute(trx);
+        await sql`update nodes set title = 'Stille endring' where id = ${id}`.execute(trx);
+      });
+      for (let i = 0; i < 5; i++) expect(await fetch(`${api.url}/pub/${pub.slug}`).then((r) => r.text())).toContain('Hurtig');
+      const invalidated = once(api.publishing.pageCache!.events, 'invalidated');
+      await sql`update nodes set content = 'rørt' where id = ${id}`.execute(ctx.database.db);
+      await invalidated;
+      expect(await fetch(`${api.url}/pub/${pub.slug}`).then((r) => r.text())).toContain('Stille endring');
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('impressions counted in memory are all written when the API shuts down (the SIGTERM drain)', async () => {
+    // A flush interval far beyond the test: only the shutdown can write these.
+    const recorder = new AbRecorder((rows) => recordAbCounts(ctx.database.db, rows), ctx.logger, { flushMs: 3_600_000 });
+    const api = await startApiInstance(ctx, {}, { publishing: { recorder } });
+    const pub = await newPublication();
+    const article = await publishedArticle(pub.id, 'Telles');
+    const { edge_id: variant } = await createVariant(ctx.database.db, OPERATOR, { publication_id: pub.id, article_id: article, variant_type: 'headline', title: 'Tellevariant' });
+    for (let i = 0; i < 25; i++) expect(await fetch(`${api.url}/pub/${pub.slug}`).then((r) => r.text())).toContain('Tellevariant');
+    expect((await fetch(`${api.url}/pub/${pub.slug}/t/${article}?v=${variant}`, { redirect: 'manual' })).status).toBe(302);
+    const { rows: none } = await sql`select 1 from ab_events where variant_edge_id = ${variant}`.execute(ctx.database.db);
+    expect(none).toHaveLength(0);
+    await api.close();
+    const { rows } = await sql<{ impressions: string; clicks: string }>`
+      select sum(impressions) as impressions, sum(clicks) as clicks from ab_events where variant_edge_id = ${variant}`.execute(ctx.database.db);
+    expect(rows[0]).toEqual({ impressions: '25', clicks: '1' });
+  });
+});

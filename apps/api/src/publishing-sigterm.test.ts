@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
+import { OPERATOR } from '@inntak/access';
+import { createNode, createPerson } from '@inntak/postgres/graph';
+import { createPublication, createVariant, publishArticle } from '@inntak/postgres/publishing';
+import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+
+// The API as production runs it: the built main.js (npm test builds first, like the CLI tests).
+const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+
+let db: OpenTestDatabase;
+beforeAll(async () => {
+  db = await openTestDatabase();
+});
+afterAll(() => db.dispose());
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('AB events on SIGTERM', () => {
+  it('a real API process writes every impression and click it counted before it exits 0', async () => {
+    const owner = await createPerson(db.db, { subject: 'sigterm' });
+    const pub = await createPublication(db.db, { title: 'Signal', slug: 'signal', ownerId: owner.id });
+    const article = await createNode(db.db, { personId: owner.id, isAdmin: false }, { node_kind: 'content', title: 'Sak' });
+    await publishArticle(db.db, OPERATOR, { publication_id: pub.id, node_id: article.id });
+    const { edge_id: variant } = await createVariant(db.db, OPERATOR, { publication_id: pub.id, article_id: article.id, variant_type: 'headline', title: 'V' });
+
+    const port = await freePort();
+    const child = spawn(process.execPath, [MAIN], { env: { ...process.env, DATABASE_URL: db.url, PORT: String(port), LOG_LEVEL: 'info', OIDC_ISSUER: '' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    await new Promise<void>((resolve, reject) => {
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        if (line.includes('"api listening"')) resolve();
+      });
+      void exited.then(() => reject(new Error('the API exited before listening')));
+    });
+    const base = `http://127.0.0.1:${port}/pub/signal`;
+    for (let i = 0; i < 30; i++) expect((await fetch(base)).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await fetch(`${base}/t/${article.id}?v=${variant}`, { redirect: 'manual' })).status).toBe(302);
+    // At once: the last counts are still inside their one-second batch; only the shutdown writes them.
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const { rows } = await sql<{ impressions: string; clicks: string }>`
+      select coalesce(sum(impressions), 0) as impressions, coalesce(sum(clicks), 0) as clicks from ab_events where variant_edge_id = ${variant}`.execute(db.db);
+    expect(rows[0]).toEqual({ impressions: '30', clicks: '3' });
+  });
+});

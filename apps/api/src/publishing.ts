@@ -1,0 +1,328 @@
+import { createHash } from 'node:crypto';
+import type { Express, Request, RequestHandler, Response } from 'express';
+import { z } from 'zod';
+import { selectVariant } from '@inntak/ab-testing';
+import type { Logger } from '@inntak/core';
+import { normalizeTag } from '@inntak/graph';
+import type { Db } from '@inntak/postgres';
+import {
+  abOverride,
+  createPublication,
+  createVariant,
+  frontPageEntries,
+  isClickableVariant,
+  publicationByDomain,
+  publicationBySlug,
+  publishArticle,
+  publishedArticle,
+  publishedArticles,
+  searchArticles,
+  taggedArticles,
+  unpublishArticle,
+} from '@inntak/postgres/publishing';
+import {
+  hostName,
+  normalizeDomain,
+  pageWindow,
+  paginate,
+  parsePage,
+  renderAbout,
+  renderArchive,
+  renderArticle,
+  renderCategory,
+  renderFrontPage,
+  renderNotFound,
+  renderSearch,
+  type PageContext,
+  type Publication,
+} from '@inntak/publishing';
+import type { AbRecorder } from './ab-recorder.js';
+import { ROUTING, type PageCache } from './page-cache.js';
+import type { RouteRegistry } from './route-registry.js';
+import { Id } from './schemas.js';
+
+export interface PublishingDeps {
+  db: Db;
+  logger: Logger;
+  recorder: AbRecorder;
+  /** Page models cached until the change stream invalidates them; absent: every page reads the database. */
+  pageCache?: PageCache;
+  /** The service's own host (from BASE_URL): never a publication's custom domain. */
+  ownHost?: string;
+}
+
+const TAGS = ['publishing'];
+/** Search words beyond this are ignored: a page of results needs no essay. */
+const MAX_SEARCH_CHARS = 200;
+
+/** The intentions that make publications, publish articles and run front-page tests (docs/publishing.md). */
+export function installPublishingIntentions(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: PublishingDeps): void {
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/create_publication',
+      summary: 'Create a publication (a collection with metadata.publication) owned by the caller',
+      tags: TAGS,
+      auth: 'jwt',
+      body: z.strictObject({
+        title: z.string().min(1).max(300),
+        slug: z.string().min(1).max(63),
+        about: z.string().max(20_000).optional(),
+        domains: z.array(z.string().min(1).max(253)).max(20).optional(),
+      }),
+      response: { status: 201, schema: z.object({ id: Id }) },
+      errors: [400, 401, 409],
+    },
+    auth,
+    ({ body, caller }) => createPublication(deps.db, { ...body, ownerId: caller.personId }),
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/publish_article',
+      summary: 'Publish a node in a publication (a published_in edge article → publication)',
+      description: 'Needs admin on the publication and read on the whole node.',
+      tags: TAGS,
+      auth: 'jwt',
+      body: z.strictObject({ publication_id: Id, node_id: Id }),
+      response: { status: 201, schema: z.object({ edge_id: Id }) },
+      errors: [400, 401, 403, 404, 409],
+    },
+    auth,
+    ({ body, caller }) => publishArticle(deps.db, caller, body),
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/unpublish_article',
+      summary: 'Remove a published_in edge (admin on the publication)',
+      tags: TAGS,
+      auth: 'jwt',
+      body: z.strictObject({ edge_id: Id }),
+      response: { status: 200, schema: z.object({ edge_id: Id }) },
+      errors: [400, 401, 403, 404],
+    },
+    auth,
+    ({ body, caller }) => unpublishArticle(deps.db, caller, body),
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/create_variant',
+      summary: 'Add a front-page variant of a published article; a second of its type starts an A/B test',
+      tags: TAGS,
+      auth: 'jwt',
+      body: z.strictObject({
+        publication_id: Id,
+        article_id: Id,
+        variant_type: z.string().regex(/^[a-z][a-z0-9_-]{0,62}$/, 'forventet et kort navn i små bokstaver'),
+        title: z.string().min(1).max(300),
+        teaser: z.string().max(1000).nullish(),
+      }),
+      response: { status: 201, schema: z.object({ edge_id: Id, ab_status: z.enum(['testing']).nullable() }) },
+      errors: [400, 401, 403, 404, 409],
+    },
+    auth,
+    ({ body, caller }) => createVariant(deps.db, caller, body),
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/ab_override',
+      summary: "Editor override of an A/B test: this variant wins, the others of its type are retired",
+      description: 'Owner or admin of the publication only (403 otherwise).',
+      tags: TAGS,
+      auth: 'jwt',
+      body: z.strictObject({ edge_id: Id }),
+      response: { status: 200, schema: z.object({ edge_id: Id, ab_status: z.literal('winner'), retired: z.array(Id) }) },
+      errors: [400, 401, 403, 404],
+    },
+    auth,
+    ({ body, caller }) => abOverride(deps.db, caller, body),
+  );
+}
+
+const PAGE_ROUTES: Array<[path: string, summary: string]> = [
+  ['/pub/{slug}', 'Front page: newest published articles, each with its selected variant'],
+  ['/pub/{slug}/artikkel/{article_id}', 'A published article'],
+  ['/pub/{slug}/t/{article_id}', 'Click tracking for a front-page variant (?v={edge_id}); 302 to the article'],
+  ['/pub/{slug}/kategori/{tag}', 'Published articles with a tag, paginated'],
+  ['/pub/{slug}/arkiv', 'Archive, newest first, grouped by month, paginated'],
+  ['/pub/{slug}/sok', 'Ranked full-text search among published articles (?q=), paginated'],
+  ['/pub/{slug}/om', 'About the publication'],
+];
+
+/**
+ * The published pages: under /pub/{slug}, and at the root of a publication's custom domains
+ * (the Host header). The domain middleware goes first, so a custom domain serves nothing else.
+ */
+export function installPublishedDomains(app: Express, deps: PublishingDeps): void {
+  app.use((req, res, next) => {
+    const host = hostName(req.headers.host);
+    const domain = host && host !== deps.ownHost ? normalizeDomain(host) : undefined;
+    if (!domain) return next();
+    const pages = new Pages(deps);
+    pages
+      .byDomain(domain)
+      .then((publication) => {
+        if (!publication) return next();
+        return pages.serve(req, res, { publication, base: '' }, req.path);
+      })
+      .catch(next);
+  });
+}
+
+export function installPublishedPages(app: Express, registry: RouteRegistry, deps: PublishingDeps): void {
+  for (const [path, summary] of PAGE_ROUTES) {
+    registry.describe({
+      method: 'get',
+      path,
+      summary,
+      description: 'An HTML page (text/html), with ETag and 304; an unknown page is an HTML 404.',
+      tags: TAGS,
+      auth: 'public',
+      response: { status: path.includes('/t/') ? 302 : 200, schema: z.string(), description: 'text/html' },
+      errors: [404],
+    });
+  }
+  app.use('/pub', (req, res, next) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    const match = /^\/([^/]+)(\/.*)?$/.exec(req.path);
+    if (!match) return next();
+    const pages = new Pages(deps);
+    const slug = match[1]!;
+    pages
+      .bySlug(slug)
+      .then((publication) => {
+        if (!publication) return pages.notFound(res, undefined);
+        return pages.serve(req, res, { publication, base: `/pub/${publication.slug}` }, match[2] ?? '/');
+      })
+      .catch(next);
+  });
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** One request's view of the pages: cached reads, rendering, cache headers. */
+class Pages {
+  constructor(private readonly deps: PublishingDeps) {}
+
+  private cached<T>(scope: string, key: string, load: () => Promise<T>): Promise<T> {
+    return this.deps.pageCache ? this.deps.pageCache.get(scope, key, load) : load();
+  }
+
+  bySlug(slug: string): Promise<Publication | undefined> {
+    if (slug.length > 63) return Promise.resolve(undefined);
+    return this.cached(ROUTING, `slug:${slug}`, async () => (await publicationBySlug(this.deps.db, slug)) ?? null).then((p) => p ?? undefined);
+  }
+
+  byDomain(domain: string): Promise<Publication | undefined> {
+    return this.cached(ROUTING, `host:${domain}`, async () => (await publicationByDomain(this.deps.db, domain)) ?? null).then((p) => p ?? undefined);
+  }
+
+  async serve(req: Request, res: Response, ctx: PageContext, path: string): Promise<void> {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return this.notFound(res, ctx);
+    const { db } = this.deps;
+    const pub = ctx.publication;
+    const parts = path.split('/').filter((p) => p !== '');
+    const page = parsePage(req.query.side);
+    const [section, param] = parts;
+
+    if (parts.length === 0) {
+      if (page === undefined) return this.notFound(res, ctx);
+      const listing = await this.cached(pub.id, `front:${pub.id}:${page}`, async () => withEtag(paginate(await frontPageEntries(db, pub.id, pageWindow(page)), page)));
+      if (!listing.value) return this.notFound(res, ctx);
+      if (this.fresh(req, res, listing.etag)) return;
+      const items = listing.value.items.map((entry) => ({ article: entry, variant: selectVariant(entry.variants) }));
+      // A HEAD shows nothing to a reader: no impression.
+      if (req.method === 'GET') for (const item of items) if (item.variant) this.deps.recorder.impression(item.variant.id);
+      return this.send(res, renderFrontPage(ctx, { ...listing.value, items }));
+    }
+    if (section === 'artikkel' && parts.length === 2 && UUID.test(param!)) {
+      const article = await this.cached(pub.id, `article:${pub.id}:${param}`, async () => withEtag(await publishedArticle(db, pub.id, param!)));
+      if (!article.value) return this.notFound(res, ctx);
+      if (this.fresh(req, res, article.etag)) return;
+      return this.send(res, renderArticle(ctx, article.value));
+    }
+    if (section === 't' && parts.length === 2 && UUID.test(param!)) {
+      const variant = typeof req.query.v === 'string' && UUID.test(req.query.v) ? req.query.v : undefined;
+      if (variant && req.method === 'GET') {
+        const clickable = await this.cached(pub.id, `click:${pub.id}:${param}:${variant}`, () => isClickableVariant(db, pub.id, param!, variant));
+        if (clickable) this.deps.recorder.click(variant);
+      }
+      res.set('Cache-Control', 'no-store');
+      return res.redirect(302, `${ctx.base}/artikkel/${param}`);
+    }
+    if (section === 'kategori' && parts.length === 2 && page !== undefined) {
+      const tag = normalizeTag(safeDecode(param!) ?? '');
+      if (!tag) return this.notFound(res, ctx);
+      const listing = await this.cached(pub.id, `tag:${pub.id}:${page}:${tag}`, async () => withEtag(paginate(await taggedArticles(db, pub.id, tag, pageWindow(page)), page)));
+      if (!listing.value) return this.notFound(res, ctx);
+      if (this.fresh(req, res, listing.etag)) return;
+      return this.send(res, renderCategory(ctx, tag, listing.value));
+    }
+    if (section === 'arkiv' && parts.length === 1 && page !== undefined) {
+      const listing = await this.cached(pub.id, `archive:${pub.id}:${page}`, async () => withEtag(paginate(await publishedArticles(db, pub.id, pageWindow(page)), page)));
+      if (!listing.value) return this.notFound(res, ctx);
+      if (this.fresh(req, res, listing.etag)) return;
+      return this.send(res, renderArchive(ctx, listing.value));
+    }
+    if (section === 'sok' && parts.length === 1 && page !== undefined) {
+      const raw = typeof req.query.q === 'string' ? req.query.q : '';
+      const words = raw.slice(0, MAX_SEARCH_CHARS).trim();
+      // Searches are not cached: the words vary too much to be worth the memory.
+      const listing = words ? paginate(await searchArticles(db, pub.id, words, pageWindow(page)), page) : undefined;
+      if (words && !listing) return this.notFound(res, ctx);
+      if (this.fresh(req, res, etagOf({ pub, words, listing }))) return;
+      return this.send(res, renderSearch(ctx, words, listing));
+    }
+    if (section === 'om' && parts.length === 1) {
+      if (this.fresh(req, res, etagOf(pub))) return;
+      return this.send(res, renderAbout(ctx));
+    }
+    return this.notFound(res, ctx);
+  }
+
+  /** Sets the validators; true (and 304 sent) when the client's copy is current. */
+  private fresh(req: Request, res: Response, etag: string): boolean {
+    // no-cache: a browser revalidates every time, so a change shows at once and a 304 is cheap.
+    res.set({ ETag: etag, 'Cache-Control': 'no-cache' });
+    if (!req.fresh) return false;
+    res.status(304).end();
+    return true;
+  }
+
+  private send(res: Response, page: string): void {
+    res.status(200).type('html').send(page);
+  }
+
+  notFound(res: Response, ctx: PageContext | undefined): void {
+    res.status(404).set('Cache-Control', 'no-cache').type('html').send(renderNotFound(ctx));
+  }
+}
+
+/** A page model with a validator derived from it: the same data gives the same ETag. */
+function withEtag<T>(value: T): { value: T; etag: string } {
+  return { value, etag: etagOf(value ?? null) };
+}
+
+function etagOf(value: unknown): string {
+  return `W/"${createHash('sha1').update(JSON.stringify(value)).digest('base64url')}"`;
+}
+
+function safeDecode(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { createNode, createPerson } from '@inntak/postgres/graph';
+import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { runDatabaseCommand } from './commands.js';
+
+const quiet = { error() {}, warn() {}, info() {}, debug() {} };
+const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+let h: OpenTestDatabase;
+let owner: string;
+
+beforeAll(async () => {
+  h = await openTestDatabase(quiet);
+  owner = (await createPerson(h.db, { subject: 'publisher' })).id;
+});
+afterAll(() => h.dispose());
+
+const run = (command: Parameters<typeof runDatabaseCommand>[0], options: Record<string, string | string[] | boolean>) =>
+  runDatabaseCommand(command, options, { db: h.db, baseUrl: 'http://inntak.test' }) as Promise<Record<string, unknown>>;
+
+async function cli(...args: string[]): Promise<unknown> {
+  const { stdout } = await promisify(execFile)(process.execPath, [MAIN, ...args], { env: { ...process.env, DATABASE_URL: h.url, LOG_LEVEL: 'error' } });
+  return JSON.parse(stdout);
+}
+
+describe('inntak publication add, publish, ab evaluate', () => {
+  it('publication add makes a publication the owner owns; publish publishes a node in it', async () => {
+    const { id } = await run('publication add', { slug: 'cli-blad', title: 'CLI-bladet', owner });
+    const row = await h.db.selectFrom('nodes').select('metadata').where('id', '=', id as string).executeTakeFirstOrThrow();
+    expect(row.metadata).toEqual({ publication: { slug: 'cli-blad', title: 'CLI-bladet', about: '', domains: [] } });
+    const article = await createNode(h.db, { personId: owner, isAdmin: false }, { node_kind: 'content', title: 'Sak' });
+    const published = await run('publish', { publication: id as string, node: article.id });
+    const edge = await h.db.selectFrom('edges').selectAll().where('id', '=', published.edge_id as string).executeTakeFirstOrThrow();
+    expect(edge).toMatchObject({ source_id: article.id, target_id: id, edge_type: 'published_in' });
+  });
+
+  it('run as a program: --domain may be given more than once, and ab evaluate prints its decisions as JSON', async () => {
+    const made = (await cli('publication', 'add', '--slug', 'cli-domener', '--title', 'D', '--owner', owner, '--domain', 'a.example.no', '--domain', 'b.example.no')) as { id: string };
+    const row = await h.db.selectFrom('nodes').select('metadata').where('id', '=', made.id).executeTakeFirstOrThrow();
+    expect((row.metadata.publication as { domains: string[] }).domains).toEqual(['a.example.no', 'b.example.no']);
+    expect(await cli('ab', 'evaluate')).toEqual([]);
+  });
+});

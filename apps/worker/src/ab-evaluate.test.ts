@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { sql } from 'kysely';
+import { parseCrontab } from 'graphile-worker';
+import { OPERATOR } from '@inntak/access';
+import { createNode, createPerson } from '@inntak/postgres/graph';
+import { createPublication, createVariant, publishArticle, recordAbCounts } from '@inntak/postgres/publishing';
+import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { loadConfig } from './config.js';
+import { runGovernedOnce } from './__tests__/run-governed-once.js';
+
+let database: OpenTestDatabase;
+beforeAll(async () => {
+  database = await openTestDatabase();
+});
+afterAll(() => database.dispose());
+
+describe('the A/B evaluator in the worker', () => {
+  it('runs from the crontab every 300 s', () => {
+    const items = parseCrontab(loadConfig({ DATABASE_URL: 'postgres://x/y' }, []).crontab);
+    const evaluator = items.find((i) => i.task === 'ab_evaluate');
+    expect(evaluator).toBeDefined();
+    expect(evaluator!.match).toBeDefined();
+    // */5: minutes 0, 5, …, 55 of every hour.
+    const minutes = Array.from({ length: 60 }, (_, m) => m).filter((m) =>
+      (evaluator!.match as (digest: { min: number; hour: number; date: number; month: number; dow: number }) => boolean)({ min: m, hour: 3, date: 1, month: 1, dow: 1 }),
+    );
+    expect(minutes).toEqual([0, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55]);
+  });
+
+  it('an ab_evaluate job decides a test with enough impressions and a significant difference', async () => {
+    const owner = await createPerson(database.db, { subject: 'w-owner' });
+    const pub = await createPublication(database.db, { title: 'W', slug: 'w', ownerId: owner.id });
+    const article = await createNode(database.db, { personId: owner.id, isAdmin: false }, { node_kind: 'content', title: 'A' });
+    await publishArticle(database.db, OPERATOR, { publication_id: pub.id, node_id: article.id });
+    const v = (title: string) => createVariant(database.db, OPERATOR, { publication_id: pub.id, article_id: article.id, variant_type: 'headline', title });
+    const a = (await v('A')).edge_id;
+    const b = (await v('B')).edge_id;
+    await recordAbCounts(database.db, [
+      { variant_edge_id: a, hour_of_week: 10, impressions: 100, clicks: 30 },
+      { variant_edge_id: b, hour_of_week: 10, impressions: 100, clicks: 15 },
+    ]);
+    await sql`select graphile_worker.add_job('ab_evaluate')`.execute(database.db);
+    await runGovernedOnce(database);
+    const rows = await database.db.selectFrom('edges').select(['id', 'metadata']).where('id', 'in', [a, b]).execute();
+    const status = Object.fromEntries(rows.map((r) => [r.id, r.metadata.ab_status]));
+    expect(status).toEqual({ [a]: 'winner', [b]: 'retired' });
+  });
+});

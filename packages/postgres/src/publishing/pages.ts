@@ -1,0 +1,141 @@
+import { sql } from 'kysely';
+import { isAbStatus } from '@inntak/ab-testing';
+import { excerptOf, UNTITLED, type Article, type ArticleSummary, type FrontPageEntry, type FrontPageVariant, type PageWindow } from '@inntak/publishing';
+import { TAG_NODE_KIND as TAG_KIND, TAGGED_EDGE_TYPE as TAGGED } from '@inntak/graph';
+import type { Db } from '../platform/index.js';
+import { FRONT_PAGE_VARIANT, PUBLISHED_IN } from './articles.js';
+
+/**
+ * The reads behind the published pages. Every one starts from the publication's published_in
+ * edges, so a node that is not published in the publication can never appear, whatever its
+ * visibility; and every one reads a bounded page (PageWindow) or one row.
+ */
+
+/** Enough content for an excerpt, without carrying whole documents into listings. */
+const EXCERPT_SOURCE_CHARS = 600;
+
+interface SummaryRow {
+  id: string;
+  title: string | null;
+  content: string | null;
+  published_at: Date;
+}
+
+function toSummary(row: SummaryRow): ArticleSummary {
+  return { id: row.id, title: row.title || UNTITLED, excerpt: excerptOf(row.content), publishedAt: row.published_at };
+}
+
+/** The publication's articles, newest published first (index edges_published_in_idx). */
+export async function publishedArticles(db: Db, publicationId: string, window: PageWindow): Promise<ArticleSummary[]> {
+  const { rows } = await sql<SummaryRow>`
+    select n.id, n.title, left(n.content, ${EXCERPT_SOURCE_CHARS}) as content, e.created_at as published_at
+    from edges e join nodes n on n.id = e.source_id
+    where e.target_id = ${publicationId} and e.edge_type = ${PUBLISHED_IN}
+    order by e.created_at desc, e.id desc
+    limit ${window.limit} offset ${window.offset}`.execute(db);
+  return rows.map(toSummary);
+}
+
+/** The front page's articles with their variants in play (retired ones are never read). */
+export async function frontPageEntries(db: Db, publicationId: string, window: PageWindow): Promise<FrontPageEntry[]> {
+  const articles = await publishedArticles(db, publicationId, window);
+  if (articles.length === 0) return [];
+  const { rows } = await sql<{ id: string; target_id: string; metadata: Record<string, unknown> }>`
+    select id, target_id, metadata from edges
+    where source_id = ${publicationId} and edge_type = ${FRONT_PAGE_VARIANT}
+      and target_id = any(${articles.map((a) => a.id)}::uuid[])
+      and metadata ->> 'ab_status' is distinct from 'retired'
+    order by id`.execute(db);
+  const byArticle = new Map<string, FrontPageVariant[]>();
+  for (const row of rows) {
+    const m = row.metadata;
+    const variant: FrontPageVariant = {
+      id: row.id,
+      variantType: String(m.variant_type ?? ''),
+      abStatus: isAbStatus(m.ab_status) ? m.ab_status : null,
+      title: String(m.title ?? ''),
+      teaser: typeof m.teaser === 'string' ? m.teaser : null,
+    };
+    const list = byArticle.get(row.target_id);
+    if (list) list.push(variant);
+    else byArticle.set(row.target_id, [variant]);
+  }
+  return articles.map((a) => ({ ...a, variants: byArticle.get(a.id) ?? [] }));
+}
+
+/** One published article with its tags; undefined when it is not published in the publication. */
+export async function publishedArticle(db: Db, publicationId: string, articleId: string): Promise<Article | undefined> {
+  const { rows } = await sql<SummaryRow>`
+    select n.id, n.title, n.content, e.created_at as published_at
+    from edges e join nodes n on n.id = e.source_id
+    where e.target_id = ${publicationId} and e.edge_type = ${PUBLISHED_IN} and e.source_id = ${articleId}`.execute(db);
+  const row = rows[0];
+  if (!row) return undefined;
+  const { rows: tags } = await sql<{ tag: string }>`
+    select distinct t.metadata ->> 'tag' as tag
+    from edges te join nodes t on t.id = te.target_id
+    where te.source_id = ${articleId} and te.edge_type = ${TAGGED} and t.node_kind = ${TAG_KIND} and t.metadata ->> 'tag' is not null
+    order by 1 limit 50`.execute(db);
+  return { ...toSummary(row), content: row.content ?? '', tags: tags.map((t) => t.tag) };
+}
+
+/** Published articles that have the (normalized) tag, newest first. */
+export async function taggedArticles(db: Db, publicationId: string, tag: string, window: PageWindow): Promise<ArticleSummary[]> {
+  const { rows } = await sql<SummaryRow>`
+    select n.id, n.title, left(n.content, ${EXCERPT_SOURCE_CHARS}) as content, e.created_at as published_at
+    from edges e join nodes n on n.id = e.source_id
+    where e.target_id = ${publicationId} and e.edge_type = ${PUBLISHED_IN}
+      and exists (
+        select 1 from edges te join nodes t on t.id = te.target_id
+        where te.source_id = e.source_id and te.edge_type = ${TAGGED} and t.node_kind = ${TAG_KIND} and t.metadata ->> 'tag' = ${tag})
+    order by e.created_at desc, e.id desc
+    limit ${window.limit} offset ${window.offset}`.execute(db);
+  return rows.map(toSummary);
+}
+
+/**
+ * Ranked full-text search among the publication's articles (the node_search documents of
+ * migration 005: title above content), best first, newest first among equals. The words are
+ * read with websearch_to_tsquery, which accepts any text.
+ */
+export async function searchArticles(db: Db, publicationId: string, words: string, window: PageWindow): Promise<ArticleSummary[]> {
+  const { rows } = await sql<SummaryRow>`
+    select n.id, n.title, left(n.content, ${EXCERPT_SOURCE_CHARS}) as content, e.created_at as published_at
+    from edges e
+      join nodes n on n.id = e.source_id
+      join node_search s on s.node_id = e.source_id,
+      websearch_to_tsquery('simple', ${words}) q
+    where e.target_id = ${publicationId} and e.edge_type = ${PUBLISHED_IN} and s.document @@ q
+    order by ts_rank(s.document, q) desc, e.created_at desc, e.id desc
+    limit ${window.limit} offset ${window.offset}`.execute(db);
+  return rows.map(toSummary);
+}
+
+/** True when the variant is one of the publication's front-page variants of that published article. */
+export async function isClickableVariant(db: Db, publicationId: string, articleId: string, variantId: string): Promise<boolean> {
+  const { rows } = await sql`
+    select 1 from edges v
+    where v.id = ${variantId} and v.edge_type = ${FRONT_PAGE_VARIANT} and v.source_id = ${publicationId} and v.target_id = ${articleId}
+      and exists (select 1 from edges p where p.source_id = ${articleId} and p.target_id = ${publicationId} and p.edge_type = ${PUBLISHED_IN})`.execute(db);
+  return rows.length > 0;
+}
+
+/**
+ * Which publications a burst of change notices touches, for the page cache: changed
+ * publications, published articles, publishing and variant edges, tag edges of published
+ * articles. One query per burst.
+ */
+export async function publicationsTouched(db: Db, nodeIds: readonly string[], edgeIds: readonly string[]): Promise<string[]> {
+  if (nodeIds.length === 0 && edgeIds.length === 0) return [];
+  const { rows } = await sql<{ id: string }>`
+    select n.id from nodes n where n.id = any(${nodeIds}::uuid[]) and n.node_kind = 'collection' and n.metadata ? 'publication'
+    union
+    select e.target_id from edges e where e.source_id = any(${nodeIds}::uuid[]) and e.edge_type = ${PUBLISHED_IN}
+    union
+    select case when e.edge_type = ${PUBLISHED_IN} then e.target_id else e.source_id end
+    from edges e where e.id = any(${edgeIds}::uuid[]) and e.edge_type in (${PUBLISHED_IN}, ${FRONT_PAGE_VARIANT})
+    union
+    select p.target_id from edges e join edges p on p.source_id = e.source_id and p.edge_type = ${PUBLISHED_IN}
+    where e.id = any(${edgeIds}::uuid[]) and e.edge_type = ${TAGGED}`.execute(db);
+  return rows.map((r) => r.id);
+}

@@ -1,0 +1,17 @@
+export { html, Html, escapeHtml, type HtmlValue } from './html.js';
+export { isValidSlug, normalizeDomain, hostName } from './validation.js';
+export { PAGE_SIZE, MAX_PAGE, parsePage, pageWindow, paginate, type PageWindow } from './pagination.js';
+export { formatDay, monthKey, monthLabel, groupByMonth, type MonthGroup } from './dates.js';
+export {
+  excerptOf,
+  EXCERPT_LENGTH,
+  UNTITLED,
+  type Publication,
+  type ArticleSummary,
+  type Article,
+  type FrontPageVariant,
+  type FrontPageEntry,
+  type Listing,
+  type RenderedEntry,
+} from './models.js';
+export { renderFrontPage, renderArticle, renderCategory, renderArchive, renderSearch, renderAbout, renderNotFound, type PageContext } from './render.js';

@@ -1,0 +1,69 @@
+import type { AbStatus } from '@inntak/ab-testing';
+
+/**
+ * Glossary.
+ * - publication: a collection node whose `metadata.publication` holds { slug, title, about, domains }.
+ * - article: any node published in a publication by a `published_in` edge article → publication;
+ *   only such nodes ever appear on the publication's pages.
+ * - variant: a `front_page_variant` edge publication → article (see @inntak/ab-testing).
+ * - base path: `/pub/{slug}` on the service's own host, empty on one of the publication's domains.
+ */
+export interface Publication {
+  id: string;
+  slug: string;
+  title: string;
+  about: string;
+  domains: string[];
+}
+
+export interface ArticleSummary {
+  id: string;
+  title: string;
+  /** The start of the content, for listings. */
+  excerpt: string;
+  publishedAt: Date;
+}
+
+export interface Article extends ArticleSummary {
+  content: string;
+  tags: string[];
+}
+
+export interface FrontPageVariant {
+  id: string;
+  variantType: string;
+  abStatus: AbStatus | null;
+  title: string;
+  teaser: string | null;
+}
+
+export interface FrontPageEntry extends ArticleSummary {
+  variants: FrontPageVariant[];
+}
+
+export interface Listing<T> {
+  items: T[];
+  page: number;
+  hasNext: boolean;
+}
+
+/** What a front-page render shows for one article: its own title, or the selected variant's. */
+export interface RenderedEntry {
+  article: ArticleSummary;
+  variant?: FrontPageVariant;
+}
+
+/** Excerpt length of listings, in characters. */
+export const EXCERPT_LENGTH = 280;
+
+/** The first EXCERPT_LENGTH characters of a text, cut at a word where possible. */
+export function excerptOf(text: string | null): string {
+  const flat = (text ?? '').replace(/\s+/g, ' ').trim();
+  if (flat.length <= EXCERPT_LENGTH) return flat;
+  const cut = flat.slice(0, EXCERPT_LENGTH);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > EXCERPT_LENGTH / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+/** An article without a title still needs a link text. */
+export const UNTITLED = 'Uten tittel';

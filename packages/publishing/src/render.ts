@@ -1,0 +1,199 @@
+import { html, Html, type HtmlValue } from './html.js';
+import { formatDay, groupByMonth } from './dates.js';
+import type { Article, ArticleSummary, Listing, Publication, RenderedEntry } from './models.js';
+
+/**
+ * Server-rendered pages: valid HTML5, no scripts, readable on a phone (viewport, one column,
+ * system fonts). Every function takes the base path (`/pub/{slug}` or '' on a custom domain) so
+ * the same pages serve both.
+ */
+export interface PageContext {
+  publication: Publication;
+  base: string;
+}
+
+const STYLE = `body{font:1.05rem/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1a1a1a;background:#fdfdfc}
+header,main,footer{max-width:42rem;margin:0 auto;padding:0 1rem}
+header{border-bottom:1px solid #ddd;padding-top:1rem;padding-bottom:.5rem}
+header .site{font-size:1.6rem;font-weight:700;color:inherit;text-decoration:none}
+nav{display:flex;flex-wrap:wrap;gap:.75rem;align-items:center;margin:.5rem 0}
+nav form{display:flex;gap:.25rem}
+input[type=search]{font:inherit;padding:.2rem .4rem;max-width:12rem}
+button{font:inherit}
+article{margin:1.5rem 0}
+article h2{font-size:1.25rem;margin:0 0 .25rem}
+a{color:#0b5cad}
+time{color:#555;font-size:.9rem}
+.pages{display:flex;justify-content:space-between;margin:2rem 0}
+footer{color:#666;font-size:.85rem;border-top:1px solid #ddd;margin-top:2rem;padding-bottom:2rem}`;
+
+function home(ctx: PageContext): string {
+  return ctx.base === '' ? '/' : ctx.base;
+}
+
+function layout(ctx: PageContext, title: string, body: Html): Html {
+  const { publication } = ctx;
+  const fullTitle = title === publication.title ? title : `${title} – ${publication.title}`;
+  return html`<!doctype html>
+<html lang="nb">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${fullTitle}</title>
+<style>${new Html(STYLE)}</style>
+</head>
+<body>
+<header>
+<a class="site" href="${home(ctx)}">${publication.title}</a>
+<nav>
+<a href="${ctx.base}/arkiv">Arkiv</a>
+<a href="${ctx.base}/om">Om</a>
+<form action="${ctx.base}/sok" method="get" role="search"><input type="search" name="q" aria-label="Søk" placeholder="Søk"><button type="submit">Søk</button></form>
+</nav>
+</header>
+<main>
+${body}
+</main>
+<footer>${publication.title}</footer>
+</body>
+</html>
+`;
+}
+
+function summary(ctx: PageContext, article: ArticleSummary, options: { href?: string; title?: string; teaser?: string | null } = {}): Html {
+  const href = options.href ?? `${ctx.base}/artikkel/${article.id}`;
+  const teaser = options.teaser ?? article.excerpt;
+  return html`<article>
+<h2><a href="${href}">${options.title ?? article.title}</a></h2>
+<time datetime="${article.publishedAt.toISOString()}">${formatDay(article.publishedAt)}</time>
+${teaser ? html`<p>${teaser}</p>` : ''}
+</article>
+`;
+}
+
+/** Newer/older links; `extra` keeps other query parameters (the search words). */
+function pager(path: string, listing: Listing<unknown>, extra: Record<string, string> = {}): Html {
+  const link = (page: number) => {
+    const query = new URLSearchParams(extra);
+    if (page > 1) query.set('side', String(page));
+    const text = query.toString();
+    return text ? `${path}?${text}` : path;
+  };
+  if (listing.page === 1 && !listing.hasNext) return html``;
+  return html`<nav class="pages" aria-label="Sider">
+${listing.page > 1 ? html`<a rel="prev" href="${link(listing.page - 1)}">← Nyere</a>` : html`<span></span>`}
+<span>Side ${listing.page}</span>
+${listing.hasNext ? html`<a rel="next" href="${link(listing.page + 1)}">Eldre →</a>` : html`<span></span>`}
+</nav>
+`;
+}
+
+function empty(text: string): Html {
+  return html`<p>${text}</p>`;
+}
+
+/** The front page: each article with the variant selected for this render, linked through /t. */
+export function renderFrontPage(ctx: PageContext, listing: Listing<RenderedEntry>): string {
+  const items = listing.items.map(({ article, variant }) =>
+    variant
+      ? summary(ctx, article, {
+          href: `${ctx.base}/t/${article.id}?v=${variant.id}`,
+          title: variant.title,
+          teaser: variant.teaser ?? article.excerpt,
+        })
+      : summary(ctx, article),
+  );
+  const body = html`<h1>${ctx.publication.title}</h1>
+${items.length > 0 ? items : empty('Ingen artikler ennå.')}
+${pager(home(ctx), listing)}`;
+  return layout(ctx, ctx.publication.title, body).value;
+}
+
+export function renderArticle(ctx: PageContext, article: Article): string {
+  const paragraphs = article.content
+    .split(/\n\s*\n/)
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0);
+  const tags: HtmlValue = article.tags.length
+    ? html`<p>Emner: ${article.tags.map((t, i) => html`${i > 0 ? ', ' : ''}<a href="${ctx.base}/kategori/${encodeURIComponent(t)}">${t}</a>`)}</p>`
+    : '';
+  const body = html`<article>
+<h1>${article.title}</h1>
+<time datetime="${article.publishedAt.toISOString()}">${formatDay(article.publishedAt)}</time>
+${paragraphs.map((p) => html`<p>${p}</p>\n`)}
+${tags}
+</article>`;
+  return layout(ctx, article.title, body).value;
+}
+
+export function renderCategory(ctx: PageContext, tag: string, listing: Listing<ArticleSummary>): string {
+  const path = `${ctx.base}/kategori/${encodeURIComponent(tag)}`;
+  const body = html`<h1>Emne: ${tag}</h1>
+${listing.items.length > 0 ? listing.items.map((a) => summary(ctx, a)) : empty('Ingen artikler med dette emnet.')}
+${pager(path, listing)}`;
+  return layout(ctx, `Emne: ${tag}`, body).value;
+}
+
+export function renderArchive(ctx: PageContext, listing: Listing<ArticleSummary>): string {
+  const months = groupByMonth(listing.items, (a) => a.publishedAt);
+  const body = html`<h1>Arkiv</h1>
+${
+  months.length > 0
+    ? months.map(
+        (m) => html`<section>
+<h2 id="m${m.key}">${m.label}</h2>
+<ul>
+${m.items.map((a) => html`<li><a href="${ctx.base}/artikkel/${a.id}">${a.title}</a> <time datetime="${a.publishedAt.toISOString()}">${formatDay(a.publishedAt)}</time></li>\n`)}</ul>
+</section>
+`,
+      )
+    : empty('Arkivet er tomt.')
+}
+${pager(`${ctx.base}/arkiv`, listing)}`;
+  return layout(ctx, 'Arkiv', body).value;
+}
+
+export function renderSearch(ctx: PageContext, query: string, listing: Listing<ArticleSummary> | undefined): string {
+  const results: HtmlValue = !listing
+    ? ''
+    : listing.items.length > 0
+      ? [...listing.items.map((a) => summary(ctx, a)), pager(`${ctx.base}/sok`, listing, { q: query })]
+      : empty('Ingen treff.');
+  const body = html`<h1>Søk</h1>
+<form action="${ctx.base}/sok" method="get" role="search"><input type="search" name="q" value="${query}" aria-label="Søkeord"><button type="submit">Søk</button></form>
+${results}`;
+  return layout(ctx, query ? `Søk: ${query}` : 'Søk', body).value;
+}
+
+export function renderAbout(ctx: PageContext): string {
+  const paragraphs = ctx.publication.about
+    .split(/\n\s*\n/)
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0);
+  const body = html`<h1>Om ${ctx.publication.title}</h1>
+${paragraphs.length > 0 ? paragraphs.map((p) => html`<p>${p}</p>\n`) : empty('Ingen beskrivelse ennå.')}`;
+  return layout(ctx, 'Om', body).value;
+}
+
+/** A 404 page; without a publication (unknown slug) it stands alone. */
+export function renderNotFound(ctx: PageContext | undefined): string {
+  const body = html`<h1>Siden finnes ikke</h1>
+<p>Vi fant ikke siden du så etter.</p>
+${ctx ? html`<p><a href="${home(ctx)}">Til forsiden</a></p>` : ''}`;
+  if (ctx) return layout(ctx, 'Siden finnes ikke', body).value;
+  return html`<!doctype html>
+<html lang="nb">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Siden finnes ikke</title>
+<style>${new Html(STYLE)}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>
+`.value;
+}
