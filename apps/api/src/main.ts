@@ -65,7 +65,7 @@ const api = await startApiServer(
   config.port,
   config.host,
 ).catch(async (err: NodeJS.ErrnoException) => {
-  await database.close().catch(() => {});
+  await Promise.all([database.close().catch(() => {}), intakeDatabase.close().catch(() => {})]);
   fail(err.code === 'EADDRINUSE' ? `PORT ${config.port} is already in use: stop what listens there or choose another PORT` : `could not listen on PORT ${config.port}: ${err.message}`);
 });
 logger.info('api listening', { port: (api.server.address() as { port: number }).port, host: config.host ?? 'all interfaces', base_url: config.baseUrl });

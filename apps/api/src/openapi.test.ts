@@ -91,3 +91,45 @@ describe('GET /openapi.json', () => {
     expect(Object.keys(responses).sort()).toEqual(['200', '400', '401', '403', '404', '500']);
   });
 });
+
+describe('OpenAPI operations', () => {
+  it('every operation has an operationId, unique across the document', () => {
+    const ids = Object.values(doc.paths).flatMap((methods) => Object.values(methods).map((op) => (op as { operationId?: string }).operationId));
+    expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z0-9]+$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect((doc.paths['/intentions/create_webhook']!.post as { operationId?: string }).operationId).toBe('postIntentionsCreateWebhook');
+    expect((doc.paths['/nodes/{id}']!.get as { operationId?: string }).operationId).toBe('getNodesById');
+  });
+
+  it('the intake documents its form bodies next to JSON', () => {
+    const content = doc.paths['/api/webhook/{token}']!.post!.requestBody.content;
+    expect(Object.keys(content).sort()).toEqual(['application/json', 'application/x-www-form-urlencoded']);
+    expect(content['application/x-www-form-urlencoded']!.schema).toMatchObject({ type: 'object', description: expect.stringContaining('payload') });
+  });
+});
+
+describe('GET /docs', () => {
+  it('is a readable API reference (Swagger UI) served from this server only, reading /openapi.json', async () => {
+    const page = await request(ctx.app()).get('/docs');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toMatch(/text\/html/);
+    // Nothing is fetched from elsewhere: every asset is a path on this server, and each answers.
+    expect(page.text).not.toMatch(/(src|href)="(https?:)?\/\//);
+    const assets = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(assets).toEqual(['/docs/assets/swagger-ui.css', '/docs/assets/swagger-ui-bundle.js', '/docs/init.js']);
+    for (const asset of assets) {
+      const res = await request(ctx.app()).get(asset);
+      expect([asset, res.status]).toEqual([asset, 200]);
+    }
+    const init = await request(ctx.app()).get('/docs/init.js');
+    expect(init.text).toContain("url: '/openapi.json'");
+    // Swagger UI's default validator badge would send the document to validator.swagger.io.
+    expect(init.text).toContain('validatorUrl: null');
+  });
+
+  it('an asset that does not exist answers the usual JSON 404', async () => {
+    const res = await request(ctx.app()).get('/docs/assets/nope.js');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: 'Finnes ikke' });
+  });
+});

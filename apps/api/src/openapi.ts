@@ -1,4 +1,6 @@
-import type { Express } from 'express';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import express, { type Express } from 'express';
 import { z } from 'zod';
 import type { RouteRegistry, RouteSpec } from './route-registry.js';
 
@@ -17,6 +19,38 @@ export function installOpenApi(app: Express, registry: RouteRegistry, info: { ve
   app.get('/openapi.json', (_req, res) => {
     res.status(200).json(openApiDocument(registry.routes, info));
   });
+  installDocs(app);
+}
+
+// GET /docs: Swagger UI (the swagger-ui-dist package, served from node_modules: no CDN, works
+// offline) reading /openapi.json. validatorUrl null: its default sends the document to
+// validator.swagger.io for a badge.
+const SWAGGER_UI_DIR = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+const DOCS_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Inntak API</title>
+  <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="/docs/assets/swagger-ui-bundle.js"></script>
+  <script src="/docs/init.js"></script>
+</body>
+</html>
+`;
+const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, validatorUrl: null });\n`;
+
+function installDocs(app: Express): void {
+  app.get('/docs', (_req, res) => {
+    res.status(200).type('html').send(DOCS_PAGE);
+  });
+  app.get('/docs/init.js', (_req, res) => {
+    res.status(200).type('js').send(DOCS_INIT);
+  });
+  app.use('/docs/assets', express.static(SWAGGER_UI_DIR, { index: false, maxAge: '1h' }));
 }
 
 export function openApiDocument(routes: readonly RouteSpec[], info: { version: string; baseUrl: string }): Record<string, unknown> {
@@ -52,16 +86,38 @@ function operation(route: RouteSpec): Record<string, unknown> {
     responses[status] = { description: 'Error', content: { 'application/json': { schema: jsonSchema(ErrorBody, 'output') } } };
   }
   return {
+    operationId: route.operationId ?? operationId(route),
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     ...(route.tags ? { tags: route.tags } : {}),
     security: route.auth === 'jwt' ? [{ jwt: [] }] : [],
     ...(parameters.length ? { parameters } : {}),
-    ...(route.body
-      ? { requestBody: { required: !route.body.safeParse(undefined).success, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
-      : {}),
+    ...(route.body ? { requestBody: requestBody(route, route.body) } : {}),
     responses,
   };
+}
+
+function requestBody(route: RouteSpec, body: z.ZodType): Record<string, unknown> {
+  const content: Record<string, unknown> = { 'application/json': { schema: jsonSchema(body, 'input') } };
+  for (const [mediaType, alternative] of Object.entries(route.bodyAlternatives ?? {})) {
+    content[mediaType] = { schema: { ...jsonSchema(alternative.schema, 'input'), ...(alternative.description ? { description: alternative.description } : {}) } };
+  }
+  return { required: !body.safeParse(undefined).success, content };
+}
+
+/**
+ * `post /intentions/create_webhook` → `postIntentionsCreateWebhook`, `get /nodes/{id}` →
+ * `getNodesById`: unique because method and path are, and stable for generated clients.
+ */
+export function operationId(route: Pick<RouteSpec, 'method' | 'path'>): string {
+  const words = route.path
+    .split('/')
+    .filter(Boolean)
+    .flatMap((segment) => {
+      const param = /^\{(\w+)\}$/.exec(segment);
+      return param ? ['by', ...param[1]!.split(/[_.-]/)] : segment.split(/[_.-]/);
+    });
+  return route.method + words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
 }
 
 function parametersOf(schema: z.ZodObject | undefined, where: 'path' | 'query'): unknown[] {

@@ -39,6 +39,10 @@ export interface RouteSpec<
   params?: Params;
   query?: Query;
   body?: Body;
+  /** Media types the body may also come as, besides JSON (intake's forms), for the OpenAPI document. */
+  bodyAlternatives?: Record<string, { schema: z.ZodType; description?: string }>;
+  /** OpenAPI operationId; absent: made from method and path (`postIntentionsCreateWebhook`). */
+  operationId?: string;
   response: { status: number; schema: Out; description?: string };
   /** Statuses the route may answer with `{ "error": text }`, besides 500. */
   errors: number[];

@@ -39,6 +39,12 @@ export function installWebhookIntake(app: Express, registry: RouteRegistry, deps
     auth: 'webhook_token',
     params: z.object({ token: z.uuid() }),
     body: z.unknown(),
+    bodyAlternatives: {
+      'application/x-www-form-urlencoded': {
+        schema: z.record(z.string(), z.string()),
+        description: 'A form: its `payload` field holding JSON (Travis CI, Slack interactivity) is the payload; a form without one (Slack slash commands) becomes an object of its fields.',
+      },
+    },
     response: { status: 200, schema: z.looseObject({ node_id: z.uuid(), edge_id: z.uuid() }) },
     errors: [400, 404, 413, 415],
   });

@@ -1,4 +1,5 @@
-import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import { sep } from 'node:path';
 import pg from 'pg';
 import type { Logger } from '@inntak/core';
 import { migrate, spawnEmbeddedPostgres } from '@inntak/postgres';
@@ -31,7 +32,9 @@ export async function resolveDatabase(config: CliConfig, logger: Logger): Promis
   usableDataDir(config.dataDir);
   logger.info('starting embedded PostgreSQL', { data_dir: config.dataDir, port: config.embeddedPort });
   const server = await spawnEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPort, database: 'inntak' }).catch((err: Error) => {
-    throw new Error(`the embedded PostgreSQL (INNTAK_DATA_DIR=${config.dataDir}, EMBEDDED_PG_PORT=${config.embeddedPort}) did not start: ${err.message}`);
+    // As root the library runs PostgreSQL as the OS user `postgres`, which must reach the folder.
+    const hint = /permission denied/i.test(err.message) ? '; the OS user postgres must be able to open every folder on the way to INNTAK_DATA_DIR' : '';
+    throw new Error(`the embedded PostgreSQL (INNTAK_DATA_DIR=${config.dataDir}, EMBEDDED_PG_PORT=${config.embeddedPort}) did not start: ${err.message}${hint}`, { cause: err });
   });
   // The embedded database is ours to keep current; an operator's DATABASE_URL is migrated only
   // by `inntak migrate` or `npm start`.
@@ -42,12 +45,21 @@ export async function resolveDatabase(config: CliConfig, logger: Logger): Promis
 /** Fails with the variable's name rather than letting PostgreSQL's initdb fail (or wait) later. */
 function usableDataDir(dir: string): void {
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDirectory(dir);
     if (!statSync(dir).isDirectory()) throw new Error('not a directory');
     accessSync(dir, constants.W_OK | constants.X_OK);
   } catch (err) {
     const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
     throw new Error(`INNTAK_DATA_DIR must be a directory this user can create and write; ${dir}: ${reason}`, { cause: err });
+  }
+}
+
+/** mkdir -p one level at a time: Node's recursive mkdirSync never returns for a path under /proc. */
+function makeDirectory(dir: string): void {
+  const parts = dir.split(sep);
+  for (let i = 2; i <= parts.length; i++) {
+    const path = parts.slice(0, i).join(sep) || sep;
+    if (!existsSync(path)) mkdirSync(path);
   }
 }
 

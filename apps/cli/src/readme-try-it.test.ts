@@ -30,7 +30,7 @@ beforeAll(async () => {
   started = npmStart({ ...env, ...startEnv });
   await started.seen('api listening');
   await started.seen('worker started');
-}, 180_000);
+}, 300_000);
 
 afterAll(async () => {
   killGroup(started.child);
@@ -47,14 +47,14 @@ describe('README "Try it"', () => {
   });
 
   it('works as typed: a person, a collection, a webhook, a push delivered, /me and /query/nodes with a development token', async () => {
-    const { stdout } = await promisify(execFile)('bash', ['-c', ['set -euo pipefail', ...rest, 'echo "P=$P"'].join('\n')], { cwd: REPO_ROOT, env, timeout: 60_000 });
+    const { stdout } = await promisify(execFile)('bash', ['-c', ['set -euo pipefail', ...rest, 'echo "P=$P"'].join('\n')], { cwd: REPO_ROOT, env, timeout: 180_000 });
     const lines = stdout.trim().split('\n');
     const person = lines.pop()!.replace('P=', '');
     const [intake, me, query] = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(intake).toEqual({ node_id: expect.any(String), edge_id: expect.any(String) });
     expect(me).toEqual({ node_id: person, admin: false });
     expect((query!.nodes as Array<{ id: string }>).map((n) => n.id)).toContain(intake!.node_id);
-  }, 90_000);
+  }, 240_000);
 
   it('kill %1 (SIGTERM to npm start) stops API, worker and CLI, and npm start exits 0', async () => {
     started.child.kill('SIGTERM');

@@ -1,3 +1,4 @@
+import { openDatabase } from '@inntak/postgres';
 import { loadConfig, type WorkerConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { startWorker, type RunningWorker } from './worker.js';
@@ -12,6 +13,15 @@ try {
   process.exit(1);
 }
 const logger = createLogger(config.logLevel);
+const probe = openDatabase({ connectionString: config.databaseUrl, logger, max: 1 });
+try {
+  await probe.pool.query('select 1');
+} catch (err) {
+  logger.error(`DATABASE_URL: the database does not answer (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { tag: 'startup' });
+  process.exit(1);
+} finally {
+  await probe.close().catch(() => {});
+}
 let worker: RunningWorker;
 try {
   worker = await startWorker(config, logger);

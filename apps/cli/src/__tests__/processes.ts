@@ -50,7 +50,7 @@ export function npmStart(env: NodeJS.ProcessEnv): Started {
     messages,
     stderr,
     exited,
-    seen(message, timeoutMs = 120_000) {
+    seen(message, timeoutMs = 240_000) {
       if (messages.includes(message)) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no "${message}" within ${timeoutMs} ms; seen: ${messages.join(' | ')}; stderr: ${stderr.join(' | ')}`)), timeoutMs);

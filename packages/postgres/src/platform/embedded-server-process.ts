@@ -1,7 +1,7 @@
 /**
  * Runs the embedded PostgreSQL in a process of its own, so that whoever needs it (`npm start`,
  * the test run) decides when it stops: after its clients have drained, not when the library's
- * exit hook sees the first signal. Prints `{"url": ...}` when ready; stops on SIGTERM or when
+ * exit hook sees the first signal. Prints `{"url": ...}` when ready (`{"error": ...}` if it cannot start); stops on SIGTERM or when
  * its parent goes away.
  *
  * argv: <dataDir> <port> <database> [--ephemeral]   (--ephemeral deletes dataDir after stop)
@@ -18,7 +18,16 @@ const stderrLogger = {
   debug: () => {},
 };
 
-const server = await startEmbeddedPostgres({ dataDir: dataDir!, port: Number(port), database, logger: stderrLogger });
+let server: Awaited<ReturnType<typeof startEmbeddedPostgres>>;
+try {
+  server = await startEmbeddedPostgres({ dataDir: dataDir!, port: Number(port), database, logger: stderrLogger });
+} catch (err) {
+  // initdb's or postgres' own "error:"/"FATAL:" line says why; the rest is its progress chatter.
+  const message = err instanceof Error ? err.message : String(err);
+  const reason = message.split('\n').find((line) => /\b(error|FATAL):/.test(line)) ?? message.split('\n')[0];
+  process.stdout.write(`${JSON.stringify({ error: reason!.trim() })}\n`);
+  process.exit(1);
+}
 process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
 
 let stopping = false;

@@ -105,7 +105,11 @@ export async function spawnEmbeddedPostgres(options: {
   const timeoutMs = options.readyTimeoutMs ?? 60_000;
   let timer: NodeJS.Timeout | undefined;
   const url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', (line) => resolve((JSON.parse(line) as { url: string }).url));
+    createInterface({ input: child.stdout! }).once('line', (line) => {
+      const answer = JSON.parse(line) as { url: string } | { error: string };
+      if ('url' in answer) resolve(answer.url);
+      else reject(new Error(answer.error));
+    });
     void exited.then(() => reject(new Error(`embedded PostgreSQL exited with ${child.exitCode} before it was ready`)));
     timer = setTimeout(() => {
       child.kill('SIGKILL');
