@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Express, Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import { selectVariant } from '@inntak/ab-testing';
-import type { Logger } from '@inntak/core';
+import { storable, type Logger } from '@inntak/core';
 import { normalizeTag } from '@inntak/graph';
 import type { Db } from '@inntak/postgres';
 import {
@@ -288,7 +288,8 @@ class Pages {
     }
     if (section === 'sok' && parts.length === 1 && page !== undefined) {
       const raw = typeof req.query.q === 'string' ? req.query.q : '';
-      const words = raw.slice(0, MAX_SEARCH_CHARS).trim();
+      // PostgreSQL refuses NUL and lone surrogates (the cut may split a pair): drop them, not a 500.
+      const words = storable(raw.slice(0, MAX_SEARCH_CHARS)).trim();
       // Searches are not cached: the words vary too much to be worth the memory.
       const listing = words ? paginate(await searchArticles(db, pub.id, words, pageWindow(page)), page) : undefined;
       if (words && !listing) return this.notFound(res, ctx);
