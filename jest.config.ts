@@ -35,6 +35,8 @@ const config: Config = {
     'packages/templates',
     'packages/intake',
     'packages/jobs',
+    'packages/media',
+    'packages/files',
     'packages/ab-testing',
     'packages/publishing',
     'packages/orchestration',

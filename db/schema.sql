@@ -81,6 +81,19 @@ create table live_rooms (
   started_at timestamp with time zone not null default now(),
   ended_at timestamp with time zone
 );
+create table mixer_channels (
+  id uuid not null,
+  room_id uuid not null,
+  node_id uuid,
+  label text not null,
+  gain_db double precision not null default 0,
+  muted boolean not null default false,
+  effects jsonb not null default '{}'::jsonb,
+  role text not null default 'guest'::text,
+  created_by uuid,
+  created_at timestamp with time zone not null default now(),
+  updated_at timestamp with time zone not null default now()
+);
 create table node_access (
   subject_id uuid not null,
   object_id uuid not null,
@@ -123,6 +136,17 @@ create table orchestration_runs (
   depth integer not null,
   job_id bigint,
   created_at timestamp with time zone not null default now()
+);
+create table prune_runs (
+  id bigint not null generated always as identity,
+  started_at timestamp with time zone not null default now(),
+  finished_at timestamp with time zone not null default now(),
+  mode text not null,
+  trigger text not null,
+  disk_percent numeric(5,2) not null,
+  deleted jsonb not null default '[]'::jsonb,
+  freed_bytes bigint not null default 0,
+  swept jsonb not null default '[]'::jsonb
 );
 create table publication_domains (
   domain text not null,
@@ -185,6 +209,13 @@ alter table job_queue add constraint job_queue_pkey PRIMARY KEY (id);
 alter table job_queue add constraint job_queue_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'completed'::text, 'failed'::text, 'cancelled'::text])));
 alter table job_workers add constraint job_workers_pkey PRIMARY KEY (worker_id);
 alter table live_rooms add constraint live_rooms_pkey PRIMARY KEY (room_id);
+alter table mixer_channels add constraint mixer_channels_created_by_fkey FOREIGN KEY (created_by) REFERENCES nodes(id) ON DELETE SET NULL;
+alter table mixer_channels add constraint mixer_channels_effects_check CHECK ((jsonb_typeof(effects) = 'object'::text));
+alter table mixer_channels add constraint mixer_channels_gain_db_check CHECK (((gain_db >= ('-60'::integer)::double precision) AND (gain_db <= (12)::double precision)));
+alter table mixer_channels add constraint mixer_channels_label_check CHECK (((char_length(label) >= 1) AND (char_length(label) <= 200)));
+alter table mixer_channels add constraint mixer_channels_node_id_fkey FOREIGN KEY (node_id) REFERENCES nodes(id) ON DELETE SET NULL;
+alter table mixer_channels add constraint mixer_channels_pkey PRIMARY KEY (id);
+alter table mixer_channels add constraint mixer_channels_room_id_fkey FOREIGN KEY (room_id) REFERENCES nodes(id) ON DELETE CASCADE;
 alter table node_access add constraint node_access_object_id_fkey FOREIGN KEY (object_id) REFERENCES nodes(id) ON DELETE CASCADE;
 alter table node_access add constraint node_access_pkey PRIMARY KEY (subject_id, object_id);
 alter table node_access add constraint node_access_subject_id_fkey FOREIGN KEY (subject_id) REFERENCES nodes(id) ON DELETE CASCADE;
@@ -202,6 +233,8 @@ alter table orchestration_log add constraint orchestration_log_status_check CHEC
 alter table orchestration_runs add constraint orchestration_runs_job_id_fkey FOREIGN KEY (job_id) REFERENCES job_queue(id) ON DELETE SET NULL;
 alter table orchestration_runs add constraint orchestration_runs_orchestration_id_fkey FOREIGN KEY (orchestration_id) REFERENCES nodes(id) ON DELETE CASCADE;
 alter table orchestration_runs add constraint orchestration_runs_pkey PRIMARY KEY (orchestration_id, event_type, subject_id);
+alter table prune_runs add constraint prune_runs_mode_check CHECK ((mode = ANY (ARRAY['run'::text, 'dry_run'::text])));
+alter table prune_runs add constraint prune_runs_pkey PRIMARY KEY (id);
 alter table publication_domains add constraint publication_domains_pkey PRIMARY KEY (domain);
 alter table publication_domains add constraint publication_domains_publication_id_fkey FOREIGN KEY (publication_id) REFERENCES nodes(id) ON DELETE CASCADE;
 alter table realtime_overflow add constraint realtime_overflow_pkey PRIMARY KEY (id);
@@ -236,6 +269,8 @@ CREATE UNIQUE INDEX job_workers_pkey ON public.job_workers USING btree (worker_i
 CREATE INDEX job_workers_process_idx ON public.job_workers USING btree (process_id);
 CREATE INDEX live_rooms_active_idx ON public.live_rooms USING btree (room_id) WHERE (ended_at IS NULL);
 CREATE UNIQUE INDEX live_rooms_pkey ON public.live_rooms USING btree (room_id);
+CREATE UNIQUE INDEX mixer_channels_pkey ON public.mixer_channels USING btree (id);
+CREATE INDEX mixer_channels_room_idx ON public.mixer_channels USING btree (room_id, created_at);
 CREATE INDEX node_access_object_idx ON public.node_access USING btree (object_id);
 CREATE UNIQUE INDEX node_access_pkey ON public.node_access USING btree (subject_id, object_id);
 CREATE INDEX node_access_via_edge_idx ON public.node_access USING btree (via_edge);
@@ -256,6 +291,8 @@ CREATE INDEX orchestration_log_job_idx ON public.orchestration_log USING btree (
 CREATE INDEX orchestration_log_orchestration_idx ON public.orchestration_log USING btree (orchestration_id, id DESC);
 CREATE UNIQUE INDEX orchestration_log_pkey ON public.orchestration_log USING btree (id);
 CREATE UNIQUE INDEX orchestration_runs_pkey ON public.orchestration_runs USING btree (orchestration_id, event_type, subject_id);
+CREATE UNIQUE INDEX prune_runs_pkey ON public.prune_runs USING btree (id);
+CREATE INDEX prune_runs_started_idx ON public.prune_runs USING btree (started_at DESC);
 CREATE UNIQUE INDEX publication_domains_pkey ON public.publication_domains USING btree (domain);
 CREATE INDEX publication_domains_publication_idx ON public.publication_domains USING btree (publication_id);
 CREATE INDEX realtime_overflow_created_idx ON public.realtime_overflow USING btree (created_at);
@@ -419,6 +456,15 @@ begin
   return null;
 end $function$
 ;
+CREATE OR REPLACE FUNCTION public.inntak_notify_mixer_change()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  perform inntak_realtime_notify('inntak_mixer', jsonb_build_object('op', lower(tg_op), 'id', new.id));
+  return null;
+end $function$
+;
 CREATE OR REPLACE FUNCTION public.inntak_notify_write()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -539,6 +585,35 @@ begin
   perform pg_notify(channel, jsonb_build_object('overflow', overflow_id)::text);
 end $function$
 ;
+CREATE OR REPLACE FUNCTION public.inntak_reprioritise_queued_jobs()
+ RETURNS integer
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_live boolean;
+  v_group record;
+  v_count integer := 0;
+  v_moved bigint[];
+begin
+  select exists (select 1 from live_rooms where ended_at is null) into v_live;
+  for v_group in
+    select coalesce(r.base_priority, 0) + case when v_live then coalesce(r.livekit_priority_adj, 0) else 0 end as priority,
+           array_agg(q.worker_job_id) as job_ids
+      from job_queue q left join job_priority_rules r on r.job_type = q.job_type
+     where q.status = 'queued' and q.worker_job_id is not null
+     group by 1
+  loop
+    select array_agg(j.id) into v_moved from graphile_worker.reschedule_jobs(v_group.job_ids, priority => v_group.priority) j;
+    if v_moved is not null then
+      update job_queue set priority = v_group.priority, updated_at = now()
+        where worker_job_id = any (v_moved) and priority <> v_group.priority;
+      v_count := v_count + cardinality(v_moved);
+    end if;
+  end loop;
+  return v_count;
+end;
+$function$
+;
 CREATE OR REPLACE FUNCTION public.inntak_schedule_job(p_id bigint, p_run_at timestamp with time zone DEFAULT NULL::timestamp with time zone)
  RETURNS bigint
  LANGUAGE plpgsql
@@ -629,6 +704,7 @@ end $function$
 CREATE TRIGGER edges_notify_delete BEFORE DELETE ON public.edges FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_edges');
 CREATE TRIGGER edges_notify_write AFTER INSERT OR UPDATE ON public.edges FOR EACH ROW EXECUTE FUNCTION inntak_notify_write('inntak_edges');
 CREATE CONSTRAINT TRIGGER edges_orchestration_match AFTER INSERT ON public.edges DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION inntak_orchestration_on_write();
+CREATE TRIGGER mixer_channels_notify AFTER INSERT OR UPDATE ON public.mixer_channels FOR EACH ROW EXECUTE FUNCTION inntak_notify_mixer_change();
 CREATE TRIGGER node_access_notify_delete BEFORE DELETE ON public.node_access FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_access');
 CREATE TRIGGER node_access_notify_write AFTER INSERT OR UPDATE ON public.node_access FOR EACH ROW EXECUTE FUNCTION inntak_notify_write('inntak_access');
 CREATE TRIGGER nodes_notify_delete BEFORE DELETE ON public.nodes FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_nodes');

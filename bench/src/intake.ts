@@ -80,17 +80,24 @@ function pushPayload(): object {
   };
 }
 
-/** CPU time (user + system) of these processes so far, in ms; undefined where /proc does not show them. */
-async function cpuMs(pids: number[]): Promise<number | undefined> {
-  let ticks = 0;
+/** CPU time (user + system) of each of these processes so far, in ms, if /proc shows it. */
+async function cpuMs(pids: number[]): Promise<Map<number, number>> {
+  const times = new Map<number, number>();
   for (const pid of pids) {
     const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
-    if (stat === undefined) return undefined;
+    if (stat === undefined) continue;
     // Fields after the command (which may hold spaces): state is field 3, utime 14, stime 15.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    ticks += Number(fields[11]) + Number(fields[12]);
+    times.set(pid, ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS);
   }
-  return (ticks * 1000) / CLOCK_TICKS;
+  return times;
+}
+
+/** CPU ms used between two readings by the processes seen in both; undefined if none was. */
+function cpuUsed(before: Map<number, number>, after: Map<number, number>): number | undefined {
+  let sum: number | undefined;
+  for (const [pid, ms] of after) if (before.has(pid)) sum = (sum ?? 0) + ms - before.get(pid)!;
+  return sum;
 }
 
 interface Figures {
@@ -300,7 +307,10 @@ for (let round = 0; round < ROUNDS; round++) {
       const cpuBefore = [await cpuMs(apiPids), await cpuMs(backendPids)];
       const viaHttp = await runLoop(api.post, connections, DURATION_S);
       const cpuAfter = [await cpuMs(apiPids), await cpuMs(backendPids)];
-      const perRequest = (k: number) => (cpuBefore[k] === undefined || cpuAfter[k] === undefined ? '     -' : ((cpuAfter[k]! - cpuBefore[k]!) / viaHttp.count).toFixed(2).padStart(6));
+      const perRequest = (k: number) => {
+        const used = cpuUsed(cpuBefore[k]!, cpuAfter[k]!);
+        return used === undefined ? '     -' : (used / viaHttp.count).toFixed(2).padStart(6);
+      };
       const viaSql = await ceiling(connections, DURATION_S);
       console.log(
         `${String(connections).padStart(4)}  ${rps(viaHttp).toFixed(0).padStart(10)} ${ms(viaHttp, 50)} ${ms(viaHttp, 99)} ${String(viaHttp.errors).padStart(7)} ${perRequest(0)} ${perRequest(1)} | ` +

@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import type { Logger } from '@inntak/core';
@@ -7,6 +8,7 @@ import { cachedLiveRoomStatus } from '@inntak/jobs';
 import { readDatabaseStats, type DatabaseHandle } from '@inntak/postgres';
 import { PostgresIdentityDirectory, PostgresNodeQueryStore, queryCursorKey } from '@inntak/postgres/graph';
 import { PostgresIntakeStore } from '@inntak/postgres/intake';
+import { LocalFileStore } from '@inntak/files';
 import { PostgresLiveRoomStatus } from '@inntak/postgres/jobs';
 import { recordAbCounts } from '@inntak/postgres/publishing';
 import { AbRecorder } from './ab-recorder.js';
@@ -26,6 +28,8 @@ export interface ApiServerOptions {
   slowRequestMs: number;
   /** Bearer token a metrics scraper may use (METRICS_TOKEN); absent: admins only. */
   metricsToken?: string;
+  /** Where media files live (STORAGE_DIR); default .data/media in the repository. */
+  storageDir?: string;
   realtime: Pick<RealtimeHubDeps, 'maxQueue' | 'initialSync' | 'listenerBackoffMs'>;
   /** Intake's own pool (INTAKE_POOL_SIZE), so reads cannot starve it; absent: `database`. */
   intakeDatabase?: DatabaseHandle;
@@ -46,11 +50,13 @@ export interface ApiServer {
   close(): Promise<void>;
 }
 
+const DEFAULT_STORAGE_DIR = fileURLToPath(new URL('../../../.data/media', import.meta.url));
+
 /** The app's dependencies on PostgreSQL adapters: one wiring for main.ts, the tests and the benchmarks. */
 export function postgresAppDeps(
   options: Pick<
     ApiServerOptions,
-    'logger' | 'database' | 'baseUrl' | 'verifier' | 'bodyLimitBytes' | 'slowRequestMs' | 'metricsToken' | 'intakeDatabase' | 'readsPerCaller'
+    'logger' | 'database' | 'baseUrl' | 'verifier' | 'bodyLimitBytes' | 'slowRequestMs' | 'metricsToken' | 'intakeDatabase' | 'readsPerCaller' | 'storageDir'
   > & {
     /** How long the live-room status is cached (spec: 10 s); tests use 0. */
     liveRoomCacheMs?: number;
@@ -76,6 +82,7 @@ export function postgresAppDeps(
     },
     bodyLimitBytes: options.bodyLimitBytes,
     slowRequestMs: options.slowRequestMs,
+    files: new LocalFileStore(options.storageDir ?? DEFAULT_STORAGE_DIR),
     jobAdmin: { db: database.db, liveRooms: cachedLiveRoomStatus(new PostgresLiveRoomStatus(database.db), options.liveRoomCacheMs) },
     publishing: {
       recorder: new AbRecorder((rows) => recordAbCounts(database.db, rows), options.logger, { flushMs: options.abFlushMs }),

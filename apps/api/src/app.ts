@@ -5,6 +5,7 @@ import type { IntakeStore } from '@inntak/intake';
 import type { Db } from '@inntak/postgres';
 import type { NodeQueryStore } from '@inntak/graph';
 import type { DatabaseStats } from '@inntak/postgres';
+import type { FileStore } from '@inntak/media';
 import { requireCaller } from './auth.js';
 import { installMe } from './me.js';
 import { installJobAdmin, type JobAdminDeps } from './job-admin.js';
@@ -13,6 +14,8 @@ import { installGraphIntentions } from './graph-intentions.js';
 import { installHealth, type IssuerStatus } from './health.js';
 import { installNodeRead } from './node-read.js';
 import { installOpenApi } from './openapi.js';
+import { installMedia } from './media.js';
+import { installMixer } from './mixer.js';
 import { installOrchestration } from './orchestration.js';
 import { createMetrics, installMetrics, installRequestCounting } from './metrics.js';
 import { installQueryNodes } from './query-nodes.js';
@@ -46,6 +49,8 @@ export interface AppDeps {
   checkResponses?: boolean;
   slowRequestMs: number;
   jobAdmin: JobAdminDeps;
+  /** The media file store (STORAGE_DIR). */
+  files: FileStore;
   /** Expensive reads one caller may run at once (READ_CONCURRENCY_PER_CALLER); default 4. */
   readsPerCaller?: number;
   publishing: Omit<PublishingDeps, 'db' | 'logger'>;
@@ -75,6 +80,8 @@ export function createApp(deps: AppDeps): Express {
   installQueryNodes(app, routes, limitedReads, { store: deps.nodeQueries, cursorKey: deps.cursorKey });
   installMetrics(app, routes, auth, { metrics, databaseStats: deps.databaseStats, metricsToken: deps.metricsToken });
   installJobAdmin(app, routes, auth, deps.jobAdmin);
+  installMedia(app, routes, auth, { db: deps.db, files: deps.files, logger: deps.logger });
+  installMixer(app, routes, auth, deps);
   installPublishingIntentions(app, routes, auth, publishing);
   installPublishedPages(app, routes, publishing);
   installOrchestration(app, routes, auth, deps);

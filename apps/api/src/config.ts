@@ -29,6 +29,8 @@ export interface ApiConfig {
   };
   /** Bearer token that may read GET /metrics (for a scraper); absent: only admin JWTs may. */
   metricsToken: string | undefined;
+  /** STORAGE_DIR: where media files live; absent: .data/media in the repository. */
+  storageDir: string | undefined;
   /** INTAKE_POOL_SIZE: intake's own database connections, which reads cannot take (docs/security.md). */
   intakePoolSize: number;
   /** READ_CONCURRENCY_PER_CALLER: searches, listings and node reads one person may run at once (429 beyond). */
@@ -96,6 +98,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       },
     },
     metricsToken,
+    storageDir: env.STORAGE_DIR || undefined,
     intakePoolSize: integer(env.INTAKE_POOL_SIZE ?? '4', 'INTAKE_POOL_SIZE', 1, 100),
     readsPerCaller: integer(env.READ_CONCURRENCY_PER_CALLER ?? '4', 'READ_CONCURRENCY_PER_CALLER', 1, 1000),
   };

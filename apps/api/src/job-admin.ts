@@ -4,6 +4,7 @@ import { requireSystemAdmin } from '@inntak/access';
 import { DISK_LEVELS, DEFAULT_LIMITS, JOB_STATUSES, type DiskMeasurementRecord, type JobRecord, type JobRule, type LiveRoomStatus } from '@inntak/jobs';
 import { type Db } from '@inntak/postgres';
 import { cancelJob, diskStatus, listJobs, resourceStatus, retryJob, updateRule, type ResourceStatus } from '@inntak/postgres/jobs';
+import { latestPruneRun } from '@inntak/postgres/media';
 import type { RouteRegistry } from './route-registry.js';
 import { Timestamp } from './schemas.js';
 
@@ -76,6 +77,19 @@ const Resources = z.object({
       running_weight: z.number().int(),
     })
     .nullable(),
+  pruning: z
+    .object({
+      mode: z.enum(['run', 'dry_run']),
+      trigger: z.string(),
+      started_at: Timestamp,
+      finished_at: Timestamp,
+      disk_percent: z.number(),
+      deleted: z.array(z.object({ id: z.string(), media_type: z.string(), bytes: z.number(), reason: z.string() })),
+      freed_bytes: z.number(),
+      swept: z.array(z.object({ kind: z.string(), key: z.string() })),
+    })
+    .nullable()
+    .describe('the last pruning run (docs/media.md)'),
 });
 
 // The JSON shapes of the job admin: the schemas above, and the mappings from the adapter's
@@ -121,7 +135,7 @@ function diskView(disk: DiskMeasurementRecord): z.infer<typeof DiskMeasurement> 
   return { ...disk, measured_at: disk.measured_at.toISOString() };
 }
 
-function resourcesView(status: ResourceStatus): z.infer<typeof Resources> {
+function resourcesView(status: ResourceStatus): Omit<z.infer<typeof Resources>, 'pruning'> {
   return {
     limits: { max_running: DEFAULT_LIMITS.maxRunning, max_weight: DEFAULT_LIMITS.maxWeight },
     running: status.running.map((job) => ({
@@ -234,7 +248,8 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     auth,
     async ({ caller }) => {
       requireSystemAdmin(caller);
-      return resourcesView(await resourceStatus(deps.db, deps.liveRooms));
+      const [status, pruning] = await Promise.all([resourceStatus(deps.db, deps.liveRooms), latestPruneRun(deps.db)]);
+      return { ...resourcesView(status), pruning };
     },
   );
 

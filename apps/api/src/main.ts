@@ -58,6 +58,7 @@ const api = await startApiServer(
     slowRequestMs: config.slowRequestMs,
     realtime: config.realtime,
     metricsToken: config.metricsToken,
+    storageDir: config.storageDir,
     intakeDatabase,
     readsPerCaller: config.readsPerCaller,
     app: oidc ? { issuerStatus: async () => ((await oidc.reachable()) ? 'ok' : 'unreachable') } : {},

@@ -228,6 +228,14 @@ describe('published pages', () => {
     expect((await request(app).get(`/pub/${pub.slug}/sok?q=${encodeURIComponent('"><script>x')}`)).text).not.toContain('<script>x');
   });
 
+  it('search words holding a NUL answer a search page, not 500', async () => {
+    const pub = await publication();
+    const hit = await article(pub.id, 'Fjordhest med NUL', 'Ingenting');
+    const res = await request(app).get(`/pub/${pub.slug}/sok?q=fjord%00hest`);
+    expect(res.status).toBe(200);
+    expect(res.text).toContain(hit);
+  });
+
   it('the category page lists published articles with the tag; the article page links its tags', async () => {
     const pub = await publication();
     const tagged = await article(pub.id, 'Om Rust');

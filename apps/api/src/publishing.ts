@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Express, Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import { selectVariant } from '@inntak/ab-testing';
-import type { Logger } from '@inntak/core';
+import { storable, type Logger } from '@inntak/core';
 import { normalizeTag } from '@inntak/graph';
 import type { Db } from '@inntak/postgres';
 import {
@@ -30,7 +30,7 @@ import {
   renderArchive,
   renderArticle,
   renderCategory,
-  renderFrontPage,
+  prepareFrontPage,
   renderNotFound,
   renderSearch,
   type PageContext,
@@ -239,13 +239,23 @@ class Pages {
 
     if (parts.length === 0) {
       if (page === undefined) return this.notFound(res, ctx);
-      const listing = await this.cached(pub.id, `front:${pub.id}:${page}`, async () => withEtag(paginate(await frontPageEntries(db, pub.id, pageWindow(page)), page)));
-      if (!listing.value) return this.notFound(res, ctx);
-      if (this.fresh(req, res, listing.etag)) return;
-      const items = listing.value.items.map((entry) => ({ article: entry, variant: selectVariant(entry.variants) }));
+      // Prepared once per model and base path: a render only picks a variant per article.
+      const front = await this.cached(pub.id, `front:${pub.id}:${ctx.base}:${page}`, async () => {
+        const listing = paginate(await frontPageEntries(db, pub.id, pageWindow(page)), page);
+        return { etag: etagOf(listing ?? null), prepared: listing && prepareFrontPage(ctx, listing) };
+      });
+      if (!front.prepared) return this.notFound(res, ctx);
+      if (this.fresh(req, res, front.etag)) return;
       // A HEAD shows nothing to a reader: no impression.
-      if (req.method === 'GET') for (const item of items) if (item.variant) this.deps.recorder.impression(item.variant.id);
-      return this.send(res, renderFrontPage(ctx, { ...listing.value, items }));
+      const counting = req.method === 'GET';
+      return this.send(
+        res,
+        front.prepared.render((entry) => {
+          const variant = selectVariant(entry.variants);
+          if (variant && counting) this.deps.recorder.impression(variant.id);
+          return variant;
+        }),
+      );
     }
     if (section === 'artikkel' && parts.length === 2 && UUID.test(param!)) {
       const article = await this.cached(pub.id, `article:${pub.id}:${param}`, async () => withEtag(await publishedArticle(db, pub.id, param!)));
@@ -278,7 +288,8 @@ class Pages {
     }
     if (section === 'sok' && parts.length === 1 && page !== undefined) {
       const raw = typeof req.query.q === 'string' ? req.query.q : '';
-      const words = raw.slice(0, MAX_SEARCH_CHARS).trim();
+      // PostgreSQL refuses NUL and lone surrogates (the cut may split a pair): drop them, not a 500.
+      const words = storable(raw.slice(0, MAX_SEARCH_CHARS)).trim();
       // Searches are not cached: the words vary too much to be worth the memory.
       const listing = words ? paginate(await searchArticles(db, pub.id, words, pageWindow(page)), page) : undefined;
       if (words && !listing) return this.notFound(res, ctx);

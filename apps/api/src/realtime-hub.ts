@@ -15,6 +15,8 @@ import {
 } from '@inntak/access';
 import { type Db } from '@inntak/postgres';
 import { ChangeListener, loadInitialSync, readChanges, type Change, type ChangeNotice, type InitialSyncBounds } from '@inntak/postgres/realtime';
+import { mixerDeliveries } from '@inntak/media';
+import { mixerChannelsFor, readMixerChanges } from '@inntak/postgres/media';
 import { errorResponse } from './errors.js';
 
 /**
@@ -53,6 +55,9 @@ export interface RealtimeStats {
 export type ResyncReason = 'overflow' | 'listener_reconnected' | 'read_failed';
 
 export const EVERYONE_ROOM = 'everyone';
+const MIXER_CHANNEL = 'inntak_mixer';
+/** initial_sync.mixer: the most recently changed channels of the rooms the client may read. */
+const MIXER_SYNC_LIMIT = 500;
 const subjectRoom = (personId: string) => `subject:${personId}`;
 
 const EVENT_NAMES = {
@@ -156,8 +161,11 @@ export class RealtimeHub {
     this.syncing.set(socket.id, waiting);
     await socket.join([EVERYONE_ROOM, subjectRoom(caller.personId)]);
     try {
-      const snapshot = await loadInitialSync(this.deps.db, caller.personId, this.deps.initialSync);
-      socket.emit('initial_sync', { type: 'initial_sync', ...snapshot, mixer: [], at: new Date().toISOString() });
+      const [snapshot, mixer] = await Promise.all([
+        loadInitialSync(this.deps.db, caller.personId, this.deps.initialSync),
+        mixerChannelsFor(this.deps.db, caller.personId, MIXER_SYNC_LIMIT),
+      ]);
+      socket.emit('initial_sync', { type: 'initial_sync', ...snapshot, mixer, at: new Date().toISOString() });
       this.syncing.delete(socket.id);
       if (waiting.length > this.deps.maxQueue) this.sendResync(socket, 'overflow');
       else for (const [type, payload] of waiting) socket.emit(type, payload);
@@ -181,6 +189,12 @@ export class RealtimeHub {
     // Nobody to tell: skip the read. A client connecting later starts from initial_sync, which
     // reads the current rows itself (its rooms are joined before, so nothing after is missed).
     if (this.io.of('/').sockets.size === 0) return;
+    const mixerNotices = notices.filter((n) => n.channel === MIXER_CHANNEL);
+    if (mixerNotices.length > 0) {
+      await this.deliverMixer(mixerNotices);
+      notices = notices.filter((n) => n.channel !== MIXER_CHANNEL);
+      if (notices.length === 0) return;
+    }
     let changes: Change[];
     const started = performance.now();
     try {
@@ -214,6 +228,28 @@ export class RealtimeHub {
         }
       }
     }
+  }
+
+  /**
+   * Mixer channel changes (docs/media.md): each channel is read as it is now, so clients that
+   * got several changes of one channel end with its latest state, and sent as
+   * mixer_channel_changed to the clients who may read its room.
+   */
+  private async deliverMixer(notices: ChangeNotice[]): Promise<void> {
+    let channels;
+    try {
+      channels = await readMixerChanges(
+        this.deps.db,
+        notices.map((n) => n.payload.id as string),
+      );
+    } catch (error) {
+      this.deps.logger.error('reading mixer channels failed', { error: coerceError(error).message, notices: notices.length });
+      this.resyncAll('read_failed');
+      return;
+    }
+    const held = this.holdBack();
+    const at = (notices[notices.length - 1]!.payload.at as string | undefined) ?? new Date().toISOString();
+    for (const { channel, room } of channels) this.deliver('mixer_channel_changed', at, mixerDeliveries(channel, room), held);
   }
 
   /**

@@ -1,9 +1,12 @@
+import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { OPERATOR, isAccessLevel } from '@inntak/access';
 import { AppError, isUuid } from '@inntak/core';
 import { intakeUrl, knownTemplateId } from '@inntak/intake';
 import { type Db } from '@inntak/postgres';
 import { createCollection, createPerson, grantAccess } from '@inntak/postgres/graph';
+import { EVENT_TYPES, type EventType } from '@inntak/orchestration';
+import { addCollectionOrchestration } from '@inntak/postgres/orchestration';
 import { createPublication, publishArticle, runAbEvaluation } from '@inntak/postgres/publishing';
 import { createWebhook, listWebhooks, rotateWebhookToken, setWebhookTemplate, type AdministeredWebhook } from '@inntak/postgres/intake';
 
@@ -100,6 +103,18 @@ export const COMMANDS: readonly CommandSpec[] = [
     },
   },
   {
+    name: 'orchestration add',
+    args: '--collection ID --file script.yaml [--event node.created|edge.created] [--node-kind K] [--title T]',
+    summary: "an orchestration observing a collection, run as the collection's owner (docs/orchestration.md)",
+    options: {
+      collection: id('the collection it observes and belongs to'),
+      file: { type: 'string', help: 'the script (YAML); checked before anything is saved' },
+      event: { type: 'string', help: 'node.created (default: a node created in the collection) or edge.created (an edge to or from the collection)' },
+      'node-kind': { type: 'string', help: 'only nodes of this kind (for edge.created: edges from one), e.g. content — the collection\'s webhooks are nodes in it too' },
+      title: { type: 'string', help: "the orchestration's title" },
+    },
+  },
+  {
     name: 'publication add',
     args: '--slug S --title T --owner PERSON_ID [--about A] [--domain D ...]',
     summary: 'a publication (docs/publishing.md): its pages at /pub/S and at the root of each --domain',
@@ -119,6 +134,22 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   { name: 'ab evaluate', args: '', summary: 'run the A/B evaluator of front-page variants now; prints what it decided', options: {} },
   { name: 'templates', args: '', summary: 'the payload templates', options: {} },
+  {
+    name: 'tts',
+    args: '--node ID [--voice V] [--rate WPM]',
+    summary: 'read a node aloud: queues tts_generate, waits for a worker, prints the media id (docs/media.md)',
+    options: {
+      node: id('the node whose title and content are read'),
+      voice: { type: 'string', help: 'an eSpeak NG voice (default nb)' },
+      rate: { type: 'string', help: 'words per minute, 80 to 450 (default 175)' },
+    },
+  },
+  {
+    name: 'prune',
+    args: '[--dry-run]',
+    summary: 'one storage pruning run: {mode, disk_percent, deleted, freed_bytes} (docs/media.md)',
+    options: { 'dry-run': { type: 'boolean', help: 'decide and print, delete nothing' } },
+  },
 ];
 
 export const DATABASE_COMMANDS = [
@@ -129,6 +160,7 @@ export const DATABASE_COMMANDS = [
   'webhook set-template',
   'webhook rotate',
   'member add',
+  'orchestration add',
   'publication add',
   'publish',
   'ab evaluate',
@@ -252,6 +284,25 @@ export async function runDatabaseCommand(command: DatabaseCommand, options: Opti
       const objectId = await requireKind(db, options, 'collection', 'collection');
       const granted = await grantAccess(db, OPERATOR, { subject_id: subjectId, object_id: objectId, access });
       return { subject_id: subjectId, object_id: objectId, access, edge_id: granted.edge_id };
+    }
+    case 'orchestration add': {
+      const event = optional(options, 'event') ?? 'node.created';
+      if (!(EVENT_TYPES as readonly string[]).includes(event)) throw new UsageError(`--event må være node.created eller edge.created; fikk «${event}»`);
+      const file = required(options, 'file');
+      let script: string;
+      try {
+        script = await readFile(file, 'utf8');
+      } catch (err) {
+        throw new UsageError(`--file ${file} kan ikke leses (${(err as { code?: string }).code ?? (err as Error).message})`);
+      }
+      const collectionId = await requireKind(db, options, 'collection', 'collection');
+      return addCollectionOrchestration(db, {
+        collection_id: collectionId,
+        script,
+        event: event as EventType,
+        node_kind: optional(options, 'node-kind'),
+        title: optional(options, 'title'),
+      });
     }
     case 'publication add': {
       const slug = required(options, 'slug');

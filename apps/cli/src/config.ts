@@ -11,6 +11,8 @@ export interface CliConfig {
   logLevel: string;
   /** The environment as given, for the API and worker processes `start` runs. */
   env: NodeJS.ProcessEnv;
+  /** STORAGE_DIR: where media files live (inntak prune). */
+  storageDir: string;
 }
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -36,6 +38,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): CliConfig {
     baseUrl,
     logLevel,
     env,
+    storageDir: env.STORAGE_DIR ?? `${REPO_ROOT}.data/media`,
   };
 }
 

@@ -6,6 +6,7 @@ import { commandHelp, describeFailure, isDatabaseCommand, parseCommandLine, runD
 import { loadConfig } from './config.js';
 import { resolveDatabase } from './database.js';
 import { devToken } from './dev-token.js';
+import { isMediaCommand, runMediaCommand } from './media-commands.js';
 import { startAll } from './start.js';
 
 function print(value: unknown): void {
@@ -45,6 +46,7 @@ async function main(argv: string[]): Promise<number> {
     const handle = openDatabase({ connectionString: database.url, logger, max: 2 });
     try {
       if (isDatabaseCommand(command.name)) print(await runDatabaseCommand(command.name, values, { db: handle.db, baseUrl: config.baseUrl }));
+      if (isMediaCommand(command.name)) print(await runMediaCommand(command.name, values, { db: handle.db, storageDir: config.storageDir, log: (m) => logger.info(m) }));
       return 0;
     } finally {
       await handle.close();

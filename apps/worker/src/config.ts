@@ -21,11 +21,14 @@ export interface WorkerConfig {
   rulesCacheMs: number;
   /** Spec, Limits: 10 s. */
   liveRoomCacheMs: number;
-  /** The directory whose filesystem the disk monitor measures. */
+  /** Where media files live (STORAGE_DIR); the disk monitor and pruning measure its filesystem. */
   storageDir: string;
   /** On SIGTERM, running jobs get this long to finish before their signal aborts them. */
   shutdownGraceMs: number;
-  /** graphile-worker crontab: apps/worker/crontab, or WORKER_CRONTAB's text instead. */
+  /**
+   * graphile-worker crontab: apps/worker/crontab, or WORKER_CRONTAB's text instead. It checks the
+   * disk every minute and prunes storage every 6 hours and every 15 minutes while the disk is full.
+   */
   crontab: string;
   /** ORCHESTRATION_HTTP_ALLOW: hosts (or host:port) an orchestration's http_post may reach. */
   orchestrationHttpAllow: string[];
@@ -56,7 +59,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
     rulesCacheMs: integer(env, 'JOB_RULES_CACHE_MS', 5000, 0),
     liveRoomCacheMs: integer(env, 'LIVE_ROOM_CACHE_MS', 10_000, 0),
     shutdownGraceMs: integer(env, 'WORKER_SHUTDOWN_GRACE_MS', 5000, 0),
-    storageDir: env.STORAGE_DIR ?? `${REPO_ROOT}.data`,
+    storageDir: env.STORAGE_DIR ?? `${REPO_ROOT}.data/media`,
     crontab: env.WORKER_CRONTAB ?? readFileSync(CRONTAB_FILE, 'utf8'),
     orchestrationHttpAllow: parseAllowList(env.ORCHESTRATION_HTTP_ALLOW),
     orchestrationCliAllow: parseAllowList(env.ORCHESTRATION_CLI_ALLOW),

@@ -5,6 +5,8 @@ import { sql } from 'kysely';
 import { checkOrchestrationNode, MAX_DEPTH, type Trigger } from '@inntak/orchestration';
 import { createCollection, createEdge, createNode, createPerson, tagNode } from '@inntak/postgres/graph';
 import { getJob } from '@inntak/postgres/jobs';
+import { findWebhook, receiveWebhook } from '@inntak/intake';
+import { createWebhook, PostgresIntakeStore } from '@inntak/postgres/intake';
 import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
 import { runGovernedOnce } from './__tests__/run-governed-once.js';
 
@@ -130,13 +132,47 @@ describe('matching: observes', () => {
     with: { node_id: "{event.edge.source_id}", key: linked, value: "{event.edge.target_id}" }
 `);
     await createEdge(h.db, alice, { source_id: o, target_id: watched, edge_type: 'observes' });
-    const media = await content(alice, { node_kind: 'media' });
+    // Not a real media node: media nodes are made by the service only (create_node refuses the kind).
+    const media = await content(alice);
     const from = await createEdge(h.db, alice, { source_id: watched, target_id: media, edge_type: 'has_media' });
     const to = await createEdge(h.db, alice, { source_id: media, target_id: watched, edge_type: 'has_media' });
     await createEdge(h.db, alice, { source_id: elsewhere, target_id: media, edge_type: 'has_media' });
     expect((await runsOf(o)).sort()).toEqual([from.id, to.id].sort());
     await runGovernedOnce(h, ALLOW);
     expect(await metadataOf(watched)).toEqual({ linked: media });
+  });
+});
+
+describe('webhook intake', () => {
+  it('a push delivered to an observed collection runs the orchestration as the collection owner (the webhook node itself is no content)', async () => {
+    const archive = (await createCollection(h.db, { title: 'Arkiv', ownerId: alice.personId })).id;
+    const watched = (await createCollection(h.db, { title: 'Varsler', ownerId: alice.personId })).id;
+    const o = await addOrchestration(alice, { event: 'node.created', conditions: { node_kind: 'content' } }, `steps:
+  - action: create_node
+    with: { collection_id: "${archive}", node_kind: content, title: "Sett: {event.node.title}" }
+  - action: set_metadata
+    with: { node_id: "{event.node.id}", key: arkivert_som, value: "{steps.1.output.id}" }
+`);
+    await createEdge(h.db, alice, { source_id: o, target_id: watched, edge_type: 'observes' });
+    const webhook = await createWebhook(h.db, { collectionId: watched, templateId: 'forge-push', title: null });
+    const store = new PostgresIntakeStore(h);
+    const quiet = { error() {}, warn() {}, info() {}, debug() {} };
+    const pushed = await receiveWebhook(
+      { store, logger: quiet },
+      {
+        target: await findWebhook(store, webhook.token),
+        token: webhook.token,
+        payload: { ref: 'refs/heads/main', repository: { full_name: 'acme/widget' }, pusher: { name: 'alice' }, commits: [] },
+        headers: { 'x-github-event': 'push' },
+      },
+    );
+    await runGovernedOnce(h, ALLOW);
+    const log = await logOf(o);
+    expect(log.map((r) => [r.step, r.status, r.error])).toEqual([
+      [1, 'ok', null],
+      [2, 'ok', null],
+    ]);
+    expect(await metadataOf(pushed.node_id)).toMatchObject({ arkivert_som: (log[0]!.output as { id: string }).id });
   });
 });
 

@@ -1,4 +1,5 @@
 import type { TaskList } from 'graphile-worker';
+import type { FileStore, SpeechSynthesizer } from '@inntak/media';
 import type { Db } from '@inntak/postgres';
 import { governed, type GovernedDeps, type JobBody } from './governed-task.js';
 import type { DiskMonitorDeps } from './disk-monitor.js';
@@ -7,6 +8,13 @@ import { orchestrate } from './tasks/orchestrate.js';
 import { ttsGenerate } from './tasks/tts-generate.js';
 import { diskMonitor } from './tasks/disk-monitor.js';
 import { abEvaluate } from './tasks/ab-evaluate.js';
+import { prune } from './tasks/prune.js';
+
+/** The media adapters: the file store under STORAGE_DIR and the speech engine. */
+export interface MediaDeps {
+  files: FileStore;
+  synthesizer: SpeechSynthesizer;
+}
 
 export interface OrchestrationAllowLists {
   httpAllow: readonly string[];
@@ -14,16 +22,19 @@ export interface OrchestrationAllowLists {
 }
 
 /** The governed job types, one task file each; bodies stay thin. */
-export function jobBodies(db: Db, allow: OrchestrationAllowLists = { httpAllow: [], cliAllow: [] }): Record<string, JobBody<never>> {
+export function jobBodies(db: Db, media: MediaDeps, allow: OrchestrationAllowLists = { httpAllow: [], cliAllow: [] }): Record<string, JobBody<never>> {
   return {
     access_repair: accessRepair(db),
     orchestrate: orchestrate({ db, ...allow }),
-    tts_generate: ttsGenerate(),
+    tts_generate: ttsGenerate({ db, ...media }),
   } as Record<string, JobBody<never>>;
 }
 
-export function createTaskList(bodies: Record<string, JobBody<never>>, governedDeps: GovernedDeps, diskDeps: DiskMonitorDeps): TaskList {
-  const list: TaskList = { disk_monitor: diskMonitor(diskDeps), ab_evaluate: abEvaluate(governedDeps) };
+/** Tasks outside the governor: a full disk must be noticed and relieved while heavy jobs run. */
+export const HOUSEKEEPING_TASKS = ['disk_monitor', 'ab_evaluate', 'prune'] as const;
+
+export function createTaskList(bodies: Record<string, JobBody<never>>, governedDeps: GovernedDeps, diskDeps: DiskMonitorDeps, media: MediaDeps): TaskList {
+  const list: TaskList = { disk_monitor: diskMonitor(diskDeps), ab_evaluate: abEvaluate(governedDeps), prune: prune({ ...diskDeps, files: media.files }) };
   for (const [type, body] of Object.entries(bodies)) list[type] = governed(type, body, governedDeps);
   return list;
 }

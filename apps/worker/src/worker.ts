@@ -2,6 +2,8 @@ import { EventEmitter } from 'node:events';
 import { run, runOnce, type Runner, type WorkerEvents } from 'graphile-worker';
 import type winston from 'winston';
 import type { DiskProbe } from '@inntak/jobs';
+import { LocalFileStore } from '@inntak/files';
+import type { SpeechSynthesizer } from '@inntak/media';
 import { openDatabase } from '@inntak/postgres';
 import { heartbeat, newWorkerProcess, PostgresLiveRoomStatus, reconcileDeadWorkers, registerWorker, unregisterWorkerProcess } from '@inntak/postgres/jobs';
 import type { WorkerConfig } from './config.js';
@@ -9,6 +11,7 @@ import type { JobBody } from './governed-task.js';
 import { checkDisk } from './disk-monitor.js';
 import { Governor } from './governor.js';
 import { workerLogger } from './logger.js';
+import { EspeakSpeechSynthesizer } from './espeak-speech-synthesizer.js';
 import { StatfsDiskProbe } from './statfs-disk-probe.js';
 import { createTaskList, jobBodies } from './task-list.js';
 
@@ -16,6 +19,7 @@ export interface WorkerOverrides {
   /** Extra job types (tests: sleep jobs of given weights). */
   extraBodies?: Record<string, JobBody<never>>;
   diskProbe?: DiskProbe;
+  synthesizer?: SpeechSynthesizer;
 }
 
 export interface RunningWorker {
@@ -32,7 +36,9 @@ export async function startWorker(config: WorkerConfig, logger: winston.Logger, 
   const database = openDatabase({ connectionString: config.databaseUrl, logger, max: config.concurrency + 3, asyncCommit: true });
   const { db, pool } = database;
   const worker = newWorkerProcess();
-  const bodies = { ...jobBodies(db, { httpAllow: config.orchestrationHttpAllow, cliAllow: config.orchestrationCliAllow }), ...overrides.extraBodies };
+  const media = { files: new LocalFileStore(config.storageDir), synthesizer: overrides.synthesizer ?? new EspeakSpeechSynthesizer() };
+  const allow = { httpAllow: config.orchestrationHttpAllow, cliAllow: config.orchestrationCliAllow };
+  const bodies = { ...jobBodies(db, media, allow), ...overrides.extraBodies };
   const governor = new Governor({
     db,
     pool,
@@ -43,7 +49,7 @@ export async function startWorker(config: WorkerConfig, logger: winston.Logger, 
     jobTypes: Object.keys(bodies),
   });
   const diskDeps = { db, worker, logger, probe: overrides.diskProbe ?? new StatfsDiskProbe(), storageDir: config.storageDir };
-  const taskList = createTaskList(bodies, { db, worker, governor, logger, deferMs: config.deferMs }, diskDeps);
+  const taskList = createTaskList(bodies, { db, worker, governor, logger, deferMs: config.deferMs }, diskDeps, media);
   const events: WorkerEvents = new EventEmitter();
   // Jobs are locked under the pool's id (graphile-worker 0.17) or a worker's; register both so a
   // job this process fetched but had not yet admitted is released too if the process dies.

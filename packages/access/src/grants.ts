@@ -99,10 +99,11 @@ export function requireSystemAdmin(actor: Actor): void {
 }
 
 /**
- * Node kinds `create_node` never makes: each has its own operation (webhook, collection, tag) or
- * is made by an operator (person), because making one has consequences a plain node has not.
+ * Node kinds `create_node` never makes: each has its own operation (webhook, collection, tag),
+ * is made by an operator (person) or by the service (media: its file is the service's), because
+ * making one has consequences a plain node has not.
  */
-export const RESERVED_NODE_KINDS = ['webhook', 'collection', 'person', 'tag'] as const;
+export const RESERVED_NODE_KINDS = ['webhook', 'collection', 'person', 'tag', 'media'] as const;
 
 /**
  * Edge types the generic edge operations do not make: publishing's own operations make them,

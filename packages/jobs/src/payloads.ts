@@ -7,8 +7,10 @@ export interface JobPayloads {
   access_repair: { edge_id: string };
   /** Runs an orchestration's script for one event that matched its trigger (queued by 011.do.orchestration.sql). */
   orchestrate: { orchestration_id: string; event: { type: 'node.created' | 'edge.created'; id: string; depth: number } };
-  /** Generates speech for a node's text (later issue). */
+  /** Reads a node's title and content aloud into a media node (docs/media.md). */
   tts_generate: { node_id: string; voice?: string; rate?: number };
+  /** One pruning run (crontab; `trigger` says which entry). Housekeeping, outside the governor. */
+  prune: { trigger?: string };
 }
 
 export type JobPayload<T extends string> = T extends keyof JobPayloads ? JobPayloads[T] : Record<string, unknown>;

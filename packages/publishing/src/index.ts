@@ -14,4 +14,4 @@ export {
   type Listing,
   type RenderedEntry,
 } from './models.js';
-export { renderFrontPage, renderArticle, renderCategory, renderArchive, renderSearch, renderAbout, renderNotFound, type PageContext } from './render.js';
+export { prepareFrontPage, renderFrontPage, renderArticle, renderCategory, renderArchive, renderSearch, renderAbout, renderNotFound, type PageContext, type PreparedFrontPage } from './render.js';

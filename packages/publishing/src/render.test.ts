@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { excerptOf, EXCERPT_LENGTH } from './models.js';
-import { renderArchive, renderArticle, renderFrontPage, renderNotFound, renderSearch } from './render.js';
+import { prepareFrontPage, renderArchive, renderArticle, renderFrontPage, renderNotFound, renderSearch } from './render.js';
 
 const publication = { id: 'p', slug: 'nyheter', title: 'Nyheter & <Co>', about: '', domains: [] };
 const article = { id: 'a1', title: '<b>Fet</b>', excerpt: 'Start "sitat"', publishedAt: new Date('2026-03-01T10:00:00Z') };
@@ -46,5 +46,23 @@ describe('page rendering', () => {
     expect(cut.length).toBeLessThanOrEqual(EXCERPT_LENGTH + 1);
     expect(cut.endsWith('ord…')).toBe(true);
     expect(excerptOf(null)).toBe('');
+  });
+
+  it('a prepared front page shows the variant each render chooses, or the article’s own title', () => {
+    const variants = ['v1', 'v2'].map((id) => ({ id, variantType: 'headline', abStatus: 'testing' as const, title: `Tittel ${id}`, teaser: null }));
+    const other = { ...article, id: 'a2', title: 'Uten varianter' };
+    const prepared = prepareFrontPage({ publication, base: '/pub/nyheter' }, { items: [{ ...article, variants }, { ...other, variants: [] }], page: 1, hasNext: false });
+    const first = prepared.render((entry) => entry.variants[0]);
+    const second = prepared.render((entry) => entry.variants[1]);
+    const none = prepared.render(() => undefined);
+    expect(first).toContain('href="/pub/nyheter/t/a1?v=v1">Tittel v1</a>');
+    expect(first).not.toContain('Tittel v2');
+    expect(second).toContain('href="/pub/nyheter/t/a1?v=v2">Tittel v2</a>');
+    expect(none).toContain('href="/pub/nyheter/artikkel/a1">&lt;b&gt;Fet&lt;/b&gt;</a>');
+    for (const page of [first, second, none]) {
+      expect(page).toContain('href="/pub/nyheter/artikkel/a2">Uten varianter</a>');
+      expect(page.indexOf('/a1')).toBeLessThan(page.indexOf('/a2'));
+      expect(page).not.toContain('\u0000');
+    }
   });
 });

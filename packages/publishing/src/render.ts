@@ -1,6 +1,6 @@
 import { html, Html, type HtmlValue } from './html.js';
 import { formatDay, groupByMonth } from './dates.js';
-import type { Article, ArticleSummary, Listing, Publication, RenderedEntry } from './models.js';
+import type { Article, ArticleSummary, FrontPageEntry, FrontPageVariant, Listing, Publication, RenderedEntry } from './models.js';
 
 /**
  * Server-rendered pages: valid HTML5, no scripts, readable on a phone (viewport, one column,
@@ -92,21 +92,46 @@ function empty(text: string): Html {
   return html`<p>${text}</p>`;
 }
 
-/** The front page: each article with the variant selected for this render, linked through /t. */
-export function renderFrontPage(ctx: PageContext, listing: Listing<RenderedEntry>): string {
-  const items = listing.items.map(({ article, variant }) =>
-    variant
-      ? summary(ctx, article, {
-          href: `${ctx.base}/t/${article.id}?v=${variant.id}`,
-          title: variant.title,
-          teaser: variant.teaser ?? article.excerpt,
-        })
-      : summary(ctx, article),
-  );
+/**
+ * The front page, prepared once per page model: every article's block is rendered for each of
+ * its variants (and for none), so a render only picks a block per article and joins strings.
+ * The variant is still chosen per render (`choose`), linked through /t for click tracking.
+ */
+export interface PreparedFrontPage {
+  render(choose: (entry: FrontPageEntry) => FrontPageVariant | undefined): string;
+}
+
+export function prepareFrontPage(ctx: PageContext, listing: Listing<FrontPageEntry>): PreparedFrontPage {
+  const blocks = listing.items.map((entry) => {
+    const byVariant = new Map<string, string>([['', summary(ctx, entry).value]]);
+    for (const v of entry.variants) {
+      byVariant.set(v.id, summary(ctx, entry, { href: `${ctx.base}/t/${entry.id}?v=${v.id}`, title: v.title, teaser: v.teaser ?? entry.excerpt }).value);
+    }
+    return byVariant;
+  });
+  // Markers where the blocks go: NUL cannot occur in text from PostgreSQL, so it cannot collide.
+  const markers = listing.items.map((_, i) => new Html(`\u0000${i}\u0000`));
   const body = html`<h1>${ctx.publication.title}</h1>
-${items.length > 0 ? items : empty('Ingen artikler ennå.')}
+${listing.items.length > 0 ? markers : empty('Ingen artikler ennå.')}
 ${pager(home(ctx), listing)}`;
-  return layout(ctx, ctx.publication.title, body).value;
+  // eslint-disable-next-line no-control-regex
+  const segments = layout(ctx, ctx.publication.title, body).value.split(/\u0000[0-9]+\u0000/);
+  return {
+    render(choose) {
+      let out = segments[0]!;
+      for (let i = 0; i < blocks.length; i++) {
+        const chosen = choose(listing.items[i]!);
+        out += (blocks[i]!.get(chosen?.id ?? '') ?? blocks[i]!.get('')!) + segments[i + 1]!;
+      }
+      return out;
+    },
+  };
+}
+
+/** The front page with the variants already chosen (one render). */
+export function renderFrontPage(ctx: PageContext, listing: Listing<RenderedEntry>): string {
+  const entries = listing.items.map(({ article, variant }) => ({ ...article, variants: variant ? [variant] : [] }));
+  return prepareFrontPage(ctx, { ...listing, items: entries }).render((entry) => entry.variants[0]);
 }
 
 export function renderArticle(ctx: PageContext, article: Article): string {

@@ -1,9 +1,33 @@
-import { NotImplementedJobError, type JobPayloads } from '@inntak/jobs';
+import { PermanentJobError, type JobPayloads } from '@inntak/jobs';
+import { DEFAULT_RATE, DEFAULT_VOICE, generateSpeech, NothingToSayError, RATE_RANGE, VOICE_PATTERN, type FileStore, type SpeechSynthesizer } from '@inntak/media';
+import { type Db } from '@inntak/postgres';
+import { MediaOwnerGoneError, postgresSpeechCatalog } from '@inntak/postgres/media';
 import type { JobBody } from '../governed-task.js';
 
-/** Speech for a node's text (issue to come); fails visibly until then. */
-export function ttsGenerate(): JobBody<JobPayloads['tts_generate']> {
-  return async () => {
-    throw new NotImplementedJobError('tts_generate');
+export interface TtsDeps {
+  db: Db;
+  files: FileStore;
+  synthesizer: SpeechSynthesizer;
+}
+
+/**
+ * Reads a node aloud into a media node (docs/media.md). The payload `{ node_id, voice?, rate? }`
+ * is shared with the orchestration action generate_tts; a payload no retry can fix fails at once.
+ */
+export function ttsGenerate(deps: TtsDeps): JobBody<JobPayloads['tts_generate']> {
+  const catalog = postgresSpeechCatalog(deps.db);
+  return async (payload, { signal, logger, jobId }) => {
+    const voice = payload.voice ?? DEFAULT_VOICE;
+    const rate = payload.rate ?? DEFAULT_RATE;
+    if (typeof payload.node_id !== 'string' || !/^[0-9a-f-]{36}$/i.test(payload.node_id)) throw new PermanentJobError('node_id is not a node id');
+    if (!VOICE_PATTERN.test(voice)) throw new PermanentJobError(`unknown voice "${voice}"`);
+    if (!Number.isInteger(rate) || rate < RATE_RANGE.min || rate > RATE_RANGE.max) throw new PermanentJobError(`rate must be ${RATE_RANGE.min}–${RATE_RANGE.max} words per minute`);
+    try {
+      const result = await generateSpeech({ catalog, files: deps.files, synthesizer: deps.synthesizer }, { node_id: payload.node_id, voice, rate, jobId }, signal);
+      logger.info('speech generated', { job_id: jobId, node_id: payload.node_id, ...result });
+    } catch (error) {
+      if (error instanceof NothingToSayError || error instanceof MediaOwnerGoneError) throw new PermanentJobError(error.message);
+      throw error;
+    }
   };
 }

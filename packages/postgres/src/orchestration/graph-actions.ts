@@ -2,7 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import { AppError } from '@inntak/core';
 import type { Actor } from '@inntak/access';
 import type { JsonObject } from '@inntak/graph';
-import type { ActionInputs } from '@inntak/orchestration';
+import { checkOrchestrationNode, type ActionInputs, type EventType } from '@inntak/orchestration';
 import type { Database, Db } from '../platform/index.js';
 import { createEdge, createNode, graphWrite, requireLevel } from '../graph/index.js';
 import { enqueueJob } from '../jobs/index.js';
@@ -70,4 +70,37 @@ export async function loadCliTool(db: Db, actor: Actor, toolId: string): Promise
   if (node.node_kind !== 'cli_tool') throw new AppError('invalid_input', { detail: 'tool_id: noden er ikke et cli_tool' });
   const row = await db.selectFrom('nodes').select('metadata').where('id', '=', toolId).executeTakeFirstOrThrow();
   return row.metadata;
+}
+
+/**
+ * `inntak orchestration add`: an orchestration in a collection, observing it, made as the
+ * collection's owner (an orchestration acts as its creator, and the operator at a shell is no
+ * person). Node, belongs_to and observes edge commit together.
+ */
+export async function addCollectionOrchestration(
+  db: Db,
+  input: { collection_id: string; script: string; event: EventType; node_kind?: string; title?: string },
+): Promise<{ id: string; owner_id: string; observes_edge_id: string; steps: number }> {
+  const conditions = input.node_kind === undefined ? {} : { conditions: { node_kind: input.node_kind } };
+  const { trigger, script } = checkOrchestrationNode({ metadata: { trigger: { event: input.event, ...conditions } }, content: input.script });
+  const owner = await db
+    .selectFrom('edges')
+    .select('source_id')
+    .where('target_id', '=', input.collection_id)
+    .where('edge_type', '=', 'owner')
+    .orderBy('created_at')
+    .executeTakeFirst();
+  if (!owner) throw new AppError('invalid_input', { detail: 'collection_id: samlingen har ingen eier å kjøre som' });
+  const actor = { personId: owner.source_id, isAdmin: false };
+  return graphWrite(db, async (trx) => {
+    const node = await createNode(trx, actor, {
+      node_kind: 'orchestration',
+      title: input.title ?? `Orkestrering (${input.event})`,
+      content: input.script,
+      metadata: { trigger },
+      collection_id: input.collection_id,
+    });
+    const edge = await createEdge(trx, actor, { source_id: node.id, target_id: input.collection_id, edge_type: 'observes' });
+    return { id: node.id, owner_id: owner.source_id, observes_edge_id: edge.id, steps: script.steps.length };
+  });
 }

@@ -5,4 +5,5 @@ export { migrate, MIGRATIONS_DIR, type MigrationReport } from './migrate.js';
 export { startEmbeddedPostgres, spawnEmbeddedPostgres, type EmbeddedServer } from './embedded-server.js';
 export { readDatabaseStats, type DatabaseStats, type TableStats, type IndexStats } from './database-stats.js';
 export type { JobQueueRow, JobPriorityRuleRow, DiskStatusLogTable } from './schema.js';
+export type { MixerChannelsTable } from './schema.js';
 export { dumpSchema } from './schema-dump.js';

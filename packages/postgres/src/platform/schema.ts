@@ -130,6 +130,33 @@ export interface NodeSearchTable {
   title_document: string;
 }
 
+/** Pruning runs (db/migrations/013.do.media.sql). */
+export interface PruneRunsTable {
+  id: ColumnType<string, never, never>;
+  started_at: ColumnType<Date, Date | undefined, never>;
+  finished_at: Generated<Date>;
+  mode: 'run' | 'dry_run';
+  trigger: string;
+  disk_percent: ColumnType<string, number, number>;
+  deleted: ColumnType<unknown[], string, string>;
+  freed_bytes: ColumnType<string, number, number>;
+  swept: ColumnType<unknown[], string, string>;
+}
+
+export interface MixerChannelsTable {
+  id: string;
+  room_id: string;
+  node_id: string | null;
+  label: string;
+  gain_db: Generated<number>;
+  muted: Generated<boolean>;
+  effects: ColumnType<Record<string, boolean>, string | undefined, string>;
+  role: Generated<string>;
+  created_by: string | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
 export interface Database {
   nodes: NodesTable;
   edges: EdgesTable;
@@ -144,6 +171,8 @@ export interface Database {
   resource_usage_log: ResourceUsageLogTable;
   realtime_overflow: RealtimeOverflowTable;
   node_search: NodeSearchTable;
+  prune_runs: PruneRunsTable;
+  mixer_channels: MixerChannelsTable;
   orchestration_log: OrchestrationLogTable;
   orchestration_runs: OrchestrationRunsTable;
 }

@@ -1,8 +1,8 @@
 import pg from 'pg';
 import type { Logger } from '@inntak/core';
 
-/** The three notification channels of db/migrations/004.do.realtime.sql. */
-export const CHANGE_CHANNELS = ['inntak_nodes', 'inntak_edges', 'inntak_access'] as const;
+/** The three notification channels of db/migrations/004.do.realtime.sql, and the mixer's (013.do.media.sql). */
+export const CHANGE_CHANNELS = ['inntak_nodes', 'inntak_edges', 'inntak_access', 'inntak_mixer'] as const;
 export type ChangeChannel = (typeof CHANGE_CHANNELS)[number];
 
 export interface ChangeNotice {

@@ -1,0 +1,110 @@
+import { pipeline } from 'node:stream/promises';
+import type { Express, RequestHandler } from 'express';
+import { z } from 'zod';
+import { AppError, isUuid, type Logger } from '@inntak/core';
+import { fileKeyOf, RATE_RANGE, VOICE_PATTERN, type FileStore } from '@inntak/media';
+import { type Db } from '@inntak/postgres';
+import { enqueueJob } from '@inntak/postgres/jobs';
+import { readMediaFor, requireFullRead, touchMediaAccess } from '@inntak/postgres/media';
+import { callerOf } from './auth.js';
+import type { RouteRegistry } from './route-registry.js';
+import { Id } from './schemas.js';
+
+export interface MediaDeps {
+  db: Db;
+  files: FileStore;
+  logger: Logger;
+}
+
+const TAGS = ['media'];
+/** A TTS job that failed three times will fail a fourth time too (bad text, engine error). */
+const TTS_MAX_ATTEMPTS = 3;
+
+/** GET /media/{id} and POST /intentions/generate_tts (docs/media.md). */
+export function installMedia(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: MediaDeps): void {
+  registry.describe({
+    method: 'get',
+    path: '/media/{id}',
+    summary: 'The file of a media node, to callers who may read the node',
+    description:
+      'Streams the file with its Content-Type; Range requests (one range) answer 206, an unsatisfiable range 416. ' +
+      'A caller who may not read the media node gets 404. Reading moves metadata.last_accessed_at, at most once a minute.',
+    tags: TAGS,
+    auth: 'jwt',
+    params: z.object({ id: Id }),
+    response: { status: 200, schema: z.string().describe('the file bytes'), description: 'The file (206 for a range)' },
+    errors: [401, 404, 416],
+  });
+  app.get('/media/:id', auth, async (req, res) => {
+    const caller = callerOf(res);
+    const id = req.params.id as string;
+    if (!isUuid(id)) throw new AppError('not_found', { detail: 'id' });
+    const media = await readMediaFor(deps.db, caller.personId, id);
+    if (!media) throw new AppError('not_found', { detail: 'id' });
+    const key = fileKeyOf(media.id, media.metadata.mime);
+    const size = await deps.files.size(key);
+    if (size === null) {
+      // A row without its file must not happen (docs/media.md); say so loudly if it does.
+      deps.logger.error('media file missing', { media_id: media.id, key });
+      throw new AppError('not_found', { detail: 'id' });
+    }
+    touchMediaAccess(deps.db, media.id).catch((error: Error) => deps.logger.warn('last_accessed_at not updated', { media_id: media.id, error: error.message }));
+    res.setHeader('Accept-Ranges', 'bytes');
+    let range: { start: number; end: number } | undefined;
+    if (req.headers.range) {
+      const ranges = req.range(size, { combine: true });
+      if (ranges === -1) {
+        res.setHeader('Content-Range', `bytes */${size}`);
+        res.status(416).json({ error: 'Ugyldig byteområde' });
+        return;
+      }
+      // A malformed header or several ranges: the whole file (RFC 9110 allows ignoring Range).
+      if (ranges !== undefined && ranges !== -2 && ranges.type === 'bytes' && ranges.length === 1) range = ranges[0];
+    }
+    res.setHeader('Content-Type', media.metadata.mime);
+    res.setHeader('Cache-Control', 'private, no-cache');
+    if (range) {
+      res.status(206);
+      res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${size}`);
+      res.setHeader('Content-Length', String(range.end - range.start + 1));
+    } else {
+      res.status(200);
+      res.setHeader('Content-Length', String(size));
+    }
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
+    await pipeline(deps.files.read(key, range), res).catch((error: NodeJS.ErrnoException) => {
+      // A client that hangs up mid-file is not an error of ours.
+      if (error.code !== 'ERR_STREAM_PREMATURE_CLOSE') deps.logger.warn('media stream failed', { media_id: media.id, error: error.message });
+    });
+  });
+
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/generate_tts',
+      summary: "Queue a tts_generate job reading a node's title and content aloud",
+      description:
+        'Needs read access to the node. The job makes a media node (audio/wav) owned by the node through a has_media edge; ' +
+        'clients see it on /ws. voice: an eSpeak NG voice (default nb); rate: words per minute (default 175).',
+      tags: TAGS,
+      auth: 'jwt',
+      body: z.strictObject({
+        node_id: Id,
+        voice: z.string().regex(VOICE_PATTERN, 'forventet et eSpeak NG-stemmenavn, f.eks. nb').optional(),
+        rate: z.number().int().min(RATE_RANGE.min).max(RATE_RANGE.max).optional(),
+      }),
+      response: { status: 202, schema: z.object({ job_id: z.number().int() }) },
+      errors: [400, 401, 404],
+    },
+    auth,
+    async ({ body, caller }) => {
+      await requireFullRead(deps.db, caller.personId, body.node_id, 'node_id');
+      const payload = { node_id: body.node_id, ...(body.voice ? { voice: body.voice } : {}), ...(body.rate ? { rate: body.rate } : {}) };
+      return { job_id: await enqueueJob(deps.db, 'tts_generate', payload, { maxAttempts: TTS_MAX_ATTEMPTS }) };
+    },
+  );
+}

@@ -1,0 +1,39 @@
+import type { Task } from 'graphile-worker';
+import { DISK_THRESHOLDS, usedPercent, type DiskProbe, type JobPayloads } from '@inntak/jobs';
+import { runPrune, type FileStore } from '@inntak/media';
+import type { Logger } from '@inntak/core';
+import { type Db } from '@inntak/postgres';
+import { postgresPruneCatalog } from '@inntak/postgres/media';
+
+export interface PruneDeps {
+  db: Db;
+  probe: DiskProbe;
+  files: FileStore;
+  storageDir: string;
+  logger: Logger;
+}
+
+/**
+ * The crontab's pruning run (docs/media.md): every 6 hours (`trigger: schedule`), and every 15
+ * minutes a `disk_high` entry that runs only while the disk is at 85 % or more. Housekeeping,
+ * outside the governor like the disk check: a full disk must be relieved even while heavy jobs
+ * hold every slot.
+ */
+export function prune(deps: PruneDeps): Task {
+  return async (rawPayload) => {
+    const trigger = (rawPayload as JobPayloads['prune'] | null)?.trigger ?? 'schedule';
+    if (trigger === 'disk_high') {
+      const percent = usedPercent(await deps.probe.measure(deps.storageDir));
+      if (percent < DISK_THRESHOLDS.warning) return;
+    }
+    const report = await runPrune({ catalog: postgresPruneCatalog(deps.db), files: deps.files, probe: deps.probe, storageDir: deps.storageDir }, { dryRun: false, trigger });
+    deps.logger.info('pruning run', {
+      tag: 'prune',
+      trigger,
+      disk_percent: report.disk_percent,
+      deleted: report.deleted,
+      freed_bytes: report.freed_bytes,
+      swept: report.swept,
+    });
+  };
+}

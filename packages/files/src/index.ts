@@ -1,0 +1,2 @@
+export { LocalFileStore } from './local-file-store.js';
+export { StatfsDiskProbe } from './statfs-disk-probe.js';

@@ -1,0 +1,97 @@
+import { uuidv7 } from '@inntak/core';
+import { concatWav, parseWav } from './wav.js';
+import { speechTextOf, splitForSpeech } from './speech-text.js';
+import type { FileStore, SpeechSynthesizer } from './ports.js';
+import { fileKeyOf, type MediaMetadata } from './types.js';
+
+/** What speech generation needs of the database (packages/postgres/src/media). */
+export interface SpeechCatalog {
+  /** The node to read aloud, or undefined when it does not exist. */
+  source(nodeId: string): Promise<{ id: string; title: string | null; content: string | null } | undefined>;
+  /** Creates the media node and its edges; `beforeCommit` runs inside the transaction. */
+  createMedia(input: { id: string; ownerId: string; title: string | null; metadata: MediaMetadata; beforeCommit: () => void }): Promise<{ id: string }>;
+  deleteMedia(id: string): Promise<void>;
+}
+
+export interface SpeechRequest {
+  node_id: string;
+  voice: string;
+  rate: number;
+  /** The job's history id, kept in the metadata so `inntak tts` finds what its job made. */
+  jobId?: number;
+}
+
+export class NothingToSayError extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'NothingToSayError';
+  }
+}
+
+/**
+ * Reads a node's title and content aloud into a media node (audio/wav, generated and
+ * regenerable) owned by the node. Long texts are synthesized in pieces and joined; the signal is
+ * checked between pieces and once more inside the transaction before it commits, so a cancelled
+ * job leaves neither node nor file. The file goes in place only after the commit.
+ */
+export async function generateSpeech(
+  deps: { catalog: SpeechCatalog; files: FileStore; synthesizer: SpeechSynthesizer; now?: () => Date },
+  request: SpeechRequest,
+  signal: AbortSignal,
+): Promise<{ media_id: string; bytes: number; duration_s: number; pieces: number }> {
+  const source = await deps.catalog.source(request.node_id);
+  if (!source) throw new NothingToSayError(`node ${request.node_id} does not exist`);
+  const text = speechTextOf(source);
+  if (text === '') throw new NothingToSayError(`node ${request.node_id} has no title or content to read`);
+  const pieces = splitForSpeech(text);
+  const audio: Uint8Array[] = [];
+  for (const piece of pieces) {
+    signal.throwIfAborted();
+    audio.push(await deps.synthesizer.synthesize(piece, { voice: request.voice, rate: request.rate, signal }));
+  }
+  signal.throwIfAborted();
+  const wav = pieces.length === 1 ? audio[0]! : concatWav(audio);
+  const info = parseWav(wav);
+  const mime = 'audio/wav';
+  const now = (deps.now ?? (() => new Date()))();
+  const metadata: MediaMetadata = {
+    media_type: 'audio',
+    mime,
+    bytes: wav.byteLength,
+    duration_s: Math.round(info.durationS * 1000) / 1000,
+    generated: true,
+    regenerable: true,
+    source_node_id: source.id,
+    last_accessed_at: now.toISOString(),
+    voice: request.voice,
+    rate: request.rate,
+    ...(request.jobId !== undefined ? { job_id: request.jobId } : {}),
+  };
+  // The id is drawn here so the file can be written under its key before the transaction;
+  // file I/O inside it would hold the transaction open for the length of a disk write.
+  const id = uuidv7();
+  const key = fileKeyOf(id, mime);
+  signal.throwIfAborted();
+  const tempName = await deps.files.writeTemp(key, wav);
+  try {
+    await deps.catalog.createMedia({
+      id,
+      ownerId: source.id,
+      title: source.title ? `Opplesning: ${source.title}` : 'Opplesning',
+      metadata,
+      beforeCommit: () => signal.throwIfAborted(),
+    });
+  } catch (error) {
+    await deps.files.discard(tempName);
+    throw error;
+  }
+  try {
+    await deps.files.commit(tempName, key);
+  } catch (error) {
+    // Never a row without its file: the row goes first, then the temporary file.
+    await deps.catalog.deleteMedia(id);
+    await deps.files.discard(tempName);
+    throw error;
+  }
+  return { media_id: id, bytes: wav.byteLength, duration_s: metadata.duration_s!, pieces: pieces.length };
+}

@@ -1,0 +1,47 @@
+export {
+  MEDIA_TYPES,
+  MEDIA_NODE_KIND,
+  HAS_MEDIA_EDGE,
+  PUBLISHED_IN_EDGE,
+  ACCESS_TOUCH_INTERVAL_MS,
+  fileKeyOf,
+  idOfFileKey,
+  type MediaType,
+  type MediaMetadata,
+} from './types.js';
+export {
+  decidePruning,
+  LIFETIME_DAYS,
+  AGGRESSIVE_LIFETIME_DAYS,
+  UNTRANSCRIBED_FACTOR,
+  type PruneCandidate,
+  type PruneDecision,
+  type PruneReason,
+} from './pruning.js';
+export { planSweep, idsOfFiles, TEMP_GRACE_MS, type SweepAction } from './sweep.js';
+export { parseWav, concatWav, InvalidWavError, type WavInfo, type WavFormat } from './wav.js';
+export { speechTextOf, splitForSpeech, SPEECH_PIECE_CHARS, SPEECH_MAX_CHARS } from './speech-text.js';
+export {
+  DEFAULT_VOICE,
+  DEFAULT_RATE,
+  RATE_RANGE,
+  VOICE_PATTERN,
+  type FileStore,
+  type StoredFile,
+  type SpeechSynthesizer,
+  type SpeechOptions,
+} from './ports.js';
+export {
+  GAIN_RANGE,
+  MIXER_ROLES,
+  DEFAULT_MIXER_ROLE,
+  EFFECT_NAME_PATTERN,
+  MAX_EFFECTS,
+  MAX_LABEL_CHARS,
+  MIXER_REQUIREMENTS,
+  mixerDeliveries,
+  type MixerChannel,
+  type MixerRole,
+} from './mixer.js';
+export { runPrune, sweepOrphans, type PruneCatalog, type PruneReport, type PruneDeps } from './prune-run.js';
+export { generateSpeech, NothingToSayError, type SpeechCatalog, type SpeechRequest } from './generate-speech.js';

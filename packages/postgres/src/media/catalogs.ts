@@ -1,0 +1,25 @@
+import type { PruneCatalog, SpeechCatalog } from '@inntak/media';
+import type { Db } from '../platform/index.js';
+import { createMediaNode, deleteMediaNode, existingMediaKeys, pruneCandidates } from './media-store.js';
+import { recordPruneRun } from './prune-log.js';
+
+/** The pruning run's database port on PostgreSQL. */
+export function postgresPruneCatalog(db: Db): PruneCatalog {
+  return {
+    candidates: (afterId, limit) => pruneCandidates(db, afterId, limit),
+    deleteRow: (id) => deleteMediaNode(db, id),
+    rowKeys: (ids) => existingMediaKeys(db, ids),
+    record: (report) => recordPruneRun(db, report),
+  };
+}
+
+/** Speech generation's database port on PostgreSQL. */
+export function postgresSpeechCatalog(db: Db): SpeechCatalog {
+  return {
+    source: (nodeId) => db.selectFrom('nodes').select(['id', 'title', 'content']).where('id', '=', nodeId).executeTakeFirst(),
+    createMedia: (input) => createMediaNode(db, input),
+    deleteMedia: async (id) => {
+      await deleteMediaNode(db, id);
+    },
+  };
+}

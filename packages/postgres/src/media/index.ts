@@ -1,0 +1,28 @@
+// Media nodes, the pruning log, mixer channels and live sessions.
+export {
+  createMediaNode,
+  readMediaFor,
+  requireFullRead,
+  touchMediaAccess,
+  mediaOfNode,
+  mediaOfJob,
+  pruneCandidates,
+  deleteMediaNode,
+  existingMediaKeys,
+  MediaOwnerGoneError,
+  type NewMedia,
+  type MediaRecord,
+} from './media-store.js';
+export { recordPruneRun, latestPruneRun, PRUNE_LOG_RETENTION, type PruneRun } from './prune-log.js';
+export {
+  createMixerChannel,
+  changeMixerChannel,
+  mixerChannelsFor,
+  readMixerChanges,
+  setLiveSession,
+  channelView,
+  type NewMixerChannel,
+  type MixerChange,
+  type LiveSession,
+} from './mixer-store.js';
+export { postgresPruneCatalog, postgresSpeechCatalog } from './catalogs.js';
