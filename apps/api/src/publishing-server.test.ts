@@ -7,6 +7,7 @@ import { createPublication, createVariant, publishArticle, recordAbCounts } from
 import { setupTestContext, type TestContext } from './__tests__/helpers.js';
 import { startApiInstance } from './__tests__/realtime-helpers.js';
 import { AbRecorder } from './ab-recorder.js';
+import type { PageCache } from './page-cache.js';
 
 let ctx: TestContext;
 
@@ -25,6 +26,27 @@ async function publishedArticle(publicationId: string, title: string): Promise<s
 async function newPublication(): Promise<{ id: string; slug: string }> {
   const slug = `server-${++slugs}`;
   return { ...(await createPublication(ctx.database.db, { title: 'Server', slug, ownerId: ctx.ownerId })), slug };
+}
+
+/**
+ * Resolves once the cache has handled every change made so far: notices are handled in order,
+ * so when a marker publication made now has been reported, so has everything before it.
+ */
+async function streamCaughtUp(cache: PageCache): Promise<void> {
+  // Every invalidation from now on; the marker's may come before its id is known here.
+  const reported = new Set<string>();
+  let wake = () => {};
+  const listener = (ids: string[] | 'all') => {
+    for (const id of ids === 'all' ? ['all'] : ids) reported.add(id);
+    wake();
+  };
+  cache.events.on('invalidated', listener);
+  try {
+    const marker = (await newPublication()).id;
+    while (!reported.has(marker) && !reported.has('all')) await new Promise<void>((resolve) => (wake = resolve));
+  } finally {
+    cache.events.off('invalidated', listener);
+  }
 }
 
 describe('the published pages in a running API', () => {
@@ -61,6 +83,8 @@ describe('the published pages in a running API', () => {
     try {
       const pub = await newPublication();
       const id = await publishedArticle(pub.id, 'Hurtig');
+      // The publish's own notices must not arrive after the page was cached.
+      await streamCaughtUp(api.publishing.pageCache!);
       expect(await fetch(`${api.url}/pub/${pub.slug}`).then((r) => r.text())).toContain('Hurtig');
       // With triggers off (replica role) the change sends no notice: only a page read from the
       // database could show it.
