@@ -7,7 +7,8 @@ import { migrate } from './migrate.js';
 
 // A scratch database of its own (not a clone of the migrated template): the test migrates it
 // from nothing with a migrations folder it writes itself.
-const serverUrl = process.env.DATABASE_URL!;
+// The test run's server (global setup): DATABASE_URL's, or the embedded one when there is none.
+const serverUrl = process.env.INNTAK_TEST_ADMIN_URL!;
 const name = `review_migrate_${process.pid}_${Date.now()}`;
 const url = (() => {
   const u = new URL(serverUrl);
