@@ -5,9 +5,9 @@ import { uuidv7 } from '@inntak/core';
 import { openDatabase } from '@inntak/postgres';
 import { createPerson } from '@inntak/postgres/graph';
 import { startTestIssuer } from '@inntak/test-support';
-import { startApiServer, type ApiServer } from '@inntak/api/dist/api-server.js';
+import type { ApiServer } from '@inntak/api/dist/api-server.js';
 import { createLogger } from '@inntak/api/dist/logger.js';
-import { OidcTokenVerifier } from '@inntak/api/dist/oidc-verifier.js';
+import { startBenchApi } from './bench-api.js';
 import { percentile, scratchDatabase } from './bench-database.js';
 
 // npm run bench:ws — 1,000 connected /ws clients across 10 users, changes visible to all:
@@ -28,20 +28,7 @@ async function main(): Promise<void> {
   let api: ApiServer | undefined;
   let worker: Worker | undefined;
   try {
-    api = await startApiServer(
-      {
-        logger,
-        database,
-        databaseUrl: scratch.url,
-        baseUrl: 'http://127.0.0.1',
-        verifier: new OidcTokenVerifier(issuer.issuer, issuer.audience, logger),
-        bodyLimitBytes: 25 * 1024 * 1024,
-        slowRequestMs: 200,
-        realtime: { maxQueue: 1000, initialSync: { collections: 50, nodesPerCollection: 20 } },
-      },
-      0,
-      '127.0.0.1',
-    );
+    api = await startBenchApi({ databaseUrl: scratch.url, database, logger, issuer, maxQueue: 1000 });
     const { hub, url } = api;
 
     const tokens: string[] = [];
