@@ -14,6 +14,8 @@ const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
 const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf('## Try it')))![1]!.trimEnd().split('\n');
 const [startLine, ...rest] = block;
 const killLine = rest.pop()!;
+// "Publish a first page" restarts the service the same way and goes on from Try it's $P and $URL.
+const publishBlock = /```sh\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf('### Publish a first page')))![1]!.trimEnd().split('\n');
 const startEnv = Object.fromEntries(
   [.../^npm ci && ((?:\w+=\S+ )*)npm start &/.exec(startLine!)![1]!.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]),
 );
@@ -21,6 +23,8 @@ const startEnv = Object.fromEntries(
 let h: OpenTestDatabase;
 let started: Started;
 let env: NodeJS.ProcessEnv;
+/** $P and $URL as the Try it block left them, for the publishing block. */
+let tried: { P: string; URL: string } | undefined;
 const dataDir = mkdtempSync(join(tmpdir(), 'inntak-readme-'));
 
 beforeAll(async () => {
@@ -47,14 +51,31 @@ describe('README "Try it"', () => {
   });
 
   it('works as typed: a person, a collection, a webhook, a push delivered, /me and /query/nodes with a development token', async () => {
-    const { stdout } = await promisify(execFile)('bash', ['-c', ['set -euo pipefail', ...rest, 'echo "P=$P"'].join('\n')], { cwd: REPO_ROOT, env, timeout: 180_000 });
+    const { stdout } = await promisify(execFile)('bash', ['-c', ['set -euo pipefail', ...rest, 'echo "URL=$URL"', 'echo "P=$P"'].join('\n')], { cwd: REPO_ROOT, env, timeout: 180_000 });
     const lines = stdout.trim().split('\n');
     const person = lines.pop()!.replace('P=', '');
+    tried = { P: person, URL: lines.pop()!.replace('URL=', '') };
     const [intake, me, query] = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(intake).toEqual({ node_id: expect.any(String), edge_id: expect.any(String) });
     expect(me).toEqual({ node_id: person, admin: false });
     expect((query!.nodes as Array<{ id: string }>).map((n) => n.id)).toContain(intake!.node_id);
   }, 240_000);
+
+  it('"Publish a first page" restarts the service as Try it does and shows the pushed node on the front page', async () => {
+    const [restart, ...publishLines] = publishBlock.filter((line) => !line.startsWith('#'));
+    expect(publishLines.pop()).toMatch(/^kill %1\b/);
+    // The restart is Try it's first line without `npm ci &&`; the service started above serves it.
+    expect(restart!.replace(/#.*/, '').trim()).toBe(startLine!.replace(/#.*/, '').replace(/^npm ci && /, '').trim());
+    expect(publishLines.filter((line) => /\binntak\b/.test(line)).every((line) => line.includes('npx --no-install inntak '))).toBe(true);
+    expect(tried).toBeDefined();
+    const { stdout } = await promisify(execFile)('bash', ['-c', ['set -euo pipefail', ...publishLines].join('\n')], {
+      cwd: REPO_ROOT,
+      env: { ...env, ...tried },
+      timeout: 120_000,
+    });
+    expect(stdout).toMatch(/<html/i);
+    expect(stdout).toContain('acme/widget');
+  }, 180_000);
 
   it('kill %1 (SIGTERM to npm start) stops API, worker and CLI, and npm start exits 0', async () => {
     started.child.kill('SIGTERM');
