@@ -27,6 +27,7 @@ const ERROR_TABLE: Record<ErrorCode, { status: number; text: string }> = {
   unknown_template: { status: 400, text: 'Ukjent mal' },
   job_wrong_state: { status: 409, text: 'Jobben har feil status for dette' },
   too_many_requests: { status: 429, text: 'For mange samtidige forespørsler; prøv igjen straks' },
+  invalid_signature: { status: 401, text: 'Ugyldig signatur' }, // issue 17
 };
 
 const INTERNAL = { status: 500, text: 'Intern feil' };
@@ -48,6 +49,7 @@ export function errorHandler(appLogger: Logger): ErrorRequestHandler {
     if (!appError) {
       const err = coerceError(thrown);
       logger.error('unhandled error', { ...where, error: err.message, stack: err.stack });
+      res.locals.errorText = INTERNAL.text;
       res.status(INTERNAL.status).json({ error: INTERNAL.text });
       return;
     }
@@ -61,6 +63,8 @@ export function errorHandler(appLogger: Logger): ErrorRequestHandler {
     if (!req.complete && hasBody(req.headers)) res.setHeader('Connection', 'close');
     if (appError.code === 'method_not_allowed') res.setHeader('Allow', 'POST');
     if (appError.code === 'busy') res.setHeader('Retry-After', '1');
+    // What was answered, for whoever records the request (the delivery log: webhook-intake.ts).
+    res.locals.errorText = body.error;
     res.status(status).json(body);
   };
 }

@@ -28,10 +28,11 @@ function alteredStore(change: { slowMs?: number; fail?: 'lookup' | IntakeWriteEr
       if (change.fail === 'lookup') throw injected;
       return real.findWebhookByToken(token);
     },
-    writeContent(node, edge) {
+    writeContent(node, edge, log) {
       if (change.fail === 'node' || change.fail === 'edge') return Promise.reject(new IntakeWriteError(change.fail, { cause: injected }));
-      return real.writeContent(node, edge);
+      return real.writeContent(node, edge, log);
     },
+    recordFailedDelivery: (delivery) => real.recordFailedDelivery(delivery),
   };
 }
 

@@ -200,7 +200,8 @@ describe('intake racing delete_webhook', () => {
         await ctx.database.db.deleteFrom('nodes').where('id', '=', doomed.id).execute();
         return target;
       },
-      writeContent: (node, edge) => real.writeContent(node, edge),
+      writeContent: (node, edge, log) => real.writeContent(node, edge, log),
+    recordFailedDelivery: (delivery) => real.recordFailedDelivery(delivery),
     };
     const res = await request(ctx.app({ intakeStore: racing })).post(`/api/webhook/${doomed.token}`).send({ title: 'for sent' });
     expect(res.status).toBe(404);

@@ -216,7 +216,8 @@ function failingLookup(): IntakeStore {
   const real = new PostgresIntakeStore(ctx.database);
   return {
     findWebhookByToken: () => Promise.reject(new Error('injected failure in lookup')),
-    writeContent: (node, edge) => real.writeContent(node, edge),
+    writeContent: (node, edge, log) => real.writeContent(node, edge, log),
+    recordFailedDelivery: (delivery) => real.recordFailedDelivery(delivery),
   };
 }
 

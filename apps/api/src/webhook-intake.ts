@@ -1,6 +1,15 @@
-import express, { type Express, type RequestHandler, type Response } from 'express';
-import { AppError, type Logger } from '@inntak/core';
-import { findWebhook, storeDelivery, type IntakeStore, type WebhookTarget } from '@inntak/intake';
+import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
+import { AppError, uuidv7, type Logger } from '@inntak/core';
+import {
+  deliveryLogEntry,
+  findWebhook,
+  senderDeliveryId,
+  senderEvent,
+  storeDelivery,
+  verifySignature,
+  type IntakeStore,
+  type WebhookTarget,
+} from '@inntak/intake';
 import { z } from 'zod';
 import { requestLogger } from './request-logging.js';
 import { INLINE_BODY_BYTES, oneLargeDeliveryAtATime, prepareDelivery } from './webhook-intake-body.js';
@@ -51,10 +60,38 @@ export function installWebhookIntake(app: Express, registry: RouteRegistry, deps
   const findTarget: RequestHandler = async (req, res, next) => {
     const outcome: IntakeOutcome = {};
     res.locals.intake = outcome;
+    const receivedAt = new Date();
+    res.locals.receivedAt = receivedAt;
     const target = await findWebhook(deps.store, String(req.params.token));
     outcome.template = target.templateId ?? 'generic';
     res.locals.webhook = target;
+    logFailure(req, res, target, receivedAt);
     next();
+  };
+  /**
+   * A 200 is logged in the write's own transaction; anything else the request ends with (400,
+   * 401, 413, 415, 500, 503) is logged once the answer has gone, so logging never delays or
+   * changes it. A failed log write is only logged: the answer stands.
+   */
+  const logFailure = (req: Request, res: Response, target: WebhookTarget, receivedAt: Date) => {
+    res.once('finish', () => {
+      if (res.statusCode === 200) return;
+      const headers = singleValued(req.headers);
+      const failure = {
+        id: uuidv7(receivedAt.getTime()),
+        webhookId: target.webhookId,
+        receivedAt,
+        status: res.statusCode,
+        error: typeof res.locals.errorText === 'string' ? res.locals.errorText : String(res.statusCode),
+        deliveryId: senderDeliveryId(headers, undefined),
+        event: senderEvent(headers),
+        bytes: bodyBytes(req),
+        durationMs: Date.now() - receivedAt.getTime(),
+      };
+      deps.store.recordFailedDelivery(failure).catch((error: unknown) => {
+        requestLogger(res, deps.logger).error('delivery log write failed', { webhook_id: target.webhookId, status: failure.status, error: String(error) });
+      });
+    });
   };
   // Read the raw bytes whatever the content type, so senders that omit or mislabel it still
   // get through; parseWebhookBody (packages/intake) decides how to read them. body-parser inflates, and its
@@ -62,22 +99,20 @@ export function installWebhookIntake(app: Express, registry: RouteRegistry, deps
   const rawBody = express.raw({ type: () => true, limit: deps.bodyLimitBytes });
   app.post('/api/webhook/:token', findTarget, rawBody, async (req, res) => {
     const target = res.locals.webhook as WebhookTarget;
-    const body = Buffer.isBuffer(req.body) ? req.body : new Uint8Array();
+    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const headers = singleValued(req.headers);
+    // The signature is a credential: checked over the bytes as read, before any parsing.
+    if (target.secret && !verifySignature(target.secret, headers, body)) throw new AppError('invalid_signature');
     const deliver = async () => {
-      const delivery = await prepareDelivery({
-        body,
-        contentType: req.headers['content-type'],
-        target,
-        token: String(req.params.token),
-        headers: singleValued(req.headers),
-      });
-      return storeDelivery({ store: deps.store, logger: requestLogger(res, deps.logger) }, target, delivery);
+      const delivery = await prepareDelivery({ body, contentType: req.headers['content-type'], target, token: String(req.params.token), headers });
+      const log = deliveryLogEntry(target, headers, delivery, { receivedAt: res.locals.receivedAt as Date, bytes: bodyBytes(req) });
+      return storeDelivery({ store: deps.store, logger: requestLogger(res, deps.logger) }, target, delivery, log);
     };
     const result = body.length > INLINE_BODY_BYTES ? await oneLargeDeliveryAtATime(deliver) : await deliver();
     const outcome = intakeOutcome(res)!;
     outcome.template = result.templateId ?? 'generic';
     outcome.repairQueued = result.repairQueued;
-    res.status(200).json({ ...result.reply, node_id: result.node_id, edge_id: result.edge_id });
+    res.status(200).json({ ...result.reply, node_id: result.node_id, edge_id: result.edge_id, ...(result.duplicate ? { duplicate: true } : {}) });
   });
   // A browser or a curious admin opening the URL learns what it is for, without a lookup.
   app.all('/api/webhook/:token', () => {
@@ -87,6 +122,13 @@ export function installWebhookIntake(app: Express, registry: RouteRegistry, deps
 
 export function intakeOutcome(res: Response): IntakeOutcome | undefined {
   return res.locals.intake as IntakeOutcome | undefined;
+}
+
+/** The body's size as sent: Content-Length when given, else what was read (chunked). */
+function bodyBytes(req: Request): number {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isSafeInteger(declared) && declared >= 0) return declared;
+  return Buffer.isBuffer(req.body) ? req.body.length : 0;
 }
 
 /** Node already lower-cases header names; only repeated headers (arrays) need joining. */

@@ -23,7 +23,8 @@ export type ErrorCode =
   | 'conflict'
   | 'unknown_template'
   | 'job_wrong_state'
-  | 'too_many_requests';
+  | 'too_many_requests'
+  | 'invalid_signature';
 
 export class AppError extends Error {
   readonly code: ErrorCode;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { AppError, type Logger } from '@inntak/core';
 import type { NewEdge, NewNode } from '@inntak/graph';
-import { IntakeWriteError, type IntakeStore, type WebhookTarget } from './ports.js';
+import { IntakeWriteError, type DeliveryLogEntry, type FailedDelivery, type IntakeStore, type WebhookTarget } from './ports.js';
 import { findWebhook, receiveWebhook, REDACTED_TOKEN } from './receive-webhook.js';
 
 // The intake use case through its port, with an in-memory store: the rules that do not need a
@@ -12,6 +12,7 @@ const TARGET: WebhookTarget = {
   webhookId: '0193a5b2-0000-7000-8000-000000000001',
   collectionId: '0193a5b2-0000-7000-8000-000000000002',
   templateId: 'forge-push',
+  secret: null,
 };
 
 class MemoryStore implements IntakeStore {
@@ -29,12 +30,19 @@ class MemoryStore implements IntakeStore {
     return this.webhooks.get(token);
   }
 
-  async writeContent(node: NewNode, edge: NewEdge) {
+  readonly log: Array<DeliveryLogEntry & { status: number }> = [];
+
+  async writeContent(node: NewNode, edge: NewEdge, log: DeliveryLogEntry) {
     // One transaction: a failure keeps nothing.
     if (this.failWrite) throw new IntakeWriteError(this.failWrite, { cause: new Error('insert failed') });
     this.nodes.push(node);
     this.edges.push(edge);
-    return { propagationError: this.propagationError };
+    this.log.push({ ...log, status: 200 });
+    return { propagationError: this.propagationError, duplicateOf: null };
+  }
+
+  async recordFailedDelivery(delivery: FailedDelivery) {
+    this.log.push(delivery);
   }
 }
 

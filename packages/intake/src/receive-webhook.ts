@@ -1,8 +1,9 @@
-import { AppError, isUuid, mapJsonStrings, RawJson, storable, type Logger } from '@inntak/core';
+import { AppError, isUuid, mapJsonStrings, RawJson, storable, uuidv7, type Logger } from '@inntak/core';
 import { webhookBelongsToEdge, webhookContentNode } from '@inntak/graph';
 import { renderPayload, type Headers, type JsonObject } from '@inntak/templates';
 import type { ParsedBody } from './parse-body.js';
-import { IntakeWriteError, type IntakeStore, type WebhookTarget } from './ports.js';
+import { senderDeliveryId, senderEvent } from './delivery-facts.js';
+import { IntakeWriteError, type DeliveryLogEntry, type IntakeStore, type WebhookTarget } from './ports.js';
 
 export interface IntakeRequest {
   /** The webhook `findWebhook` found for the token. */
@@ -22,6 +23,8 @@ export interface IntakeResponse {
   templateId: string | null;
   /** Access propagation failed and a repair job was queued (the answer is still 200). */
   repairQueued: boolean;
+  /** The sender's delivery id was seen in the last 24 hours: the first copy's ids, nothing stored. */
+  duplicate: boolean;
 }
 
 /** What stands in for the webhook's own token wherever a payload echoes it (as in the logs). */
@@ -108,15 +111,43 @@ export async function receiveWebhook(
   deps: { store: IntakeStore; logger: Logger },
   request: IntakeRequest,
 ): Promise<IntakeResponse> {
+  const receivedAt = new Date();
   const delivery = renderDelivery(request.target, { token: request.token, body: { payload: request.payload }, headers: request.headers });
-  return storeDelivery(deps, request.target, delivery);
+  const log = deliveryLogEntry(request.target, request.headers, delivery, { receivedAt, bytes: 0 });
+  return storeDelivery(deps, request.target, delivery, log);
 }
 
-/** Steps 4–7 for a rendered delivery: node, edge and access rows in one transaction, one store call. */
+/**
+ * The log row of a delivery about to be written: the sender's delivery id and event (the
+ * template's name for the event when it has one, else the sender's header).
+ */
+export function deliveryLogEntry(
+  target: WebhookTarget,
+  headers: IntakeRequest['headers'],
+  delivery: Delivery,
+  request: { receivedAt: Date; bytes: number },
+): DeliveryLogEntry {
+  const templateEvent = delivery.extraMetadata.event;
+  return {
+    id: uuidv7(request.receivedAt.getTime()),
+    webhookId: target.webhookId,
+    receivedAt: request.receivedAt,
+    deliveryId: senderDeliveryId(headers, delivery.payload),
+    event: typeof templateEvent === 'string' ? templateEvent : senderEvent(headers),
+    bytes: request.bytes,
+    durationMs: Math.round(Date.now() - request.receivedAt.getTime()),
+  };
+}
+
+/**
+ * Steps 4–7 for a rendered delivery: node, edge, access rows and the delivery's log row in one
+ * transaction, one store call. A duplicate answers with the first copy's ids.
+ */
 export async function storeDelivery(
   deps: { store: IntakeStore; logger: Logger },
   target: WebhookTarget,
   delivery: Delivery,
+  log: DeliveryLogEntry,
 ): Promise<IntakeResponse> {
   const { store, logger } = deps;
   const { notes } = delivery;
@@ -147,7 +178,7 @@ export async function storeDelivery(
 
   let written;
   try {
-    written = await store.writeContent(node, edge);
+    written = await store.writeContent(node, edge, log);
   } catch (err) {
     // An AppError from the store is already the answer (the webhook vanished under us: 404);
     // any other failure (connection, commit) means the node was not created either.
@@ -155,13 +186,19 @@ export async function storeDelivery(
     const code = err instanceof IntakeWriteError && err.step === 'edge' ? 'edge_insert_failed' : 'node_insert_failed';
     throw new AppError(code, { cause: err instanceof IntakeWriteError ? err.cause : err });
   }
+  if (written.duplicateOf) {
+    logger.info('delivery seen before; answered with the first copy', { webhook_id: target.webhookId, delivery_id: log.deliveryId });
+    const response: IntakeResponse = { node_id: written.duplicateOf.nodeId, edge_id: written.duplicateOf.edgeId, templateId: delivery.templateId, repairQueued: false, duplicate: true };
+    if (delivery.reply) response.reply = delivery.reply;
+    return response;
+  }
   const repairQueued = written.propagationError !== null;
   if (repairQueued) {
     // The spec keeps the request successful; the repair queued with the write brings the rows later.
     logger.error('access propagation failed; repair queued', { node_id: node.id, edge_id: edge.id, error: written.propagationError });
   }
 
-  const response: IntakeResponse = { node_id: node.id, edge_id: edge.id, templateId: delivery.templateId, repairQueued };
+  const response: IntakeResponse = { node_id: node.id, edge_id: edge.id, templateId: delivery.templateId, repairQueued, duplicate: false };
   if (delivery.reply) response.reply = delivery.reply;
   return response;
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
 import { AppError, uuidv7 } from '@inntak/core';
-import { IntakeWriteError } from '@inntak/intake';
+import { IntakeWriteError, type DeliveryLogEntry } from '@inntak/intake';
 import type { NewEdge, NewNode } from '@inntak/graph';
 import { createCollection, createPerson } from '../graph/index.js';
 import { PostgresIntakeStore } from './intake-store.js';
@@ -21,6 +21,11 @@ function content(title: string): { node: NewNode; edge: NewEdge } {
   const node: NewNode = { id: uuidv7(), node_kind: 'content', title, content: null, visibility: 'hidden', metadata: { payload: { a: 1 } }, created_by: null };
   const edge: NewEdge = { id: uuidv7(), source_id: node.id, target_id: collectionId, edge_type: 'belongs_to', metadata: {}, system: true, created_by: null };
   return { node, edge };
+}
+
+const WEBHOOK_ID = uuidv7();
+function logEntry(deliveryId: string | null = null): DeliveryLogEntry {
+  return { id: uuidv7(), webhookId: WEBHOOK_ID, receivedAt: new Date(), deliveryId, event: 'push', bytes: 1870, durationMs: 3 };
 }
 
 async function rowsOf(nodeId: string, edgeId: string) {
@@ -43,13 +48,13 @@ async function refuseInsert(table: 'nodes' | 'edges' | 'node_access', nodeId: st
 describe('PostgresIntakeStore', () => {
   it('writes node, edge and the collection’s access rows in one call', async () => {
     const { node, edge } = content('ok');
-    expect(await new PostgresIntakeStore(h).writeContent(node, edge)).toEqual({ propagationError: null });
+    expect(await new PostgresIntakeStore(h).writeContent(node, edge, logEntry())).toEqual({ propagationError: null, duplicateOf: null });
     expect(await rowsOf(node.id, edge.id)).toEqual({ nodes: 1, edges: 1, access: [{ subject_id: ownerId, access: 'owner' }] });
   });
 
   it('a new node gets the same search documents as node_search_document and the title alone give', async () => {
     const { node, edge } = content('Bygg feilet på main');
-    await new PostgresIntakeStore(h).writeContent({ ...node, content: 'Tre tester feilet' }, edge);
+    await new PostgresIntakeStore(h).writeContent({ ...node, content: 'Tre tester feilet' }, edge, logEntry());
     const { rows } = await sql<{ same: boolean; same_title: boolean }>`
       select s.document = node_search_document(n.title, n.content) as same,
              s.title_document = setweight(to_tsvector('simple', n.title), 'A') as same_title
@@ -60,7 +65,7 @@ describe('PostgresIntakeStore', () => {
   it('a propagation that fails in the database rolls back that step alone: node and edge commit, a repair is queued, the error is returned', async () => {
     const { node, edge } = content('p');
     await refuseInsert('node_access', node.id);
-    expect(await new PostgresIntakeStore(h).writeContent(node, edge)).toEqual({ propagationError: 'refused for the test' });
+    expect(await new PostgresIntakeStore(h).writeContent(node, edge, logEntry())).toEqual({ propagationError: 'refused for the test', duplicateOf: null });
     expect(await rowsOf(node.id, edge.id)).toEqual({ nodes: 1, edges: 1, access: [] });
     const jobs = await h.db.selectFrom('job_queue').select('payload').where('job_type', '=', 'access_repair').execute();
     expect(jobs.map((j) => j.payload)).toContainEqual({ edge_id: edge.id });
@@ -69,7 +74,7 @@ describe('PostgresIntakeStore', () => {
   it('a failing node insert keeps nothing and names the node step', async () => {
     const { node, edge } = content('n');
     await refuseInsert('nodes', node.id);
-    const thrown = await new PostgresIntakeStore(h).writeContent(node, edge).catch((err: unknown) => err);
+    const thrown = await new PostgresIntakeStore(h).writeContent(node, edge, logEntry()).catch((err: unknown) => err);
     expect(thrown).toBeInstanceOf(IntakeWriteError);
     expect((thrown as IntakeWriteError).step).toBe('node');
     expect(((thrown as IntakeWriteError).cause as Error).message).toBe('refused for the test');
@@ -79,16 +84,71 @@ describe('PostgresIntakeStore', () => {
   it('a failing edge insert keeps nothing, not even the node, and names the edge step', async () => {
     const { node, edge } = content('e');
     await refuseInsert('edges', node.id);
-    const thrown = await new PostgresIntakeStore(h).writeContent(node, edge).catch((err: unknown) => err);
+    const thrown = await new PostgresIntakeStore(h).writeContent(node, edge, logEntry()).catch((err: unknown) => err);
     expect((thrown as IntakeWriteError).step).toBe('edge');
     expect(await rowsOf(node.id, edge.id)).toEqual({ nodes: 0, edges: 0, access: [] });
   });
 
   it('a write to a collection deleted since the lookup is refused as for a deleted webhook, and keeps nothing', async () => {
     const { node, edge } = content('gone');
-    const thrown = await new PostgresIntakeStore(h).writeContent(node, { ...edge, target_id: uuidv7() }).catch((err: unknown) => err);
+    const thrown = await new PostgresIntakeStore(h).writeContent(node, { ...edge, target_id: uuidv7() }, logEntry()).catch((err: unknown) => err);
     expect(thrown).toBeInstanceOf(AppError);
     expect((thrown as AppError).code).toBe('webhook_not_found');
     expect(await rowsOf(node.id, edge.id)).toEqual({ nodes: 0, edges: 0, access: [] });
+  });
+});
+
+describe('PostgresIntakeStore: the delivery log and duplicates', () => {
+  const logRows = (deliveryId: string) =>
+    h.db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', WEBHOOK_ID).where('delivery_id', '=', deliveryId).orderBy('id').execute();
+
+  it('a 200 is logged in the write itself, with its node, edge, event and size', async () => {
+    const { node, edge } = content('logged');
+    const log = logEntry('gh-1');
+    await new PostgresIntakeStore(h).writeContent(node, edge, log);
+    expect(await logRows('gh-1')).toEqual([
+      expect.objectContaining({ id: log.id, status: 200, node_id: node.id, edge_id: edge.id, event: 'push', bytes: '1870', duration_ms: 3, duplicate: false, error: null }),
+    ]);
+  });
+
+  it('the same delivery id within 24 hours stores nothing new and returns the first copy’s node and edge', async () => {
+    const first = content('first copy');
+    const second = content('second copy');
+    const store = new PostgresIntakeStore(h);
+    await store.writeContent(first.node, first.edge, logEntry('gh-2'));
+    expect(await store.writeContent(second.node, second.edge, logEntry('gh-2'))).toEqual({
+      propagationError: null,
+      duplicateOf: { nodeId: first.node.id, edgeId: first.edge.id },
+    });
+    expect(await rowsOf(second.node.id, second.edge.id)).toEqual({ nodes: 0, edges: 0, access: [] });
+    expect((await logRows('gh-2')).map((r) => [r.duplicate, r.node_id])).toEqual([
+      [false, first.node.id],
+      [true, first.node.id],
+    ]);
+  });
+
+  it('the same delivery id after 24 hours is a new delivery', async () => {
+    const store = new PostgresIntakeStore(h);
+    const first = content('yesterday');
+    await store.writeContent(first.node, first.edge, logEntry('gh-3'));
+    await h.db.updateTable('webhook_delivery_ids').set({ claimed_at: sql`now() - interval '25 hours'` }).where('delivery_id', '=', 'gh-3').execute();
+    const again = content('today');
+    expect(await store.writeContent(again.node, again.edge, logEntry('gh-3'))).toEqual({ propagationError: null, duplicateOf: null });
+    expect(await rowsOf(again.node.id, again.edge.id)).toMatchObject({ nodes: 1, edges: 1 });
+  });
+
+  it('a failed write keeps neither its log row nor its claim on the delivery id, so a retry is stored', async () => {
+    const store = new PostgresIntakeStore(h);
+    const failing = content('fails at the edge');
+    await expect(store.writeContent(failing.node, { ...failing.edge, target_id: uuidv7() }, logEntry('gh-4'))).rejects.toThrow();
+    expect(await logRows('gh-4')).toEqual([]);
+    const retry = content('retried');
+    expect(await store.writeContent(retry.node, retry.edge, logEntry('gh-4'))).toEqual({ propagationError: null, duplicateOf: null });
+  });
+
+  it('a failed delivery is recorded with its status and error', async () => {
+    const failure = { ...logEntry('gh-5'), status: 400, error: 'Ugyldig JSON i forespørselen' };
+    await new PostgresIntakeStore(h).recordFailedDelivery(failure);
+    expect(await logRows('gh-5')).toEqual([expect.objectContaining({ id: failure.id, status: 400, error: 'Ugyldig JSON i forespørselen', node_id: null })]);
   });
 });

@@ -1,24 +1,33 @@
 import { AppError, stringifyJson } from '@inntak/core';
-import { IntakeWriteError, type IntakeStore, type WebhookTarget } from '@inntak/intake';
+import { IntakeWriteError, type DeliveryLogEntry, type FailedDelivery, type IntakeStore, type SignatureScheme, type WebhookTarget, type WriteOutcome } from '@inntak/intake';
 import type { NewEdge, NewNode } from '@inntak/graph';
 import type { DatabaseHandle, PreparedStatement } from '../platform/index.js';
 
 /**
  * The intake's two statements, prepared once per connection: intake is the product's hot path
  * (docs/performance.md). The lookup is served by the unique partial index
- * nodes_webhook_token_idx; the write is one call of inntak_intake_write (db/migrations/008), so
- * it is one round trip and its own transaction.
+ * nodes_webhook_token_idx (the secret, when there is one, by webhook_secrets' key); the write
+ * is one call of inntak_intake_write (db/migrations/016: node, edge, access rows and the
+ * delivery's log row, or only the log row for a duplicate), so it is one round trip and its
+ * own transaction.
  */
 const FIND_WEBHOOK: PreparedStatement = {
   name: 'inntak_intake_find_webhook',
-  text: `select w.id, e.target_id, w.metadata ->> 'template_id' as template_id
+  text: `select w.id, e.target_id, w.metadata ->> 'template_id' as template_id, s.scheme, s.secret
            from nodes w join edges e on e.source_id = w.id and e.edge_type = 'belongs_to'
+           left join webhook_secrets s on s.webhook_id = w.id
           where w.node_kind = 'webhook' and w.metadata ->> 'token' = $1
           order by e.created_at limit 1`,
 };
 const WRITE_CONTENT: PreparedStatement = {
   name: 'inntak_intake_write',
-  text: 'select inntak_intake_write($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) as propagation_error',
+  text: `select propagation_error, duplicate_node_id, duplicate_edge_id
+           from inntak_intake_write($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
+};
+const RECORD_FAILURE: PreparedStatement = {
+  name: 'inntak_intake_record_failure',
+  text: `insert into webhook_deliveries (id, webhook_id, received_at, status, error, delivery_id, event, bytes, duration_ms)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 };
 
 /** The statements as they run, for the benchmark's ceiling (bench/src/intake.ts). */
@@ -29,19 +38,28 @@ export class PostgresIntakeStore implements IntakeStore {
   constructor(private readonly database: Pick<DatabaseHandle, 'prepared'>) {}
 
   async findWebhookByToken(token: string): Promise<WebhookTarget | undefined> {
-    const [row] = await this.database.prepared<{ id: string; target_id: string; template_id: string | null }>(FIND_WEBHOOK, [token]);
+    const [row] = await this.database.prepared<{ id: string; target_id: string; template_id: string | null; scheme: SignatureScheme | null; secret: string | null }>(
+      FIND_WEBHOOK,
+      [token],
+    );
     if (!row) return undefined;
-    return { webhookId: row.id, collectionId: row.target_id, templateId: row.template_id };
+    const secret = row.scheme !== null && row.secret !== null ? { scheme: row.scheme, secret: row.secret } : null;
+    return { webhookId: row.id, collectionId: row.target_id, templateId: row.template_id, secret };
   }
 
-  async writeContent(node: NewNode, edge: NewEdge): Promise<{ propagationError: string | null }> {
+  async writeContent(node: NewNode, edge: NewEdge, log: DeliveryLogEntry): Promise<WriteOutcome> {
     const values = [
       ...[node.id, node.node_kind, node.title, node.content, node.visibility, stringifyJson(node.metadata), node.created_by],
       ...[edge.id, edge.source_id, edge.target_id, edge.edge_type, JSON.stringify(edge.metadata), edge.system, edge.created_by],
+      ...[log.id, log.webhookId, log.receivedAt, log.deliveryId, log.event, log.bytes, log.durationMs],
     ];
     try {
-      const [row] = await this.database.prepared<{ propagation_error: string | null }>(WRITE_CONTENT, values);
-      return { propagationError: row!.propagation_error };
+      const [row] = await this.database.prepared<{ propagation_error: string | null; duplicate_node_id: string | null; duplicate_edge_id: string | null }>(
+        WRITE_CONTENT,
+        values,
+      );
+      const duplicateOf = row!.duplicate_node_id && row!.duplicate_edge_id ? { nodeId: row!.duplicate_node_id, edgeId: row!.duplicate_edge_id } : null;
+      return { propagationError: row!.propagation_error, duplicateOf };
     } catch (error) {
       // A foreign-key violation means the webhook (or its collection) was deleted between the
       // token lookup and the write: answer as for a deleted webhook, 404, not a database failure.
@@ -52,5 +70,12 @@ export class PostgresIntakeStore implements IntakeStore {
       if (table === 'edges') throw new IntakeWriteError('edge', { cause: error });
       throw error;
     }
+  }
+
+  async recordFailedDelivery(delivery: FailedDelivery): Promise<void> {
+    await this.database.prepared(RECORD_FAILURE, [
+      ...[delivery.id, delivery.webhookId, delivery.receivedAt, delivery.status, delivery.error],
+      ...[delivery.deliveryId, delivery.event, delivery.bytes, delivery.durationMs],
+    ]);
   }
 }

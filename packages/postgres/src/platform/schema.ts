@@ -175,6 +175,39 @@ export interface Database {
   mixer_channels: MixerChannelsTable;
   orchestration_log: OrchestrationLogTable;
   orchestration_runs: OrchestrationRunsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_delivery_ids: WebhookDeliveryIdsTable;
+  webhook_secrets: WebhookSecretsTable;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  webhook_id: string;
+  received_at: ColumnType<Date, Date | string | undefined, never>;
+  status: number;
+  error: string | null;
+  node_id: string | null;
+  edge_id: string | null;
+  delivery_id: string | null;
+  event: string | null;
+  duplicate: Generated<boolean>;
+  bytes: ColumnType<string, number | undefined, never>;
+  duration_ms: Generated<number>;
+}
+
+export interface WebhookDeliveryIdsTable {
+  webhook_id: string;
+  delivery_id: string;
+  node_id: string;
+  edge_id: string;
+  claimed_at: Generated<Date>;
+}
+
+export interface WebhookSecretsTable {
+  webhook_id: string;
+  scheme: string;
+  secret: string;
+  updated_at: Generated<Date>;
 }
 
 export interface OrchestrationLogTable {
