@@ -44,6 +44,16 @@ export default tseslint.config(
     rules: { 'inntak/domain-imports': ['error', { domains: DOMAIN_PACKAGES, extra: ['yaml', 'zod', '@jest/globals', 'fast-check'] }] },
   },
   {
+    // Standard Webhooks' own verifier (issue 17 names it): pure, no I/O.
+    files: ['packages/intake/src/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/__tests__/**'],
+    rules: { 'inntak/domain-imports': ['error', { domains: DOMAIN_PACKAGES, extra: ['standardwebhooks'] }] },
+  },
+  {
+    files: ['packages/intake/src/**/*.test.ts'],
+    rules: { 'inntak/domain-imports': ['error', { domains: DOMAIN_PACKAGES, extra: ['standardwebhooks', '@jest/globals', 'fast-check'] }] },
+  },
+  {
     files: ['packages/postgres/src/**/*.ts'],
     rules: { 'inntak/postgres-folders': 'error' },
   },

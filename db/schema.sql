@@ -185,6 +185,33 @@ create table system_admins (
   node_id uuid not null,
   created_at timestamp with time zone not null default now()
 );
+create table webhook_deliveries (
+  id uuid not null,
+  webhook_id uuid not null,
+  received_at timestamp with time zone not null default now(),
+  status smallint not null,
+  error text,
+  node_id uuid,
+  edge_id uuid,
+  delivery_id text,
+  event text,
+  duplicate boolean not null default false,
+  bytes bigint not null default 0,
+  duration_ms integer not null default 0
+);
+create table webhook_delivery_ids (
+  webhook_id uuid not null,
+  delivery_id text not null,
+  node_id uuid not null,
+  edge_id uuid not null,
+  claimed_at timestamp with time zone not null default now()
+);
+create table webhook_secrets (
+  webhook_id uuid not null,
+  scheme text not null,
+  secret text not null,
+  updated_at timestamp with time zone not null default now()
+);
 
 -- constraints
 alter table ab_events add constraint ab_events_clicks_check CHECK ((clicks >= 0));
@@ -243,6 +270,12 @@ alter table schema_version add constraint schema_version_pkey PRIMARY KEY (versi
 alter table server_secrets add constraint server_secrets_pkey PRIMARY KEY (name);
 alter table system_admins add constraint system_admins_node_id_fkey FOREIGN KEY (node_id) REFERENCES nodes(id) ON DELETE CASCADE;
 alter table system_admins add constraint system_admins_pkey PRIMARY KEY (node_id);
+alter table webhook_deliveries add constraint webhook_deliveries_pkey PRIMARY KEY (id);
+alter table webhook_delivery_ids add constraint webhook_delivery_ids_pkey PRIMARY KEY (webhook_id, delivery_id);
+alter table webhook_secrets add constraint webhook_secrets_pkey PRIMARY KEY (webhook_id);
+alter table webhook_secrets add constraint webhook_secrets_scheme_check CHECK ((scheme = ANY (ARRAY['github'::text, 'gitlab'::text, 'gitea'::text, 'slack'::text, 'standard-webhooks'::text])));
+alter table webhook_secrets add constraint webhook_secrets_secret_check CHECK ((secret <> ''::text));
+alter table webhook_secrets add constraint webhook_secrets_webhook_id_fkey FOREIGN KEY (webhook_id) REFERENCES nodes(id) ON DELETE CASCADE;
 
 -- indexes
 CREATE UNIQUE INDEX ab_events_pkey ON public.ab_events USING btree (id);
@@ -301,6 +334,10 @@ CREATE UNIQUE INDEX resource_usage_log_pkey ON public.resource_usage_log USING b
 CREATE UNIQUE INDEX schema_version_pkey ON public.schema_version USING btree (version);
 CREATE UNIQUE INDEX server_secrets_pkey ON public.server_secrets USING btree (name);
 CREATE UNIQUE INDEX system_admins_pkey ON public.system_admins USING btree (node_id);
+CREATE UNIQUE INDEX webhook_deliveries_pkey ON public.webhook_deliveries USING btree (id);
+CREATE INDEX webhook_deliveries_webhook_idx ON public.webhook_deliveries USING btree (webhook_id, id DESC);
+CREATE UNIQUE INDEX webhook_delivery_ids_pkey ON public.webhook_delivery_ids USING btree (webhook_id, delivery_id);
+CREATE UNIQUE INDEX webhook_secrets_pkey ON public.webhook_secrets USING btree (webhook_id);
 
 -- functions
 CREATE OR REPLACE FUNCTION public.access_granted_by(edge_type text, metadata jsonb)
@@ -343,8 +380,8 @@ CREATE OR REPLACE FUNCTION public.inntak_inherited_access(access access_level, m
  IMMUTABLE PARALLEL SAFE
 RETURN LEAST(access, CASE (metadata ->> 'max_access'::text) WHEN 'reader'::text THEN 'reader'::access_level WHEN 'member'::text THEN 'member'::access_level WHEN 'admin'::text THEN 'admin'::access_level ELSE 'owner'::access_level END)
 ;
-CREATE OR REPLACE FUNCTION public.inntak_intake_write(node_id uuid, node_kind text, node_title text, node_content text, node_visibility visibility, node_metadata jsonb, node_created_by uuid, edge_id uuid, edge_source_id uuid, edge_target_id uuid, edge_type text, edge_metadata jsonb, edge_system boolean, edge_created_by uuid)
- RETURNS text
+CREATE OR REPLACE FUNCTION public.inntak_intake_write(node_id uuid, node_kind text, node_title text, node_content text, node_visibility visibility, node_metadata jsonb, node_created_by uuid, edge_id uuid, edge_source_id uuid, edge_target_id uuid, edge_type text, edge_metadata jsonb, edge_system boolean, edge_created_by uuid, log_id uuid, log_webhook_id uuid, log_received_at timestamp with time zone, log_delivery_id text, log_event text, log_bytes bigint, log_duration_ms integer)
+ RETURNS TABLE(propagation_error text, duplicate_node_id uuid, duplicate_edge_id uuid)
  LANGUAGE plpgsql
 AS $function$
 declare
@@ -353,7 +390,24 @@ declare
   state text;
   message text;
   detail text;
+  original record;
 begin
+  if log_delivery_id is not null then
+    insert into webhook_delivery_ids as claim (webhook_id, delivery_id, node_id, edge_id)
+    values (log_webhook_id, log_delivery_id, node_id, edge_id)
+    on conflict on constraint webhook_delivery_ids_pkey do update
+      set node_id = excluded.node_id, edge_id = excluded.edge_id, claimed_at = now()
+      where claim.claimed_at < now() - interval '24 hours';
+    if not found then
+      select c.node_id, c.edge_id into original from webhook_delivery_ids c
+       where c.webhook_id = log_webhook_id and c.delivery_id = log_delivery_id;
+      insert into webhook_deliveries (id, webhook_id, received_at, status, node_id, edge_id, delivery_id, event, duplicate, bytes, duration_ms)
+      values (log_id, log_webhook_id, log_received_at, 200, original.node_id, original.edge_id,
+              log_delivery_id, log_event, true, log_bytes, log_duration_ms);
+      return query select null::text, original.node_id, original.edge_id;
+      return;
+    end if;
+  end if;
   begin
     insert into nodes (id, node_kind, title, content, visibility, metadata, created_by)
     values (node_id, node_kind, node_title, node_content, node_visibility, node_metadata, node_created_by);
@@ -368,7 +422,10 @@ begin
   if failure is not null then
     perform inntak_enqueue_job('access_repair', jsonb_build_object('edge_id', edge_id));
   end if;
-  return failure;
+  insert into webhook_deliveries (id, webhook_id, received_at, status, node_id, edge_id, delivery_id, event, bytes, duration_ms)
+  values (log_id, log_webhook_id, log_received_at, 200, node_id, edge_id,
+          log_delivery_id, log_event, log_bytes, log_duration_ms);
+  return query select failure, null::uuid, null::uuid;
 end
 $function$
 ;

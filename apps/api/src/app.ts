@@ -24,6 +24,7 @@ import { installRequestLogging } from './request-logging.js';
 import { installPublishedDomains, installPublishedPages, installPublishingIntentions, type PublishingDeps } from './publishing.js';
 import { RouteRegistry } from './route-registry.js';
 import { installWebhookAdmin } from './webhook-admin.js';
+import { installDeliveries } from './deliveries.js';
 import { installWebhookIntake } from './webhook-intake.js';
 
 export interface AppDeps {
@@ -74,6 +75,7 @@ export function createApp(deps: AppDeps): Express {
   const auth = requireCaller({ verifier: deps.verifier, directory: deps.identities });
   installMe(app, routes, auth);
   installWebhookAdmin(app, routes, auth, deps);
+  installDeliveries(app, routes, auth, deps);
   installGraphIntentions(app, routes, auth, deps);
   const limitedReads = authThen(auth, readsPerCaller(deps.readsPerCaller ?? 4));
   installNodeRead(app, routes, limitedReads, deps);

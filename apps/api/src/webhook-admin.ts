@@ -1,7 +1,7 @@
 import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
 import { AppError } from '@inntak/core';
-import { intakeUrl, knownTemplateId } from '@inntak/intake';
+import { intakeUrl, knownTemplateId, SIGNATURE_SCHEMES } from '@inntak/intake';
 import { findTemplate, listTemplates } from '@inntak/templates';
 import { type Db } from '@inntak/postgres';
 import { createWebhook, deleteWebhook, findAdministeredWebhook, listWebhooks, rotateWebhookToken, setWebhookTemplate, type AdministeredWebhook } from '@inntak/postgres/intake';
@@ -20,6 +20,7 @@ const Webhook = z.object({
   url: z.url(),
   template_id: z.string().nullable(),
   collection_id: Id,
+  signature_scheme: z.enum(SIGNATURE_SCHEMES).nullable().describe('the scheme requests must be signed with (set_webhook_secret); null: unsigned requests are accepted'),
   created_at: Timestamp,
 });
 

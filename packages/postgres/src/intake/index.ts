@@ -7,6 +7,7 @@ export {
   deleteWebhook,
   listWebhooks,
   findAdministeredWebhook,
+  requireWebhookAdmin,
   type AdministeredWebhook,
   type WebhookInput,
 } from './webhook-admin.js';

@@ -3,6 +3,7 @@ import { sql, type Transaction } from 'kysely';
 import { AppError, isUuid } from '@inntak/core';
 import { OPERATOR, type Actor } from '@inntak/access';
 import type { JsonObject } from '@inntak/graph';
+import type { SignatureScheme } from '@inntak/intake';
 import type { Db } from '../platform/index.js';
 import type { Database } from '../platform/index.js';
 import { requireLevel } from '../graph/index.js';
@@ -30,6 +31,8 @@ export interface AdministeredWebhook {
   token: string;
   template_id: string | null;
   collection_id: string;
+  /** The signature scheme requests must be signed with, or null (docs/deliveries.md); never the secret. */
+  signature_scheme: SignatureScheme | null;
   created_at: Date;
 }
 
@@ -91,6 +94,10 @@ export async function deleteWebhook(db: Db, actor: Actor, input: { webhook_id: s
       edges.map((e) => e.id),
     );
     await trx.deleteFrom('nodes').where('id', '=', input.webhook_id).execute();
+    // Its delivery log and claimed delivery ids go with it (no foreign keys: docs/deliveries.md);
+    // its secret by the foreign key's cascade.
+    await trx.deleteFrom('webhook_deliveries').where('webhook_id', '=', input.webhook_id).execute();
+    await trx.deleteFrom('webhook_delivery_ids').where('webhook_id', '=', input.webhook_id).execute();
     return { id: input.webhook_id };
   });
 }
@@ -111,7 +118,9 @@ function webhookRows(db: Db | Trx, actor: Actor, webhookId?: string): Promise<Ad
     .selectFrom('nodes as w')
     .innerJoin('edges as e', (join) => join.onRef('e.source_id', '=', 'w.id').on('e.edge_type', '=', 'belongs_to'))
     .innerJoin('nodes as c', 'c.id', 'e.target_id')
+    .leftJoin('webhook_secrets as s', 's.webhook_id', 'w.id')
     .select([
+      sql<SignatureScheme | null>`s.scheme`.as('signature_scheme'),
       'w.id',
       'w.title',
       sql<string>`w.metadata ->> 'token'`.as('token'),
@@ -127,7 +136,11 @@ function webhookRows(db: Db | Trx, actor: Actor, webhookId?: string): Promise<Ad
     .execute();
 }
 
-async function requireWebhookAdmin(trx: Trx, actor: Actor, webhookId: string): Promise<void> {
+/**
+ * Who administers a webhook: admin or owner on its collection, or a system administrator. A
+ * caller who cannot see the webhook gets 404, one who can but is not its admin 403.
+ */
+export async function requireWebhookAdmin(trx: Db | Trx, actor: Actor, webhookId: string): Promise<void> {
   const webhook = await requireLevel(trx, actor, webhookId, null, 'webhook_id');
   if (webhook.node_kind !== 'webhook') throw new AppError('not_found', { detail: 'webhook_id' });
   const edge = await trx
