@@ -2,7 +2,7 @@ import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
 import { SIGNATURE_SCHEMES } from '@inntak/intake';
 import type { Db } from '@inntak/postgres';
-import { listDeliveries, setWebhookSecret } from '@inntak/postgres/deliveries';
+import { listDeliveries, rerenderNode, setWebhookSecret } from '@inntak/postgres/deliveries';
 import type { RouteRegistry } from './route-registry.js';
 import { Id, Timestamp } from './schemas.js';
 
@@ -33,7 +33,8 @@ const StatusFilter = z
   .describe('one HTTP status (e.g. 401), `failed` (anything but 200) or `duplicate`');
 
 /**
- * Deliveries (docs/deliveries.md): a webhook's delivery log and its signing secret. The intake
+ * Deliveries (docs/deliveries.md): a webhook's delivery log, its signing secret, re-rendering
+ * what it delivered. The intake
  * itself (logging, duplicates, signature checks) is webhook-intake.ts.
  */
 export function installDeliveries(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: DeliveriesDeps): void {
@@ -78,5 +79,32 @@ export function installDeliveries(app: Express, registry: RouteRegistry, auth: R
     },
     auth,
     async ({ body, caller }) => setWebhookSecret(deps.db, caller, body),
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/rerender',
+      summary: "Render a webhook content node's stored payload again with its webhook's current template",
+      description:
+        "For admins and owners of the node's collection, and system administrators. Title, content and the template's metadata keys " +
+        '(template, template_version, sender, event, …) are replaced; the payload and other keys stay. 409 when the webhook is gone.',
+      tags: TAGS,
+      auth: 'jwt',
+      body: z.strictObject({ node_id: Id }),
+      response: {
+        status: 200,
+        schema: z.object({
+          node_id: Id,
+          title: z.string().nullable(),
+          template_id: z.string().nullable().describe('the template that rendered it; null: generic extraction'),
+          template_version: z.number().int().nullable(),
+        }),
+      },
+      errors: [400, 401, 403, 404, 409],
+    },
+    auth,
+    async ({ body, caller }) => rerenderNode(deps.db, caller, body.node_id),
   );
 }

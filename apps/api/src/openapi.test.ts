@@ -50,6 +50,7 @@ describe('GET /openapi.json', () => {
       '/intentions/generate_tts',
       '/intentions/grant_access',
       '/intentions/publish_article',
+      '/intentions/rerender',
       '/intentions/retry_job',
       '/intentions/revoke_access',
       '/intentions/rotate_webhook_token',

@@ -14,3 +14,4 @@ export {
 } from './receive-webhook.js';
 export { parseWebhookBody, type ParsedBody } from './parse-body.js';
 export { intakeUrl, knownTemplateId } from './webhook-settings.js';
+export { rerenderContent, type Rerendered } from './rerender.js';

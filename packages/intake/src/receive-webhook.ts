@@ -1,6 +1,6 @@
 import { AppError, isUuid, mapJsonStrings, RawJson, storable, uuidv7, type Logger } from '@inntak/core';
 import { webhookBelongsToEdge, webhookContentNode } from '@inntak/graph';
-import { renderPayload, type Headers, type JsonObject } from '@inntak/templates';
+import { renderPayload, TEMPLATE_HEADERS, type Headers, type JsonObject } from '@inntak/templates';
 import type { ParsedBody } from './parse-body.js';
 import { senderDeliveryId, senderEvent } from './delivery-facts.js';
 import { IntakeWriteError, type DeliveryLogEntry, type IntakeStore, type WebhookTarget } from './ports.js';
@@ -89,10 +89,11 @@ export function renderDelivery(
     const unchanged = cleaned.payload === request.body.payload && request.body.json !== undefined;
     payload = new RawJson(unchanged ? request.body.json! : JSON.stringify(cleaned.payload));
   }
+  const eventHeaders = templateHeaders(request.headers);
   return {
     title: rendering.result.title,
     content: rendering.result.content,
-    extraMetadata: rendering.result.extra_metadata,
+    extraMetadata: eventHeaders ? { ...rendering.result.extra_metadata, event_headers: eventHeaders } : rendering.result.extra_metadata,
     reply: rendering.result.reply,
     payload,
     templateId: rendering.templateId,
@@ -201,6 +202,16 @@ export async function storeDelivery(
   const response: IntakeResponse = { node_id: node.id, edge_id: edge.id, templateId: delivery.templateId, repairQueued, duplicate: false };
   if (delivery.reply) response.reply = delivery.reply;
   return response;
+}
+
+/** The headers templates read, as the request had them (absent when none): kept for re-rendering. */
+function templateHeaders(headers: Headers): Record<string, string> | undefined {
+  let kept: Record<string, string> | undefined;
+  for (const name of TEMPLATE_HEADERS) {
+    const value = headers[name];
+    if (value !== undefined) (kept ??= {})[name] = storable(value).slice(0, 200);
+  }
+  return kept;
 }
 
 /**

@@ -1,4 +1,5 @@
 export type { Headers, JsonObject, Template, TemplateInfo, TemplateResult } from './types.js';
+export { TEMPLATE_HEADERS } from './types.js';
 export { genericExtraction } from './generic-extraction.js';
 export { TEMPLATES, findTemplate, listTemplates, renderPayload, type Rendering } from './registry.js';
 export { previewTemplate, type Preview } from './preview.js';

@@ -39,3 +39,22 @@ export interface TemplateInfo {
   description: string;
   senders: readonly string[];
 }
+
+/**
+ * Every request header a template reads (lower-case): the intake keeps these of a delivery in
+ * its content node (`metadata.event_headers`), so the payload can be rendered again later, with
+ * another template, exactly as it arrived (docs/deliveries.md#re-render). Names only events and
+ * retries: never a signature, token or cookie.
+ */
+export const TEMPLATE_HEADERS = [
+  'x-github-event',
+  'x-gitlab-event',
+  'x-gitea-event',
+  'x-gitea-event-type',
+  'x-forgejo-event',
+  'x-forgejo-event-type',
+  'x-gogs-event',
+  'x-event-key',
+  'x-buildkite-event',
+  'x-slack-retry-num',
+] as const;

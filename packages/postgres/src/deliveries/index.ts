@@ -2,3 +2,4 @@
 // re-rendering stored payloads. The intake's own write of a delivery is in ../intake.
 export { listDeliveries, pruneDeliveries, DELIVERY_RETENTION, type DeliveryView, type DeliveryStatusFilter } from './delivery-log.js';
 export { setWebhookSecret, signatureSchemes } from './webhook-secret.js';
+export { rerenderNode, rerenderWebhook, type RerenderResult } from './rerender.js';

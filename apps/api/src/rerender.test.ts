@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import request from 'supertest';
+import type { Express } from 'express';
+import { setupTestContext, type TestContext } from './__tests__/helpers.js';
+
+// POST /intentions/rerender against real PostgreSQL (issue 17, Re-render).
+
+const FIXTURES = new URL('../../../packages/templates/fixtures/', import.meta.url);
+const GITHUB_PUSH = readFileSync(new URL('forge-push/github-push-one_commit.json', FIXTURES), 'utf8');
+
+let ctx: TestContext;
+let app: Express;
+let owner: string;
+
+beforeAll(async () => {
+  ctx = await setupTestContext();
+  app = ctx.app();
+  owner = await ctx.ownerAuthorization();
+});
+afterAll(() => ctx.close());
+
+const post = (path: string, authorization: string, body: object) => request(app).post(path).set('Authorization', authorization).send(body);
+
+async function pushTo(token: string) {
+  const res = await request(app).post(`/api/webhook/${token}`).set({ 'Content-Type': 'application/json', 'X-GitHub-Event': 'push' }).send(GITHUB_PUSH);
+  expect(res.status).toBe(200);
+  return res.body.node_id as string;
+}
+
+const nodeRow = (id: string) => ctx.database.db.selectFrom('nodes').select(['title', 'content', 'metadata']).where('id', '=', id).executeTakeFirstOrThrow();
+
+describe('POST /intentions/rerender', () => {
+  it('after set_template, renders a push stored generically as a push: title, content and template metadata with its template_version, as a fresh push gets', async () => {
+    const webhook = await ctx.addWebhook(null);
+    const nodeId = await pushTo(webhook.token);
+    const before = await nodeRow(nodeId);
+    expect(before.metadata.template).toBeUndefined();
+    expect(before.metadata.event_headers).toEqual({ 'x-github-event': 'push' });
+
+    const set = await post('/intentions/set_template', owner, { webhook_id: webhook.id, template_id: 'forge-push' });
+    expect(set.status).toBe(200);
+    const res = await post('/intentions/rerender', owner, { node_id: nodeId });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ node_id: nodeId, template_id: 'forge-push', template_version: expect.any(Number) });
+
+    const after = await nodeRow(nodeId);
+    expect(after.title).toBe(res.body.title);
+    expect(after.title).not.toBe(before.title);
+    expect(after.title).toMatch(/push|commit/i);
+    expect(after.metadata).toMatchObject({ source: 'webhook', webhook_id: webhook.id, template: 'forge-push', template_version: res.body.template_version, sender: 'github', event: 'push' });
+    expect(after.metadata.payload).toEqual(before.metadata.payload);
+    // The same title as a push delivered to a forge-push webhook today.
+    const fresh = await nodeRow(await pushTo((await ctx.addWebhook('forge-push')).token));
+    expect([fresh.title, fresh.content]).toEqual([after.title, after.content]);
+    const { payload: _p, webhook_id: _w, ...freshKeys } = fresh.metadata;
+    const { payload: _q, webhook_id: _x, ...afterKeys } = after.metadata;
+    expect(afterKeys).toEqual(freshKeys);
+  });
+
+  it('back to generic extraction removes the template’s keys and keeps the others', async () => {
+    const webhook = await ctx.addWebhook('forge-push');
+    const nodeId = await pushTo(webhook.token);
+    await ctx.database.db
+      .updateTable('nodes')
+      .set({ metadata: JSON.stringify({ ...(await nodeRow(nodeId)).metadata, note: 'kept by someone else' }) })
+      .where('id', '=', nodeId)
+      .execute();
+    await post('/intentions/set_template', owner, { webhook_id: webhook.id, template_id: null });
+    const res = await post('/intentions/rerender', owner, { node_id: nodeId });
+    expect(res.body).toMatchObject({ template_id: null, template_version: null });
+    const after = await nodeRow(nodeId);
+    expect(after.metadata.template).toBeUndefined();
+    expect(after.metadata.template_version).toBeUndefined();
+    expect(after.metadata).toMatchObject({ source: 'webhook', note: 'kept by someone else', event_headers: { 'x-github-event': 'push' } });
+  });
+
+  it('refuses a node that did not come from a webhook (400), a missing webhook (409); a member gets 403, a stranger 404', async () => {
+    const plain = await post('/intentions/create_node', owner, { node_kind: 'content', title: 'skrevet for hånd', collection_id: ctx.collectionId });
+    expect(plain.status).toBe(201);
+    const notWebhook = await post('/intentions/rerender', owner, { node_id: plain.body.id });
+    expect(notWebhook.status).toBe(400);
+    expect(notWebhook.body).toEqual({ error: 'Ugyldig forespørsel: node_id: noden kom ikke fra en webhook' });
+
+    const webhook = await ctx.addWebhook(null);
+    const nodeId = await pushTo(webhook.token);
+    const member = await ctx.addPerson('rerender-member');
+    await post('/intentions/grant_access', owner, { subject_id: member.id, object_id: ctx.collectionId, access: 'member' });
+    expect((await post('/intentions/rerender', member.authorization, { node_id: nodeId })).status).toBe(403);
+    const stranger = await ctx.addPerson('rerender-stranger');
+    expect((await post('/intentions/rerender', stranger.authorization, { node_id: nodeId })).status).toBe(404);
+
+    await post('/intentions/delete_webhook', owner, { webhook_id: webhook.id });
+    const gone = await post('/intentions/rerender', owner, { node_id: nodeId });
+    expect(gone.status).toBe(409);
+    expect(gone.body).toEqual({ error: 'Konflikt: webhooken som leverte noden finnes ikke lenger' });
+  });
+});
