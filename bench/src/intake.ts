@@ -176,7 +176,8 @@ async function startApi(mainJs: string, basePort: number): Promise<{ processes: 
           method: 'POST',
           path: `/api/webhook/${webhook.token}`,
           agent: agents[api],
-          headers: { 'content-type': 'application/json', ...EVENT_HEADERS },
+          // Each delivery with its own id, as GitHub sends them: the duplicate check runs on every one.
+          headers: { 'content-type': 'application/json', ...EVENT_HEADERS, 'x-github-delivery': randomUUID() },
         },
         (res) => {
           let text = '';
@@ -213,19 +214,32 @@ if (builds.length > 1) builds.forEach((mainJs, i) => console.log(`API ${String.f
 
 // --- The ceiling: the intake's statements through pgbench ------------------------------------
 const rendered = renderPayload('forge-push', payload, EVENT_HEADERS).result;
-const sample = webhookContentNode({ webhookId: webhook.id, title: rendered.title, content: rendered.content, payload, extraMetadata: rendered.extra_metadata });
+// As the intake stores it: the template's keys and the event headers kept for re-rendering.
+const sample = webhookContentNode({
+  webhookId: webhook.id,
+  title: rendered.title,
+  content: rendered.content,
+  payload,
+  extraMetadata: { ...rendered.extra_metadata, event_headers: EVENT_HEADERS },
+});
 const workDir = await mkdtemp(path.join(os.tmpdir(), 'inntak-bench-intake-'));
 
 /** The intake's two statements as a pgbench script: same SQL, ids made in SQL (time-ordered, like UUIDv7). */
 async function pgbenchScript(): Promise<string> {
   const id = (v: string) => `(lpad(to_hex((extract(epoch from statement_timestamp()) * 1000)::bigint), 12, '0') || lpad(to_hex(:${v}::bigint), 20, '0'))::uuid`;
   const write = INTAKE_STATEMENTS.writeContent.text.replace(/\$(\d+)\b/g, (_, n: string) => {
-    const bound = [id('n'), ':kind', ':title', ':content', ':visibility', ':metadata', ':webhook', id('e'), id('n'), ':collection', ':edge_type', ':edge_metadata', ':system', ':webhook'];
+    const node = [id('n'), ':kind', ':title', ':content', ':visibility', ':metadata', ':webhook'];
+    const edge = [id('e'), id('n'), ':collection', ':edge_type', ':edge_metadata', ':system', ':webhook'];
+    // The delivery's log row: a fresh delivery id each time, like the HTTP runs' X-GitHub-Delivery.
+    const log = [id('l'), ':webhook', 'statement_timestamp()', `${id('d')}::text`, ':event', ':bytes', '0'];
+    const bound = [...node, ...edge, ...log];
     return bound[Number(n) - 1]!;
   });
   const script = [
     '\\set n random(1, 9223372036854775806)',
     '\\set e random(1, 9223372036854775806)',
+    '\\set l random(1, 9223372036854775806)',
+    '\\set d random(1, 9223372036854775806)',
     `${INTAKE_STATEMENTS.findWebhook.text.replace('$1', ':token').replace(/\s+/g, ' ')};`,
     `${write};`,
   ].join('\n');
@@ -249,6 +263,8 @@ async function viaPgbench(connections: number, seconds: number): Promise<Figures
     edge_type: 'belongs_to',
     edge_metadata: '{}',
     system: 'true',
+    event: 'push',
+    bytes: String(Buffer.byteLength(body)),
   };
   const started = performance.now();
   const run = spawnSync(
@@ -281,7 +297,11 @@ const viaNodePg = (connections: number, seconds: number) =>
       const n = sample;
       await pool.query({
         ...INTAKE_STATEMENTS.writeContent,
-        values: [nodeId, n.node_kind, n.title, n.content, n.visibility, JSON.stringify(n.metadata), target.id, uuidv7(), nodeId, target.target_id, 'belongs_to', '{}', true, target.id],
+        values: [
+          ...[nodeId, n.node_kind, n.title, n.content, n.visibility, JSON.stringify(n.metadata), target.id],
+          ...[uuidv7(), nodeId, target.target_id, 'belongs_to', '{}', true, target.id],
+          ...[uuidv7(), target.id, new Date(), randomUUID(), 'push', Buffer.byteLength(body), 0],
+        ],
       });
     },
     connections,

@@ -217,6 +217,7 @@ describe('GET /admin/webhooks', () => {
       url: webhook.url,
       template_id: null,
       collection_id: ctx.collectionId,
+      signature_scheme: null,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
   });

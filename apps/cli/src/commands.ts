@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { OPERATOR, isAccessLevel } from '@inntak/access';
 import { AppError, isUuid } from '@inntak/core';
-import { intakeUrl, knownTemplateId } from '@inntak/intake';
+import { intakeUrl, knownTemplateId, SIGNATURE_SCHEMES, type SignatureScheme } from '@inntak/intake';
+import { listDeliveries, rerenderWebhook, setWebhookSecret } from '@inntak/postgres/deliveries';
 import { type Db } from '@inntak/postgres';
 import { createCollection, createPerson, grantAccess } from '@inntak/postgres/graph';
 import { EVENT_TYPES, type EventType } from '@inntak/orchestration';
@@ -84,6 +85,39 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   { name: 'webhook rotate', args: '--webhook ID', summary: 'a new token; the old one answers 404 at once', options: { webhook: id('the webhook') } },
   {
+    name: 'webhook deliveries',
+    args: '--webhook ID [--status S] [--limit N] [--cursor C]',
+    summary: "the webhook's delivery log, newest first: {deliveries, next_cursor} (docs/deliveries.md)",
+    options: {
+      webhook: id('the webhook'),
+      status: { type: 'string', help: 'one HTTP status (e.g. 401), failed (anything but 200) or duplicate' },
+      limit: { type: 'string', help: 'rows per page, 1–200 (default 50)' },
+      cursor: id('next_cursor of the page before'),
+    },
+  },
+  {
+    name: 'webhook set-secret',
+    args: '--webhook ID --scheme github|gitlab|gitea|slack|standard-webhooks|none [--secret-stdin | --secret S]',
+    summary: 'require requests signed with the sender’s scheme and secret (none: stop requiring it)',
+    options: {
+      webhook: id('the webhook'),
+      scheme: { type: 'string', help: 'github, gitlab, gitea, slack, standard-webhooks or none' },
+      'secret-stdin': { type: 'boolean', help: 'read the secret from stdin (keeps it out of the shell history and ps)' },
+      secret: { type: 'string', help: 'the secret itself (visible in ps and the shell history: prefer --secret-stdin)' },
+    },
+  },
+  {
+    name: 'webhook rerender',
+    args: '--webhook ID [--since DATE] [--after NODE_ID] [--batch N]',
+    summary: "render the webhook's stored deliveries again with its current template; progress on stderr",
+    options: {
+      webhook: id('the webhook'),
+      since: { type: 'string', help: 'only nodes created at or after this date/time (ISO 8601, e.g. 2026-11-01)' },
+      after: id('go on after this node id (the last_node_id of an interrupted run)'),
+      batch: { type: 'string', help: 'nodes per transaction, 1–5000 (default 500)' },
+    },
+  },
+  {
     name: 'member add',
     args: '--collection ID --person PERSON_ID [--access reader|member|admin|owner]',
     summary: 'grant a person a level on a collection and everything in it (default member)',
@@ -159,6 +193,9 @@ export const DATABASE_COMMANDS = [
   'webhook list',
   'webhook set-template',
   'webhook rotate',
+  'webhook deliveries',
+  'webhook set-secret',
+  'webhook rerender',
   'member add',
   'orchestration add',
   'publication add',
@@ -238,7 +275,15 @@ function plainParseError(err: unknown, command: CommandSpec): string {
  * The commands that work on the database, as an operator: a system administrator at a shell
  * (OPERATOR), through the same checked writes the API uses. Each returns the JSON to print.
  */
-export async function runDatabaseCommand(command: DatabaseCommand, options: Options, deps: { db: Db; baseUrl: string }): Promise<unknown> {
+export interface DatabaseCommandDeps {
+  db: Db;
+  baseUrl: string;
+  /** A line of progress for the person at the shell (stderr; stdout is for the JSON answer). */
+  progress?: (line: string) => void;
+  readStdin?: () => Promise<string>;
+}
+
+export async function runDatabaseCommand(command: DatabaseCommand, options: Options, deps: DatabaseCommandDeps): Promise<unknown> {
   const { db } = deps;
   const view = (w: AdministeredWebhook) => ({ ...w, url: intakeUrl(deps.baseUrl, w.token) });
   switch (command) {
@@ -277,6 +322,42 @@ export async function runDatabaseCommand(command: DatabaseCommand, options: Opti
     }
     case 'webhook rotate':
       return view(await rotateWebhookToken(db, OPERATOR, { webhook_id: await requireKind(db, options, 'webhook', 'webhook') }));
+    case 'webhook deliveries': {
+      const status = optional(options, 'status');
+      const statusFilter = status === undefined ? undefined : status === 'failed' || status === 'duplicate' ? status : Number(status);
+      if (typeof statusFilter === 'number' && !(Number.isInteger(statusFilter) && statusFilter >= 100 && statusFilter <= 599)) {
+        throw new UsageError(`--status må være en HTTP-status (som 401), failed eller duplicate; fikk «${status}»`);
+      }
+      const limit = wholeNumber(options, 'limit', { min: 1, max: 200 }) ?? 50;
+      const webhookId = await requireKind(db, options, 'webhook', 'webhook');
+      return listDeliveries(db, OPERATOR, webhookId, { limit, before: optional(options, 'cursor'), status: statusFilter });
+    }
+    case 'webhook set-secret': {
+      const scheme = required(options, 'scheme');
+      if (!(SIGNATURE_SCHEMES as readonly string[]).includes(scheme) && scheme !== 'none') {
+        throw new UsageError(`--scheme må være ${SIGNATURE_SCHEMES.join(', ')} eller none; fikk «${scheme}»`);
+      }
+      if (options.secret !== undefined && options['secret-stdin'] === true) throw new UsageError('gi enten --secret eller --secret-stdin, ikke begge');
+      let secret: string | undefined = optional(options, 'secret');
+      if (options['secret-stdin'] === true) secret = (await (deps.readStdin ?? readStdin)()).replace(/\r?\n$/, '');
+      if (scheme !== 'none' && secret === undefined) throw new UsageError('--secret-stdin eller --secret mangler');
+      const webhookId = await requireKind(db, options, 'webhook', 'webhook');
+      return setWebhookSecret(db, OPERATOR, { webhook_id: webhookId, scheme: scheme as SignatureScheme | 'none', secret });
+    }
+    case 'webhook rerender': {
+      const sinceText = optional(options, 'since');
+      const since = sinceText === undefined ? undefined : new Date(sinceText);
+      if (since && Number.isNaN(since.getTime())) throw new UsageError(`--since må være en dato (ISO 8601, som 2026-11-01); fikk «${sinceText}»`);
+      const batch = wholeNumber(options, 'batch', { min: 1, max: 5000 }) ?? 500;
+      const webhookId = await requireKind(db, options, 'webhook', 'webhook');
+      return rerenderWebhook(db, {
+        webhookId,
+        since,
+        after: optional(options, 'after'),
+        batch,
+        progress: (done, total, last) => deps.progress?.(`rerendered ${done}/${total} (last node ${last})`),
+      });
+    }
     case 'member add': {
       const access = optional(options, 'access') ?? 'member';
       if (!isAccessLevel(access)) throw new UsageError(`--access må være reader, member, admin eller owner; fikk «${access}»`);
@@ -332,6 +413,20 @@ export function required(options: Options, name: string): string {
   if (typeof value !== 'string') throw new UsageError(`--${name} mangler`);
   if (value.trim() === '') throw new UsageError(`--${name} kan ikke være tom`);
   return value;
+}
+
+function wholeNumber(options: Options, name: string, range: { min: number; max: number }): number | undefined {
+  const text = optional(options, name);
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < range.min || value > range.max) throw new UsageError(`--${name} må være et helt tall fra ${range.min} til ${range.max}; fikk «${text}»`);
+  return value;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function optional(options: Options, name: string): string | undefined {

@@ -140,7 +140,8 @@ describe('access matrix', () => {
     // (inntak_intake_write, held inside a transaction so the revoke can run before it commits).
     const intake = h.db.transaction().execute(async (trx) => {
       await sql`select inntak_intake_write(${nodeId}, 'content', null, null, 'hidden', '{}', null,
-        ${edgeId}, ${nodeId}, ${collection}, 'belongs_to', '{}', true, null)`.execute(trx);
+        ${edgeId}, ${nodeId}, ${collection}, 'belongs_to', '{}', true, null,
+        ${uuidv7()}, ${uuidv7()}, now(), null, null, 0, 0)`.execute(trx);
       copied();
       await released;
     });
