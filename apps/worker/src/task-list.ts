@@ -9,6 +9,7 @@ import { ttsGenerate } from './tasks/tts-generate.js';
 import { diskMonitor } from './tasks/disk-monitor.js';
 import { abEvaluate } from './tasks/ab-evaluate.js';
 import { prune } from './tasks/prune.js';
+import { pruneDeliveriesTask } from './tasks/prune-deliveries.js';
 
 /** The media adapters: the file store under STORAGE_DIR and the speech engine. */
 export interface MediaDeps {
@@ -31,10 +32,12 @@ export function jobBodies(db: Db, media: MediaDeps, allow: OrchestrationAllowLis
 }
 
 /** Tasks outside the governor: a full disk must be noticed and relieved while heavy jobs run. */
-export const HOUSEKEEPING_TASKS = ['disk_monitor', 'ab_evaluate', 'prune'] as const;
+export const HOUSEKEEPING_TASKS = ['disk_monitor', 'ab_evaluate', 'prune', 'prune_deliveries'] as const;
 
 export function createTaskList(bodies: Record<string, JobBody<never>>, governedDeps: GovernedDeps, diskDeps: DiskMonitorDeps, media: MediaDeps): TaskList {
-  const list: TaskList = { disk_monitor: diskMonitor(diskDeps), ab_evaluate: abEvaluate(governedDeps), prune: prune({ ...diskDeps, files: media.files }) };
+  const list: TaskList = { disk_monitor: diskMonitor(diskDeps), ab_evaluate: abEvaluate(governedDeps), prune: prune({ ...diskDeps, files: media.files }),
+    prune_deliveries: pruneDeliveriesTask(diskDeps),
+  };
   for (const [type, body] of Object.entries(bodies)) list[type] = governed(type, body, governedDeps);
   return list;
 }
