@@ -341,6 +341,18 @@ describe('signatures', () => {
     expect(await contentNodesOf(webhook.id)).toBe(0);
   });
 
+  it('a request without the scheme’s headers is refused before its body is received, and logged', async () => {
+    const webhook = await ctx.addWebhook(null);
+    await setSecret(webhook.id, 'github', 'early');
+    const bigApp = ctx.app();
+    const res = await deliver(webhook.token, JSON.stringify({ pad: 'z'.repeat(2 * 1024 * 1024) }), {}, bigApp);
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: 'Ugyldig signatur' });
+    expect(res.headers.connection).toBe('close');
+    const log = (await deliveries(webhook.id)).body.deliveries;
+    expect(log).toEqual([expect.objectContaining({ status: 401, error: 'Ugyldig signatur', bytes: 2 * 1024 * 1024 + 10 })]);
+  });
+
   it('is checked over the raw bytes: the same JSON re-serialised does not pass', async () => {
     const webhook = await ctx.addWebhook('forge-push');
     await setSecret(webhook.id, 'github', 's3cret');

@@ -5,6 +5,7 @@ import {
   findWebhook,
   senderDeliveryId,
   senderEvent,
+  signaturePlausible,
   storeDelivery,
   verifySignature,
   type IntakeStore,
@@ -66,6 +67,8 @@ export function installWebhookIntake(app: Express, registry: RouteRegistry, deps
     outcome.template = target.templateId ?? 'generic';
     res.locals.webhook = target;
     logFailure(req, res, target, receivedAt);
+    // Headers that cannot make a valid signature are refused before the body is received.
+    if (target.secret && !signaturePlausible(target.secret, singleValued(req.headers))) throw new AppError('invalid_signature');
     next();
   };
   /**

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { sql } from 'kysely';
+import { OPERATOR } from '@inntak/access';
 import { findWebhook, receiveWebhook } from '@inntak/intake';
 import { createCollection, createPerson } from '@inntak/postgres/graph';
-import { createWebhook, PostgresIntakeStore } from '@inntak/postgres/intake';
+import { createWebhook, PostgresIntakeStore, setWebhookTemplate } from '@inntak/postgres/intake';
 import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
 
 // `inntak webhook deliveries | set-secret | rerender` run as a user runs them (the build).
@@ -94,18 +94,14 @@ describe('inntak webhook deliveries / set-secret / rerender', () => {
     await h.db.updateTable('nodes').set({ created_at: new Date('2020-01-01') }).where('id', '=', old.node_id).execute();
     const recent = [];
     for (let i = 0; i < 5; i++) recent.push((await push(webhook.token)).node_id);
-    await h.db
-      .updateTable('nodes')
-      .set({ metadata: sql`metadata || '{"template_id": "forge-push"}'` })
-      .where('id', '=', webhook.id)
-      .execute();
+    await setWebhookTemplate(h.db, OPERATOR, { webhook_id: webhook.id, template_id: 'forge-push' });
 
     const { code, json, stderr } = await inntak(['webhook', 'rerender', '--webhook', webhook.id, '--since', '2025-01-01', '--batch', '2']);
     expect(code).toBe(0);
     expect(json).toEqual({ webhook_id: webhook.id, template_id: 'forge-push', rerendered: 5, last_node_id: recent.at(-1) });
     expect(stderr.trim().split('\n').map((line) => line.replace(/ \(last node .*\)$/, ''))).toEqual(['rerendered 2/5', 'rerendered 4/5', 'rerendered 5/5']);
-    const rows = await h.db.selectFrom('nodes').select(['id', sql<string | null>`metadata ->> 'template'`.as('template')]).where('created_by', '=', webhook.id).execute();
-    const templates = Object.fromEntries(rows.map((r) => [r.id, r.template]));
+    const rows = await h.db.selectFrom('nodes').select(['id', 'metadata']).where('created_by', '=', webhook.id).execute();
+    const templates = Object.fromEntries(rows.map((r) => [r.id, r.metadata.template ?? null]));
     expect(recent.every((id) => templates[id] === 'forge-push')).toBe(true);
     expect(templates[old.node_id]).toBeNull();
 

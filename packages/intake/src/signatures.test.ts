@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { secretProblem, verifySignature } from './signatures.js';
+import { secretProblem, signaturePlausible, verifySignature } from './signatures.js';
 import { senderDeliveryId, senderEvent } from './delivery-facts.js';
 
 const body = Buffer.from('{"zen":"Keep it logically awesome."}');
@@ -57,6 +57,21 @@ describe('verifySignature', () => {
     expect(verifySignature(secret, headers('whsec_QWJjZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXo=', at), body)).toBe(false);
     expect(verifySignature(secret, headers(key, new Date(at.getTime() - 10 * 60_000)), body)).toBe(false);
     expect(verifySignature(secret, { 'webhook-id': 'msg_1' }, body)).toBe(false);
+  });
+});
+
+describe('signaturePlausible (before the body is read)', () => {
+  it('needs the scheme’s headers, a fresh Slack timestamp and the right GitLab token', () => {
+    const now = 1_700_000_000_000;
+    expect(signaturePlausible({ scheme: 'github', secret: 's' }, {})).toBe(false);
+    expect(signaturePlausible({ scheme: 'github', secret: 's' }, { 'x-hub-signature-256': 'sha256=00' })).toBe(true);
+    expect(signaturePlausible({ scheme: 'gitea', secret: 's' }, { 'x-forgejo-signature': 'ab' })).toBe(true);
+    expect(signaturePlausible({ scheme: 'gitlab', secret: 's' }, { 'x-gitlab-token': 'x' })).toBe(false);
+    expect(signaturePlausible({ scheme: 'gitlab', secret: 's' }, { 'x-gitlab-token': 's' })).toBe(true);
+    const slack = { scheme: 'slack' as const, secret: 's' };
+    expect(signaturePlausible(slack, { 'x-slack-signature': 'v0=00', 'x-slack-request-timestamp': String(now / 1000 - 400) }, now)).toBe(false);
+    expect(signaturePlausible(slack, { 'x-slack-signature': 'v0=00', 'x-slack-request-timestamp': String(now / 1000) }, now)).toBe(true);
+    expect(signaturePlausible({ scheme: 'standard-webhooks', secret: 'whsec_AAAA' }, { 'webhook-id': 'm', 'webhook-timestamp': '1' })).toBe(false);
   });
 });
 

@@ -43,6 +43,29 @@ export function verifySignature(secret: WebhookSecret, headers: Headers, body: B
   }
 }
 
+/**
+ * What can be checked before the body is read: that the scheme's headers are there at all,
+ * Slack's timestamp is fresh, and GitLab's token (which signs nothing) is right. A request
+ * failing this is refused without receiving its body (up to BODY_LIMIT) first.
+ */
+export function signaturePlausible(secret: WebhookSecret, headers: Headers, nowMs: number = Date.now()): boolean {
+  switch (secret.scheme) {
+    case 'github':
+      return headers['x-hub-signature-256'] !== undefined;
+    case 'gitea':
+      return (headers['x-gitea-signature'] ?? headers['x-forgejo-signature'] ?? headers['x-gogs-signature']) !== undefined;
+    case 'gitlab':
+      return verifySignature(secret, headers, Buffer.alloc(0), nowMs);
+    case 'slack': {
+      const timestamp = headers['x-slack-request-timestamp'];
+      if (headers['x-slack-signature'] === undefined || timestamp === undefined || !/^\d{1,12}$/.test(timestamp)) return false;
+      return Math.abs(nowMs / 1000 - Number(timestamp)) <= SLACK_MAX_AGE_SECONDS;
+    }
+    case 'standard-webhooks':
+      return headers['webhook-id'] !== undefined && headers['webhook-timestamp'] !== undefined && headers['webhook-signature'] !== undefined;
+  }
+}
+
 /** Whether a secret can be used with the scheme; the reason when not (for a 400 on setting it). */
 export function secretProblem(scheme: SignatureScheme, secret: string): string | null {
   if (secret.length === 0) return 'kan ikke være tom';
