@@ -44,7 +44,9 @@ export function installWebhookIntake(app: Express, registry: RouteRegistry, deps
     summary: 'Webhook intake: store the posted JSON as a content node in the webhook’s collection',
     description:
       'Public: the token in the path is the credential. Any JSON body, or none (an empty object). ' +
-      'Content-Encoding gzip, deflate and br are inflated; the inflated body may be at most BODY_LIMIT bytes.',
+      'Content-Encoding gzip, deflate and br are inflated; the inflated body may be at most BODY_LIMIT bytes. ' +
+      'A webhook with a signing secret (set_webhook_secret) answers 401 Ugyldig signatur without a valid signature. ' +
+      "A sender's delivery id seen again within 24 hours answers the first copy's node_id and edge_id with duplicate: true and stores nothing.",
     tags: ['webhooks'],
     auth: 'webhook_token',
     params: z.object({ token: z.uuid() }),
@@ -55,8 +57,8 @@ export function installWebhookIntake(app: Express, registry: RouteRegistry, deps
         description: 'A form: its `payload` field holding JSON (Travis CI, Slack interactivity) is the payload; a form without one (Slack slash commands) becomes an object of its fields.',
       },
     },
-    response: { status: 200, schema: z.looseObject({ node_id: z.uuid(), edge_id: z.uuid() }) },
-    errors: [400, 404, 413, 415],
+    response: { status: 200, schema: z.looseObject({ node_id: z.uuid(), edge_id: z.uuid(), duplicate: z.literal(true).optional() }) },
+    errors: [400, 401, 404, 413, 415],
   });
   const findTarget: RequestHandler = async (req, res, next) => {
     const outcome: IntakeOutcome = {};
