@@ -6,6 +6,7 @@ import type { Db } from '../platform/index.js';
 import type { Database } from '../platform/index.js';
 import { sql, type Transaction } from 'kysely';
 import { requireLevel } from '../graph/index.js';
+import { requireCollectionAdmin } from '../intake/index.js';
 
 type Trx = Transaction<Database>;
 
@@ -29,15 +30,7 @@ export async function rerenderNode(db: Db, actor: Actor, nodeId: string): Promis
     if (node.node_kind !== 'content' || metadata.source !== 'webhook' || typeof metadata.webhook_id !== 'string') {
       throw new AppError('invalid_input', { detail: 'node_id: noden kom ikke fra en webhook' });
     }
-    const collection = await trx
-      .selectFrom('edges')
-      .select('target_id')
-      .where('source_id', '=', nodeId)
-      .where('edge_type', '=', 'belongs_to')
-      .orderBy('created_at')
-      .executeTakeFirst();
-    if (!collection) throw new AppError('not_found', { detail: 'node_id' });
-    await requireLevel(trx, actor, collection.target_id, 'admin', 'node_id');
+    await requireCollectionAdmin(trx, actor, nodeId, 'node_id');
     const templateId = await webhookTemplate(trx, metadata.webhook_id);
     return update(trx, { id: nodeId, metadata }, templateId);
   });

@@ -8,6 +8,7 @@ export {
   listWebhooks,
   findAdministeredWebhook,
   requireWebhookAdmin,
+  requireCollectionAdmin,
   type AdministeredWebhook,
   type WebhookInput,
 } from './webhook-admin.js';

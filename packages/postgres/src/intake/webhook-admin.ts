@@ -143,13 +143,21 @@ function webhookRows(db: Db | Trx, actor: Actor, webhookId?: string): Promise<Ad
 export async function requireWebhookAdmin(trx: Db | Trx, actor: Actor, webhookId: string): Promise<void> {
   const webhook = await requireLevel(trx, actor, webhookId, null, 'webhook_id');
   if (webhook.node_kind !== 'webhook') throw new AppError('not_found', { detail: 'webhook_id' });
+  await requireCollectionAdmin(trx, actor, webhookId, 'webhook_id');
+}
+
+/**
+ * Admin or owner on the collection a node belongs to (its first `belongs_to`): who administers
+ * a webhook and what it delivered. No collection: 404 naming `field`.
+ */
+export async function requireCollectionAdmin(trx: Db | Trx, actor: Actor, nodeId: string, field: string): Promise<void> {
   const edge = await trx
     .selectFrom('edges')
     .select('target_id')
-    .where('source_id', '=', webhookId)
+    .where('source_id', '=', nodeId)
     .where('edge_type', '=', 'belongs_to')
     .orderBy('created_at')
     .executeTakeFirst();
-  if (!edge) throw new AppError('not_found', { detail: 'webhook_id' });
-  await requireLevel(trx, actor, edge.target_id, 'admin', 'webhook_id');
+  if (!edge) throw new AppError('not_found', { detail: field });
+  await requireLevel(trx, actor, edge.target_id, 'admin', field);
 }
