@@ -1,6 +1,6 @@
 export { IntakeWriteError, type IntakeStore, type WebhookTarget, type DeliveryLogEntry, type FailedDelivery, type WriteOutcome } from './ports.js';
-export { senderDeliveryId, senderEvent, DELIVERY_ID_HEADERS, EVENT_HEADERS } from './delivery-facts.js';
-export { verifySignature, signaturePlausible, secretProblem, SIGNATURE_SCHEMES, SLACK_MAX_AGE_SECONDS, type SignatureScheme, type WebhookSecret } from './signatures.js';
+export { senderDeliveryId, senderEvent } from './delivery-facts.js';
+export { verifySignature, signaturePlausible, secretProblem, SIGNATURE_SCHEMES, type SignatureScheme, type WebhookSecret } from './signatures.js';
 export {
   findWebhook,
   receiveWebhook,

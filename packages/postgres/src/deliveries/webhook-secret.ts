@@ -32,10 +32,3 @@ export async function setWebhookSecret(
     return { webhook_id, scheme };
   });
 }
-
-/** The signature scheme of each given webhook that has one (never the secret). */
-export async function signatureSchemes(db: Db, webhookIds: string[]): Promise<Map<string, SignatureScheme>> {
-  if (webhookIds.length === 0) return new Map();
-  const rows = await db.selectFrom('webhook_secrets').select(['webhook_id', 'scheme']).where('webhook_id', 'in', webhookIds).execute();
-  return new Map(rows.map((r) => [r.webhook_id, r.scheme as SignatureScheme]));
-}
