@@ -158,10 +158,15 @@ describe('GET /metrics as Prometheus text', () => {
 });
 
 describe('GET /metrics: intake, latency, process and PostgreSQL counters', () => {
-  it('counts intake deliveries by template and outcome', async () => {
+  it('counts intake deliveries by template and outcome, duplicates and invalid signatures included', async () => {
     const app = ctx.app();
     const push = await ctx.addWebhook('forge-push');
     const unknown = await ctx.addWebhook('finnes-ikke');
+    const signed = await ctx.addWebhook(null);
+    await request(app).post('/intentions/set_webhook_secret').set('Authorization', await bearer('admin')).send({ webhook_id: signed.id, scheme: 'gitlab', secret: 'tok' }).expect(200);
+    await request(app).post(`/api/webhook/${signed.token}`).set('X-Gitlab-Token', 'tok').set('X-Gitlab-Event-UUID', 'u-1').send({}).expect(200);
+    await request(app).post(`/api/webhook/${signed.token}`).set('X-Gitlab-Token', 'tok').set('X-Gitlab-Event-UUID', 'u-1').send({}).expect(200);
+    await request(app).post(`/api/webhook/${signed.token}`).set('X-Gitlab-Token', 'wrong').send({}).expect(401);
     await request(app).post(`/api/webhook/${push.token}`).set('X-GitHub-Event', 'push').send({ ref: 'refs/heads/main', commits: [] }).expect(200);
     await request(app).post(`/api/webhook/${webhook.token}`).send({}).expect(200);
     await request(app).post(`/api/webhook/${unknown.token}`).send({}).expect(200);
@@ -171,12 +176,14 @@ describe('GET /metrics: intake, latency, process and PostgreSQL counters', () =>
     expect(res.body.intake).toEqual(
       expect.arrayContaining([
         { template: 'forge-push', outcome: 'stored', count: 1 },
-        { template: 'generic', outcome: 'stored', count: 2 },
+        { template: 'generic', outcome: 'stored', count: 3 },
         { template: 'forge-push', outcome: 'bad_request', count: 1 },
         { template: 'none', outcome: 'not_found', count: 1 },
+        { template: 'generic', outcome: 'duplicate', count: 1 },
+        { template: 'generic', outcome: 'invalid_signature', count: 1 },
       ]),
     );
-    expect(res.body.intake).toHaveLength(4);
+    expect(res.body.intake).toHaveLength(6);
   });
 
   it('Prometheus text has intake counters, latency histograms, process metrics and PostgreSQL counts as counters', async () => {

@@ -7,7 +7,7 @@ import type { DatabaseStats } from '@inntak/postgres';
 import { callerOf } from './auth.js';
 import { routeOf } from './request-logging.js';
 import { parseInput, type RouteRegistry } from './route-registry.js';
-import { intakeOutcome } from './webhook-intake.js';
+import { intakeOutcome, type IntakeOutcome } from './webhook-intake.js';
 
 /**
  * GET /metrics (docs/metrics.md). It exposes internals (table sizes, traffic by route), so it is
@@ -60,15 +60,16 @@ export function installRequestCounting(app: Express, metrics: Metrics): void {
       metrics.requests.inc({ method: req.method, route, status: String(res.statusCode) });
       metrics.duration.observe({ method: req.method, route }, Number(process.hrtime.bigint() - started) / 1e9);
       const intake = intakeOutcome(res);
-      if (intake) metrics.intake.inc({ template: intake.template ?? 'none', outcome: outcomeOf(res.statusCode, intake.repairQueued) });
+      if (intake) metrics.intake.inc({ template: intake.template ?? 'none', outcome: outcomeOf(res.statusCode, intake) });
     });
     next();
   });
 }
 
 /** The intake's outcomes, a small fixed set (docs/metrics.md). */
-function outcomeOf(status: number, repairQueued: boolean | undefined): string {
-  if (status === 200) return repairQueued ? 'stored_repair_queued' : 'stored';
+function outcomeOf(status: number, intake: IntakeOutcome): string {
+  if (status === 200) return intake.duplicate ? 'duplicate' : intake.repairQueued ? 'stored_repair_queued' : 'stored';
+  if (status === 401) return 'invalid_signature';
   if (status === 404) return 'not_found';
   if (status === 413) return 'too_large';
   if (status === 415) return 'unsupported_encoding';

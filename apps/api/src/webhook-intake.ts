@@ -27,6 +27,8 @@ export interface IntakeOutcome {
   /** The webhook's template (`generic` when none or unknown); absent when no webhook was found. */
   template?: string;
   repairQueued?: boolean;
+  /** A sender's delivery id seen within 24 hours: answered with the first copy, nothing stored. */
+  duplicate?: boolean;
 }
 
 /**
@@ -117,6 +119,7 @@ export function installWebhookIntake(app: Express, registry: RouteRegistry, deps
     const outcome = intakeOutcome(res)!;
     outcome.template = result.templateId ?? 'generic';
     outcome.repairQueued = result.repairQueued;
+    outcome.duplicate = result.duplicate;
     res.status(200).json({ ...result.reply, node_id: result.node_id, edge_id: result.edge_id, ...(result.duplicate ? { duplicate: true } : {}) });
   });
   // A browser or a curious admin opening the URL learns what it is for, without a lookup.
