@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import request from 'supertest';
 import type { Express } from 'express';
-import { setupTestContext, type TestContext } from './__tests__/helpers.js';
+import { OWNER_SUBJECT, setupTestContext, type TestContext } from './__tests__/helpers.js';
+import { connectStream, startApiInstance } from './__tests__/realtime-helpers.js';
 
 // POST /intentions/rerender against real PostgreSQL (issue 17, Re-render).
 
@@ -94,5 +95,21 @@ describe('POST /intentions/rerender', () => {
     const gone = await post('/intentions/rerender', owner, { node_id: nodeId });
     expect(gone.status).toBe(409);
     expect(gone.body).toEqual({ error: 'Konflikt: webhooken som leverte noden finnes ikke lenger' });
+  });
+
+  it('streams the re-rendered node to /ws clients who may see it, with its new title', async () => {
+    const server = await startApiInstance(ctx);
+    const client = await connectStream(server.url, await ctx.tokenFor(OWNER_SUBJECT));
+    try {
+      const webhook = await ctx.addWebhook(null);
+      const nodeId = await pushTo(webhook.token);
+      await post('/intentions/set_template', owner, { webhook_id: webhook.id, template_id: 'forge-push' });
+      const res = await post('/intentions/rerender', owner, { node_id: nodeId });
+      const updated = await client.next((e) => e.type === 'node.updated' && e.row.id === nodeId && e.row.title === res.body.title);
+      expect(updated.row).toMatchObject({ id: nodeId, title: res.body.title });
+    } finally {
+      client.close();
+      await server.close();
+    }
   });
 });
