@@ -97,6 +97,42 @@ describe('POST /intentions/rerender', () => {
     expect(gone.body).toEqual({ error: 'Konflikt: webhooken som leverte noden finnes ikke lenger' });
   });
 
+  it('a stranger naming a webhook they cannot see in their own node answers 404, reveals no template and renders nothing (issue 22, finding 15)', async () => {
+    const webhook = await ctx.addWebhook('forge-push');
+    const stranger = await ctx.addPerson('rerender-forger');
+    const own = await post('/intentions/create_collection', stranger.authorization, { title: 'Min egen' });
+    expect(own.status).toBe(201);
+    const payload = JSON.parse(GITHUB_PUSH);
+    const forge = async (webhookId: string) => {
+      const node = await post('/intentions/create_node', stranger.authorization, {
+        node_kind: 'content',
+        title: 'forfalsket',
+        collection_id: own.body.id,
+        metadata: { source: 'webhook', webhook_id: webhookId, payload, event_headers: { 'x-github-event': 'push' } },
+      });
+      expect(node.status).toBe(201);
+      return node.body.id as string;
+    };
+    const forged = await forge(webhook.id);
+    const res = await post('/intentions/rerender', stranger.authorization, { node_id: forged });
+    expect(res.status).toBe(404);
+    expect(JSON.stringify(res.body)).not.toContain('forge-push');
+    expect((await nodeRow(forged)).title).toBe('forfalsket');
+    // A webhook id that exists nowhere answers the same: no way to tell the two apart.
+    const nowhere = await post('/intentions/rerender', stranger.authorization, { node_id: await forge('0193a5b2-7c1d-7e4f-9a10-2b3c4d5e6f70') });
+    expect([nowhere.status, nowhere.body]).toEqual([res.status, res.body]);
+    // The owner can see the webhook, but their own hand-made node naming it did not come from it.
+    const byOwner = await post('/intentions/create_node', owner, {
+      node_kind: 'content',
+      title: 'for hånd',
+      collection_id: ctx.collectionId,
+      metadata: { source: 'webhook', webhook_id: webhook.id, payload },
+    });
+    const handMade = await post('/intentions/rerender', owner, { node_id: byOwner.body.id });
+    expect(handMade.status).toBe(400);
+    expect(handMade.body).toEqual({ error: 'Ugyldig forespørsel: node_id: noden kom ikke fra en webhook' });
+  });
+
   it('streams the re-rendered node to /ws clients who may see it, with its new title', async () => {
     const server = await startApiInstance(ctx);
     const client = await connectStream(server.url, await ctx.tokenFor(OWNER_SUBJECT));

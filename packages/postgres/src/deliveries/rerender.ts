@@ -1,4 +1,4 @@
-import { AppError } from '@inntak/core';
+import { AppError, isUuid } from '@inntak/core';
 import type { Actor } from '@inntak/access';
 import type { JsonObject } from '@inntak/graph';
 import { rerenderContent } from '@inntak/intake';
@@ -25,15 +25,34 @@ export interface RerenderResult {
 export async function rerenderNode(db: Db, actor: Actor, nodeId: string): Promise<RerenderResult> {
   return db.transaction().execute(async (trx) => {
     await requireLevel(trx, actor, nodeId, null, 'node_id');
-    const node = await trx.selectFrom('nodes').select(['id', 'node_kind', 'metadata']).where('id', '=', nodeId).forUpdate().executeTakeFirstOrThrow();
+    const node = await trx.selectFrom('nodes').select(['id', 'node_kind', 'metadata', 'created_by']).where('id', '=', nodeId).forUpdate().executeTakeFirstOrThrow();
     const metadata = node.metadata as JsonObject;
-    if (node.node_kind !== 'content' || metadata.source !== 'webhook' || typeof metadata.webhook_id !== 'string') {
-      throw new AppError('invalid_input', { detail: 'node_id: noden kom ikke fra en webhook' });
+    const notFromWebhook = () => new AppError('invalid_input', { detail: 'node_id: noden kom ikke fra en webhook' });
+    if (node.node_kind !== 'content' || metadata.source !== 'webhook' || typeof metadata.webhook_id !== 'string' || !isUuid(metadata.webhook_id)) {
+      throw notFromWebhook();
     }
     await requireCollectionAdmin(trx, actor, nodeId, 'node_id');
+    await requireVisibleWebhook(trx, actor, { webhookId: metadata.webhook_id, createdBy: node.created_by });
+    if (node.created_by !== metadata.webhook_id) throw notFromWebhook();
     const templateId = await webhookTemplate(trx, metadata.webhook_id);
     return update(trx, { id: nodeId, metadata }, templateId);
   });
+}
+
+/**
+ * The webhook a node's metadata names must be one the caller can see (issue 22, finding 15):
+ * metadata is anyone's to write, so a node naming someone else's webhook would otherwise render
+ * with, and answer, that webhook's template. One the caller cannot see answers 404 like any
+ * node they cannot see, whether it exists or not. Only a node whose webhook was deleted (its
+ * `created_by` was set null with it) answers 409.
+ */
+async function requireVisibleWebhook(trx: Trx, actor: Actor, node: { webhookId: string; createdBy: string | null }): Promise<void> {
+  const exists = await trx.selectFrom('nodes').select('id').where('id', '=', node.webhookId).executeTakeFirst();
+  if (!exists) {
+    if (node.createdBy === null) throw new AppError('conflict', { detail: 'webhooken som leverte noden finnes ikke lenger' });
+    throw new AppError('not_found', { detail: 'node_id' });
+  }
+  await requireLevel(trx, actor, node.webhookId, null, 'node_id');
 }
 
 /**
