@@ -240,6 +240,68 @@ describe('duplicates', () => {
   });
 });
 
+describe('delivery ids under a signing scheme (issue 22, finding 11)', () => {
+  const standardSecret = `whsec_${randomBytes(24).toString('base64')}`;
+  const body = '{"type":"invoice.paid","data":{"id":"inv_2"}}';
+  const signedHeaders = (id: string) => {
+    const at = new Date();
+    return { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(standardSecret).sign(id, at, body) };
+  };
+
+  it('a captured standard-webhooks request replayed with an added X-GitHub-Delivery is answered as a duplicate and not stored again', async () => {
+    const webhook = await ctx.addWebhook(null);
+    expect((await setSecret(webhook.id, 'standard-webhooks', standardSecret)).status).toBe(200);
+    const captured = signedHeaders('msg_captured');
+    const first = await deliver(webhook.token, body, captured);
+    expect(first.status).toBe(200);
+    const additions: Array<Record<string, string>> = [{ 'X-GitHub-Delivery': 'fresh-1' }, { 'X-Gitea-Delivery': 'fresh-2', 'X-Gitlab-Event-UUID': 'fresh-3' }];
+    for (const added of additions) {
+      const replay = await deliver(webhook.token, body, { ...captured, ...added });
+      expect(replay.status).toBe(200);
+      expect(replay.body).toEqual({ node_id: first.body.node_id, edge_id: first.body.edge_id, duplicate: true });
+    }
+    expect(await contentNodesOf(webhook.id)).toBe(1);
+    const log = (await deliveries(webhook.id)).body.deliveries as Array<{ delivery_id: string; duplicate: boolean }>;
+    expect(log.map((d) => [d.delivery_id, d.duplicate])).toEqual([
+      ['msg_captured', true],
+      ['msg_captured', true],
+      ['msg_captured', false],
+    ]);
+  });
+
+  it('github: only X-GitHub-Delivery counts; an added webhook-id does not make a redelivery new', async () => {
+    const webhook = await ctx.addWebhook(null);
+    await setSecret(webhook.id, 'github', 'gh-secret');
+    const signature = `sha256=${createHmac('sha256', 'gh-secret').update('{}').digest('hex')}`;
+    const headers = { 'X-Hub-Signature-256': signature, 'X-GitHub-Delivery': 'gh-delivery-1' };
+    const first = await deliver(webhook.token, '{}', headers);
+    const again = await deliver(webhook.token, '{}', { ...headers, 'webhook-id': 'msg_other' });
+    expect(again.body).toEqual({ node_id: first.body.node_id, edge_id: first.body.edge_id, duplicate: true });
+    expect(await contentNodesOf(webhook.id)).toBe(1);
+  });
+
+  it('a 201-character delivery id answers 400 naming it and stores nothing: in a header, in webhook-id, in Slack’s event_id', async () => {
+    const long = 'd'.repeat(201);
+    const plain = await ctx.addWebhook(null);
+    const header = await deliver(plain.token, '{}', { 'X-GitHub-Delivery': long });
+    expect(header.status).toBe(400);
+    expect(header.body).toEqual({ error: 'Ugyldig forespørsel: x-github-delivery: leverings-id-en kan være høyst 200 tegn' });
+    const slackId = await deliver(plain.token, JSON.stringify({ type: 'event_callback', event_id: long }));
+    expect(slackId.status).toBe(400);
+    expect(slackId.body).toEqual({ error: 'Ugyldig forespørsel: event_id: leverings-id-en kan være høyst 200 tegn' });
+    // 200 characters are still taken.
+    expect((await deliver(plain.token, '{}', { 'X-GitHub-Delivery': 'd'.repeat(200) })).status).toBe(200);
+    expect(await contentNodesOf(plain.id)).toBe(1);
+
+    const signed = await ctx.addWebhook(null);
+    await setSecret(signed.id, 'standard-webhooks', standardSecret);
+    const res = await deliver(signed.token, body, signedHeaders(`msg_${long}`));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'Ugyldig forespørsel: webhook-id: leverings-id-en kan være høyst 200 tegn' });
+    expect(await contentNodesOf(signed.id)).toBe(0);
+  });
+});
+
 describe('signatures', () => {
   const hex = (secret: string, data: Buffer | string) => createHmac('sha256', secret).update(data).digest('hex');
   const now = () => Math.floor(Date.now() / 1000);

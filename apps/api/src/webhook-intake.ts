@@ -3,6 +3,7 @@ import { AppError, uuidv7, type Logger } from '@inntak/core';
 import {
   deliveryLogEntry,
   findWebhook,
+  loggableDeliveryId,
   senderDeliveryId,
   senderEvent,
   signaturePlausible,
@@ -72,7 +73,10 @@ export function installWebhookIntake(app: Express, registry: RouteRegistry, deps
     res.locals.webhook = target;
     logFailure(req, res, target, receivedAt);
     // Headers that cannot make a valid signature are refused before the body is received.
-    if (target.secret && !signaturePlausible(target.secret, singleValued(req.headers))) throw new AppError('invalid_signature');
+    const headers = singleValued(req.headers);
+    if (target.secret && !signaturePlausible(target.secret, headers)) throw new AppError('invalid_signature');
+    // So is a delivery id header over 200 characters (400; it would switch duplicates off).
+    senderDeliveryId(headers, undefined, target.secret?.scheme ?? null);
     next();
   };
   /**
@@ -90,7 +94,7 @@ export function installWebhookIntake(app: Express, registry: RouteRegistry, deps
         receivedAt,
         status: res.statusCode,
         error: typeof res.locals.errorText === 'string' ? res.locals.errorText : String(res.statusCode),
-        deliveryId: senderDeliveryId(headers, undefined),
+        deliveryId: loggableDeliveryId(headers, target.secret?.scheme ?? null),
         event: senderEvent(headers),
         bytes: bodyBytes(req),
         durationMs: Date.now() - receivedAt.getTime(),

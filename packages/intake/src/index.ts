@@ -1,5 +1,5 @@
 export { IntakeWriteError, type IntakeStore, type WebhookTarget, type DeliveryLogEntry, type FailedDelivery, type WriteOutcome } from './ports.js';
-export { senderDeliveryId, senderEvent } from './delivery-facts.js';
+export { senderDeliveryId, loggableDeliveryId, senderEvent } from './delivery-facts.js';
 export { verifySignature, signaturePlausible, secretProblem, SIGNATURE_SCHEMES, type SignatureScheme, type WebhookSecret } from './signatures.js';
 export {
   findWebhook,

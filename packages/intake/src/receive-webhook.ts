@@ -120,7 +120,8 @@ export async function receiveWebhook(
 
 /**
  * The log row of a delivery about to be written: the sender's delivery id and event (the
- * template's name for the event when it has one, else the sender's header).
+ * template's name for the event when it has one, else the sender's header). A delivery id over
+ * 200 characters throws 400 (docs/deliveries.md#duplicates).
  */
 export function deliveryLogEntry(
   target: WebhookTarget,
@@ -133,7 +134,7 @@ export function deliveryLogEntry(
     id: uuidv7(request.receivedAt.getTime()),
     webhookId: target.webhookId,
     receivedAt: request.receivedAt,
-    deliveryId: senderDeliveryId(headers, delivery.payload),
+    deliveryId: senderDeliveryId(headers, delivery.payload, target.secret?.scheme ?? null),
     event: typeof templateEvent === 'string' ? templateEvent : senderEvent(headers),
     bytes: request.bytes,
     durationMs: Math.round(Date.now() - request.receivedAt.getTime()),

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { secretProblem, signaturePlausible, verifySignature } from './signatures.js';
-import { senderDeliveryId, senderEvent } from './delivery-facts.js';
+import { loggableDeliveryId, senderDeliveryId, senderEvent } from './delivery-facts.js';
 
 const body = Buffer.from('{"zen":"Keep it logically awesome."}');
 const hex = (secret: string, data: Buffer | string) => createHmac('sha256', secret).update(data).digest('hex');
@@ -85,14 +85,35 @@ describe('secretProblem', () => {
 });
 
 describe('delivery facts', () => {
-  it('takes the delivery id from the senders’ headers, else Slack’s event_id; an overlong one is not used', () => {
+  it('takes the delivery id from the senders’ headers, else Slack’s event_id; an overlong one throws 400', () => {
     expect(senderDeliveryId({ 'x-github-delivery': 'g-1' }, {})).toBe('g-1');
     expect(senderDeliveryId({ 'x-gitlab-event-uuid': 'l-1' }, {})).toBe('l-1');
     expect(senderDeliveryId({ 'webhook-id': 'msg_1' }, {})).toBe('msg_1');
     expect(senderDeliveryId({}, { type: 'event_callback', event_id: 'Ev1' })).toBe('Ev1');
     expect(senderDeliveryId({}, [{ event_id: 'Ev1' }])).toBeNull();
-    expect(senderDeliveryId({ 'x-github-delivery': 'x'.repeat(201) }, {})).toBeNull();
+    expect(senderDeliveryId({ 'x-github-delivery': 'x'.repeat(200) }, {})).toBe('x'.repeat(200));
+    expect(() => senderDeliveryId({ 'x-github-delivery': 'x'.repeat(201) }, {})).toThrow(
+      expect.objectContaining({ code: 'invalid_input', detail: 'x-github-delivery: leverings-id-en kan være høyst 200 tegn' }),
+    );
+    expect(() => senderDeliveryId({}, { event_id: 'E'.repeat(201) })).toThrow(expect.objectContaining({ detail: 'event_id: leverings-id-en kan være høyst 200 tegn' }));
+    expect(loggableDeliveryId({ 'x-github-delivery': 'x'.repeat(201) }, null)).toBeNull();
     expect(senderDeliveryId({}, {})).toBeNull();
+  });
+
+  it('with a signing scheme, takes the id only from what the scheme signs or the sender’s own header (issue 22, finding 11)', () => {
+    const foreign = { 'x-github-delivery': 'added', 'x-gitea-delivery': 'added', 'x-gitlab-event-uuid': 'added', 'webhook-id': 'added' };
+    expect(senderDeliveryId({ ...foreign, 'webhook-id': 'msg_signed' }, {}, 'standard-webhooks')).toBe('msg_signed');
+    expect(senderDeliveryId(foreign, { event_id: 'EvSigned' }, 'slack')).toBe('EvSigned');
+    expect(senderDeliveryId({ 'webhook-id': 'added' }, {}, 'github')).toBeNull();
+    expect(senderDeliveryId({ ...foreign, 'x-github-delivery': 'gh-1' }, {}, 'github')).toBe('gh-1');
+    expect(senderDeliveryId({ ...foreign, 'x-gitlab-event-uuid': 'gl-1' }, {}, 'gitlab')).toBe('gl-1');
+    // Gogs signs with X-Gogs-Signature and names its delivery X-Gogs-Delivery; an added
+    // X-Gitea-Delivery does not count.
+    expect(senderDeliveryId({ 'x-gogs-signature': 'ab', 'x-gogs-delivery': 'gogs-1', 'x-gitea-delivery': 'added' }, {}, 'gitea')).toBe('gogs-1');
+    expect(senderDeliveryId({ 'x-forgejo-signature': 'ab', 'x-forgejo-delivery': 'fj-1', 'x-gitea-delivery': 'added' }, {}, 'gitea')).toBe('fj-1');
+    expect(senderDeliveryId({ 'x-gitea-signature': 'ab', 'x-gitea-delivery': 'gt-1', 'x-gogs-delivery': 'gt-1' }, {}, 'gitea')).toBe('gt-1');
+    // An overlong foreign header is ignored, not refused: it is not where the id comes from.
+    expect(senderDeliveryId({ 'x-github-delivery': 'x'.repeat(300), 'webhook-id': 'msg_1' }, {}, 'standard-webhooks')).toBe('msg_1');
   });
 
   it('names the event from the senders’ event headers', () => {

@@ -26,8 +26,7 @@ export function verifySignature(secret: WebhookSecret, headers: Headers, body: B
       // X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body>
       return sameHex(prefixed(headers['x-hub-signature-256'], 'sha256='), hmac(secret.secret, body));
     case 'gitea':
-      // Gitea sends X-Gitea-Signature (and the same in X-Gogs-Signature); Forgejo X-Forgejo-Signature.
-      return sameHex(headers['x-gitea-signature'] ?? headers['x-forgejo-signature'] ?? headers['x-gogs-signature'], hmac(secret.secret, body));
+      return sameHex(giteaSignature(headers), hmac(secret.secret, body));
     case 'gitlab':
       // GitLab sends the secret itself; compare digests so the lengths are equal.
       return headers['x-gitlab-token'] !== undefined && timingSafeEqual(sha256(headers['x-gitlab-token']), sha256(secret.secret));
@@ -53,7 +52,7 @@ export function signaturePlausible(secret: WebhookSecret, headers: Headers, nowM
     case 'github':
       return headers['x-hub-signature-256'] !== undefined;
     case 'gitea':
-      return (headers['x-gitea-signature'] ?? headers['x-forgejo-signature'] ?? headers['x-gogs-signature']) !== undefined;
+      return giteaSignature(headers) !== undefined;
     case 'gitlab':
       return verifySignature(secret, headers, Buffer.alloc(0), nowMs);
     case 'slack': {
@@ -78,6 +77,23 @@ export function secretProblem(scheme: SignatureScheme, secret: string): string |
     }
   }
   return null;
+}
+
+/**
+ * The Gitea family's signature header that is checked: Gitea sends X-Gitea-Signature (and the
+ * same in X-Gogs-Signature), Forgejo X-Forgejo-Signature, Gogs X-Gogs-Signature. The first one
+ * present is the one checked, so a header added in front of a captured request's makes it fail.
+ */
+export function giteaFamilySignatureHeader(headers: Headers): 'x-gitea-signature' | 'x-forgejo-signature' | 'x-gogs-signature' | null {
+  for (const name of ['x-gitea-signature', 'x-forgejo-signature', 'x-gogs-signature'] as const) {
+    if (headers[name] !== undefined) return name;
+  }
+  return null;
+}
+
+function giteaSignature(headers: Headers): string | undefined {
+  const name = giteaFamilySignatureHeader(headers);
+  return name === null ? undefined : headers[name];
 }
 
 function verifyStandardWebhook(secret: string, headers: Headers, body: Buffer): boolean {
