@@ -206,6 +206,21 @@ create table webhook_delivery_ids (
   edge_id uuid not null,
   claimed_at timestamp with time zone not null default now()
 );
+create table webhook_refusals (
+  webhook_id uuid not null,
+  minute timestamp with time zone not null,
+  status smallint not null,
+  reason text not null,
+  id uuid not null,
+  first_received_at timestamp with time zone not null,
+  last_received_at timestamp with time zone not null,
+  count integer not null default 1,
+  error text not null,
+  delivery_id text,
+  event text,
+  bytes bigint not null default 0,
+  duration_ms integer not null default 0
+);
 create table webhook_secrets (
   webhook_id uuid not null,
   scheme text not null,
@@ -272,6 +287,7 @@ alter table system_admins add constraint system_admins_node_id_fkey FOREIGN KEY 
 alter table system_admins add constraint system_admins_pkey PRIMARY KEY (node_id);
 alter table webhook_deliveries add constraint webhook_deliveries_pkey PRIMARY KEY (id);
 alter table webhook_delivery_ids add constraint webhook_delivery_ids_pkey PRIMARY KEY (webhook_id, delivery_id);
+alter table webhook_refusals add constraint webhook_refusals_pkey PRIMARY KEY (webhook_id, minute, status, reason);
 alter table webhook_secrets add constraint webhook_secrets_pkey PRIMARY KEY (webhook_id);
 alter table webhook_secrets add constraint webhook_secrets_scheme_check CHECK ((scheme = ANY (ARRAY['github'::text, 'gitlab'::text, 'gitea'::text, 'slack'::text, 'standard-webhooks'::text])));
 alter table webhook_secrets add constraint webhook_secrets_secret_check CHECK ((secret <> ''::text));
@@ -337,6 +353,8 @@ CREATE UNIQUE INDEX system_admins_pkey ON public.system_admins USING btree (node
 CREATE UNIQUE INDEX webhook_deliveries_pkey ON public.webhook_deliveries USING btree (id);
 CREATE INDEX webhook_deliveries_webhook_idx ON public.webhook_deliveries USING btree (webhook_id, id DESC);
 CREATE UNIQUE INDEX webhook_delivery_ids_pkey ON public.webhook_delivery_ids USING btree (webhook_id, delivery_id);
+CREATE UNIQUE INDEX webhook_refusals_pkey ON public.webhook_refusals USING btree (webhook_id, minute, status, reason);
+CREATE INDEX webhook_refusals_webhook_idx ON public.webhook_refusals USING btree (webhook_id, id DESC);
 CREATE UNIQUE INDEX webhook_secrets_pkey ON public.webhook_secrets USING btree (webhook_id);
 
 -- functions

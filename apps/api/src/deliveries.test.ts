@@ -5,6 +5,7 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
+import { pruneDeliveries } from '@inntak/postgres/deliveries';
 import { setupTestContext, type TestContext } from './__tests__/helpers.js';
 
 // Issue 17 through HTTP against real PostgreSQL: the delivery log, duplicates, signatures.
@@ -164,14 +165,14 @@ describe('delivery log', () => {
   it('a failed log write after a refused request leaves the answer as it was and is logged', async () => {
     const webhook = await ctx.addWebhook(null);
     const real = ctx.app({ bodyLimitBytes: 1024 });
-    await ctx.database.db.schema.alterTable('webhook_deliveries').renameTo('webhook_deliveries_away').execute();
+    await ctx.database.db.schema.alterTable('webhook_refusals').renameTo('webhook_refusals_away').execute();
     try {
       const res = await request(real).post(`/api/webhook/${webhook.token}`).set('Content-Type', 'application/json').send('nope');
       expect(res.status).toBe(400);
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(ctx.logs.some((l) => l.message === 'delivery log write failed' && l.webhook_id === webhook.id && l.status === 400)).toBe(true);
     } finally {
-      await ctx.database.db.schema.alterTable('webhook_deliveries_away').renameTo('webhook_deliveries').execute();
+      await ctx.database.db.schema.alterTable('webhook_refusals_away').renameTo('webhook_refusals').execute();
     }
   });
 });
@@ -380,12 +381,12 @@ describe('signatures', () => {
       expect(missing.body).toEqual({ error: 'Ugyldig signatur' });
       expect(await contentNodesOf(webhook.id)).toBe(1);
 
-      const log = (await deliveries(webhook.id)).body.deliveries as Array<{ status: number; error?: string }>;
-      expect(log.map((d) => [d.status, d.error])).toEqual([
-        [401, 'Ugyldig signatur'],
-        [401, 'Ugyldig signatur'],
-        [200, undefined],
-      ]);
+      // The two refusals are counted in one row (two, if a minute turned between them).
+      const log = (await deliveries(webhook.id)).body.deliveries as Array<{ status: number; error?: string; count?: number }>;
+      expect(log.at(-1)).toMatchObject({ status: 200 });
+      const refusals = log.slice(0, -1);
+      expect(refusals.every((d) => d.status === 401 && d.error === 'Ugyldig signatur')).toBe(true);
+      expect(refusals.reduce((sum, d) => sum + d.count!, 0)).toBe(2);
     },
   );
 
@@ -482,10 +483,70 @@ describe('signatures', () => {
     const webhook = await ctx.addWebhook(null);
     await setSecret(webhook.id, 'gitlab', 'tok');
     await deliver(webhook.token, '{}', { 'X-Gitlab-Token': 'tok' });
+    await deliver(webhook.token, '{}', { 'X-Gitlab-Token': 'wrong' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
     const deleted = await request(app).post('/intentions/delete_webhook').set('Authorization', owner).send({ webhook_id: webhook.id });
     expect(deleted.status).toBe(200);
     const secrets = await ctx.database.db.selectFrom('webhook_secrets').select('webhook_id').where('webhook_id', '=', webhook.id).execute();
     const log = await ctx.database.db.selectFrom('webhook_deliveries').select('id').where('webhook_id', '=', webhook.id).execute();
-    expect([secrets, log]).toEqual([[], []]);
+    const refusals = await ctx.database.db.selectFrom('webhook_refusals').select('id').where('webhook_id', '=', webhook.id).execute();
+    expect([secrets, log, refusals]).toEqual([[], [], []]);
+  });
+});
+
+describe('refusals are counted, not logged a row each (issue 22, finding 12)', () => {
+  /** The webhook's refusal rows once `total` requests are counted (they are written after the answer). */
+  async function refusalRows(webhookId: string, total: number) {
+    for (let waited = 0; ; waited += 50) {
+      const rows = await ctx.database.db.selectFrom('webhook_refusals').selectAll().where('webhook_id', '=', webhookId).execute();
+      if (rows.reduce((sum, r) => sum + r.count, 0) >= total || waited > 10_000) return rows;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  it('300 unsigned POSTs add one row (a minute), leave every accepted delivery in the log, and are shown counted', async () => {
+    const webhook = await ctx.addWebhook(null);
+    await setSecret(webhook.id, 'github', 'flood-secret');
+    const accepted = [];
+    for (let i = 0; i < 3; i++) {
+      const body = JSON.stringify({ i });
+      const res = await deliver(webhook.token, body, { 'X-Hub-Signature-256': `sha256=${createHmac('sha256', 'flood-secret').update(body).digest('hex')}` });
+      expect(res.status).toBe(200);
+      accepted.push(res.body.node_id);
+    }
+    for (let batch = 0; batch < 15; batch++) {
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => deliver(webhook.token, '{}', { 'X-GitHub-Delivery': `attacker-${batch}-${i}`, 'X-GitHub-Event': 'push' })),
+      );
+      expect(answers.every((a) => a.status === 401)).toBe(true);
+    }
+    const rows = await refusalRows(webhook.id, 300);
+    expect(rows.length).toBeLessThanOrEqual(2); // 2 only if a minute turned during the flood
+    expect(rows.reduce((sum, r) => sum + r.count, 0)).toBe(300);
+    expect(rows.every((r) => r.status === 401 && r.error === 'Ugyldig signatur')).toBe(true);
+    const kept = await ctx.database.db.selectFrom('webhook_deliveries').select('node_id').where('webhook_id', '=', webhook.id).orderBy('id').execute();
+    expect(kept.map((r) => r.node_id)).toEqual(accepted);
+
+    // Retention counts accepted deliveries apart: a limit of 3 per webhook keeps all three.
+    await pruneDeliveries(ctx.database.db, { days: 30, perWebhook: 3, batch: 1000 });
+    expect((await ctx.database.db.selectFrom('webhook_deliveries').select('node_id').where('webhook_id', '=', webhook.id).execute()).length).toBe(3);
+
+    // The admin's view shows them, counted, among the accepted ones.
+    const log = (await deliveries(webhook.id)).body.deliveries as Array<{ status: number; count?: number; last_received_at?: string; node_id?: string }>;
+    expect(log.filter((d) => d.status === 200).map((d) => d.node_id)).toEqual([...accepted].reverse());
+    const counted = log.filter((d) => d.status === 401);
+    expect(counted.reduce((sum, d) => sum + d.count!, 0)).toBe(300);
+    expect(counted[0]).toMatchObject({ error: 'Ugyldig signatur', duplicate: false, last_received_at: expect.any(String) });
+    const failed = (await deliveries(webhook.id, '?status=failed')).body.deliveries;
+    expect(failed).toHaveLength(counted.length);
+  });
+
+  it('a detail of the sender’s choosing (the encoding’s name) does not make a row per request', async () => {
+    const webhook = await ctx.addWebhook(null);
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => deliver(webhook.token, '{}', { 'Content-Encoding': `x-made-up-${i}` })));
+    expect(answers.every((a) => a.status === 415)).toBe(true);
+    const rows = await refusalRows(webhook.id, 30);
+    expect(rows.length).toBeLessThanOrEqual(2);
+    expect(rows[0]).toMatchObject({ status: 415, reason: 'Kodingen støttes ikke', error: expect.stringMatching(/^Kodingen støttes ikke: Content-Encoding x-made-up-/) });
   });
 });

@@ -25,7 +25,9 @@ const Delivery = z.object({
   event: z.string().optional().describe("the event as the template or the sender's header names it"),
   duplicate: z.boolean().describe('a delivery id seen in the 24 hours before: answered with the first copy, nothing stored'),
   bytes: z.number().int().describe('body size as sent (Content-Length, else the bytes read)'),
-  duration_ms: z.number().int().describe('from arrival to the write (200) or to the answer (failures)'),
+  duration_ms: z.number().int().describe('from arrival to the write (200) or to the answer (failures); of counted refusals the longest'),
+  count: z.number().int().optional().describe('refusals only: how many requests of this minute, status and reason the row counts (received_at, error, delivery_id and event are the first’s; bytes their sum)'),
+  last_received_at: Timestamp.optional().describe('refusals only: when the last request the row counts arrived'),
 });
 
 const StatusFilter = z
@@ -44,7 +46,9 @@ export function installDeliveries(app: Express, registry: RouteRegistry, auth: R
       method: 'get',
       path: '/admin/webhooks/{id}/deliveries',
       summary: "A webhook's delivery log, newest first: every request to its URL and what became of it",
-      description: `${WHO} Kept 30 days, at most 10,000 per webhook. Keyset pagination: pass next_cursor as cursor.`,
+      description:
+        `${WHO} Accepted deliveries a row each; refusals (anything but 200) counted, one row per minute, status and reason (count). ` +
+        'Kept 30 days, at most 10,000 accepted and 10,000 refusal rows per webhook. Keyset pagination: pass next_cursor as cursor.',
       tags: TAGS,
       auth: 'jwt',
       params: z.object({ id: Id }),

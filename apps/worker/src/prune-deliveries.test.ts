@@ -52,7 +52,7 @@ describe('delivery log pruning', () => {
     expect(quietLeft.map((r) => r.id)).toEqual(kept);
     const ids = await h.db.selectFrom('webhook_delivery_ids').select('delivery_id').where('webhook_id', '=', quiet).execute();
     expect(ids).toEqual([{ delivery_id: 'fresh' }]);
-    expect(logs.at(-1)).toEqual({ message: 'delivery log pruned', meta: { tag: 'prune_deliveries', expired: 3, over_limit: 250, delivery_ids: 1 } });
+    expect(logs.at(-1)).toEqual({ message: 'delivery log pruned', meta: { tag: 'prune_deliveries', expired: 3, over_limit: 250, delivery_ids: 1, refusals: 0 } });
   });
 
   it('deletes in batches until nothing is left to delete', async () => {
@@ -62,6 +62,22 @@ describe('delivery log pruning', () => {
     await logRows(webhook, 12);
     expect(await pruneDeliveries(h.db, { days: 30, perWebhook: 5, batch: 4 })).toMatchObject({ expired: 25, overLimit: 7 });
     expect(await countOf(webhook)).toBe(5);
+  });
+
+  it('prunes counted refusals apart: they never push accepted deliveries out (issue 22, finding 12)', async () => {
+    const webhook = uuidv7();
+    const accepted = await logRows(webhook, 5);
+    const minute = Math.floor(Date.now() / 60_000) * 60_000;
+    const refusal = (minutesAgo: number) => {
+      const at = new Date(minute - minutesAgo * 60_000);
+      return { webhook_id: webhook, minute: at, status: 401, reason: 'Ugyldig signatur', id: uuidv7(at.getTime()), first_received_at: at, last_received_at: at, count: 500, error: 'Ugyldig signatur' };
+    };
+    await h.db.insertInto('webhook_refusals').values([...Array.from({ length: 8 }, (_, i) => refusal(i + 1)), refusal(31 * 24 * 60)]).execute();
+    expect(await pruneDeliveries(h.db, { days: 30, perWebhook: 5, batch: 4 })).toMatchObject({ expired: 0, overLimit: 0, refusals: 4 });
+    const left = await h.db.selectFrom('webhook_deliveries').select('id').where('webhook_id', '=', webhook).orderBy('id').execute();
+    expect(left.map((r) => r.id)).toEqual(accepted);
+    const refusals = await h.db.selectFrom('webhook_refusals').select('minute').where('webhook_id', '=', webhook).orderBy('minute', 'desc').execute();
+    expect(refusals.map((r) => r.minute.getTime())).toEqual([1, 2, 3, 4, 5].map((m) => minute - m * 60_000));
   });
 
   it('runs hourly from the crontab', () => {

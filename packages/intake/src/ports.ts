@@ -55,7 +55,10 @@ export interface IntakeStore {
    * the last 24 hours writes only the log row and returns the first copy's node and edge.
    */
   writeContent(node: NewNode, edge: NewEdge, log: DeliveryLogEntry): Promise<WriteOutcome>;
-  /** Logs a delivery that was refused or failed; called after the answer is sent. */
+  /**
+   * Counts a delivery that was refused or failed, in its webhook's row for the minute, status
+   * and reason (docs/deliveries.md#refusals); called after the answer is sent.
+   */
   recordFailedDelivery(delivery: FailedDelivery): Promise<void>;
 }
 

@@ -5,12 +5,13 @@ import { pruneDeliveries } from '@inntak/postgres/deliveries';
 
 /**
  * The crontab's hourly trim of the delivery log (docs/deliveries.md): 30 days, at most 10,000
- * rows per webhook, and delivery ids older than 24 hours (they no longer make duplicates).
+ * rows per webhook (accepted deliveries and counted refusals each), and delivery ids older than
+ * 24 hours (they no longer make duplicates).
  * Housekeeping, outside the governor: it is a few indexed deletes in batches.
  */
 export function pruneDeliveriesTask(deps: { db: Db; logger: Logger }): Task {
   return async () => {
     const pruned = await pruneDeliveries(deps.db);
-    deps.logger.info('delivery log pruned', { tag: 'prune_deliveries', expired: pruned.expired, over_limit: pruned.overLimit, delivery_ids: pruned.deliveryIds });
+    deps.logger.info('delivery log pruned', { tag: 'prune_deliveries', expired: pruned.expired, over_limit: pruned.overLimit, delivery_ids: pruned.deliveryIds, refusals: pruned.refusals });
   };
 }

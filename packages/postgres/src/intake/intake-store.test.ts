@@ -146,9 +146,38 @@ describe('PostgresIntakeStore: the delivery log and duplicates', () => {
     expect(await store.writeContent(retry.node, retry.edge, logEntry('gh-4'))).toEqual({ propagationError: null, duplicateOf: null });
   });
 
-  it('a failed delivery is recorded with its status and error', async () => {
-    const failure = { ...logEntry('gh-5'), status: 400, error: 'Ugyldig JSON i forespørselen' };
+  it('a failed delivery is counted apart from the log, with its status and error', async () => {
+    const webhookId = uuidv7();
+    const failure = { ...logEntry('gh-5'), webhookId, status: 400, error: 'Ugyldig JSON i forespørselen' };
     await new PostgresIntakeStore(h).recordFailedDelivery(failure);
-    expect(await logRows('gh-5')).toEqual([expect.objectContaining({ id: failure.id, status: 400, error: 'Ugyldig JSON i forespørselen', node_id: null })]);
+    expect(await logRows('gh-5')).toEqual([]);
+    const rows = await h.db.selectFrom('webhook_refusals').selectAll().where('webhook_id', '=', webhookId).execute();
+    expect(rows).toEqual([expect.objectContaining({ id: failure.id, status: 400, reason: 'Ugyldig JSON i forespørselen', error: 'Ugyldig JSON i forespørselen', count: 1, delivery_id: 'gh-5' })]);
+  });
+
+  it('refusals add one row per webhook, minute, status and reason, however many (issue 22, finding 12)', async () => {
+    const store = new PostgresIntakeStore(h);
+    const webhookId = uuidv7();
+    const minuteStart = Math.floor(Date.now() / 60_000) * 60_000 - 10 * 60_000;
+    const refusal = (minute: number, i: number, status: number, error: string) => {
+      const receivedAt = new Date(minuteStart + minute * 60_000 + i * 100);
+      return { id: uuidv7(receivedAt.getTime()), webhookId, receivedAt, deliveryId: `attacker-${minute}-${i}`, event: null, bytes: 10, durationMs: i, status, error };
+    };
+    const writes = [];
+    for (let minute = 0; minute < 3; minute++) {
+      for (let i = 0; i < 100; i++) writes.push(store.recordFailedDelivery(refusal(minute, i, 401, 'Ugyldig signatur')));
+      for (let i = 0; i < 20; i++) writes.push(store.recordFailedDelivery(refusal(minute, i, 415, `Kodingen støttes ikke: Content-Encoding x-${i}`)));
+    }
+    await Promise.all(writes);
+    const rows = await h.db.selectFrom('webhook_refusals').selectAll().where('webhook_id', '=', webhookId).orderBy('minute').orderBy('status').execute();
+    expect(rows.map((r) => [r.status, r.reason, r.count, Number(r.bytes), r.duration_ms])).toEqual(
+      Array.from({ length: 3 }, () => [
+        [401, 'Ugyldig signatur', 100, 1000, 99],
+        [415, 'Kodingen støttes ikke', 20, 200, 19],
+      ]).flat(),
+    );
+    // Each row keeps its minute's first and last arrival.
+    expect(rows[0]!.first_received_at.getTime()).toBe(minuteStart);
+    expect(rows[0]!.last_received_at.getTime()).toBe(minuteStart + 99 * 100);
   });
 });

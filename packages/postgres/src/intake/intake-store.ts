@@ -24,10 +24,21 @@ const WRITE_CONTENT: PreparedStatement = {
   text: `select propagation_error, duplicate_node_id, duplicate_edge_id
            from inntak_intake_write($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
 };
+/**
+ * A refusal is counted, not logged a row each (issue 22, finding 12): one row per webhook,
+ * minute, status and reason, upserted, so a flood of refused requests adds a handful of rows a
+ * minute and never pushes accepted deliveries out of webhook_deliveries (migration 018).
+ */
 const RECORD_FAILURE: PreparedStatement = {
-  name: 'inntak_intake_record_failure',
-  text: `insert into webhook_deliveries (id, webhook_id, received_at, status, error, delivery_id, event, bytes, duration_ms)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+  name: 'inntak_intake_record_refusal',
+  text: `insert into webhook_refusals as r (webhook_id, minute, status, reason, id, first_received_at, last_received_at, error, delivery_id, event, bytes, duration_ms)
+         values ($2, date_trunc('minute', $3::timestamptz), $4, $10, $1, $3, $3, $5, $6, $7, $8, $9)
+         on conflict (webhook_id, minute, status, reason) do update
+           set count = r.count + 1,
+               first_received_at = least(r.first_received_at, excluded.first_received_at),
+               last_received_at = greatest(r.last_received_at, excluded.last_received_at),
+               bytes = r.bytes + excluded.bytes,
+               duration_ms = greatest(r.duration_ms, excluded.duration_ms)`,
 };
 
 /** The statements as they run, for the benchmark's ceiling (bench/src/intake.ts). */
@@ -75,7 +86,17 @@ export class PostgresIntakeStore implements IntakeStore {
   async recordFailedDelivery(delivery: FailedDelivery): Promise<void> {
     await this.database.prepared(RECORD_FAILURE, [
       ...[delivery.id, delivery.webhookId, delivery.receivedAt, delivery.status, delivery.error],
-      ...[delivery.deliveryId, delivery.event, delivery.bytes, delivery.durationMs],
+      ...[delivery.deliveryId, delivery.event, delivery.bytes, delivery.durationMs, refusalReason(delivery.error)],
     ]);
   }
+}
+
+/**
+ * What refusals are counted by: the error text without its detail (`Ugyldig forespørsel` of
+ * `Ugyldig forespørsel: event_id: …`), one of the error table's texts, so a sender cannot make
+ * a row per request by varying the detail (an encoding's name, a parse position).
+ */
+function refusalReason(error: string): string {
+  const colon = error.indexOf(': ');
+  return (colon === -1 ? error : error.slice(0, colon)).slice(0, 200);
 }

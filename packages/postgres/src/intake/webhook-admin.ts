@@ -97,6 +97,7 @@ export async function deleteWebhook(db: Db, actor: Actor, input: { webhook_id: s
     // Its delivery log and claimed delivery ids go with it (no foreign keys: docs/deliveries.md);
     // its secret by the foreign key's cascade.
     await trx.deleteFrom('webhook_deliveries').where('webhook_id', '=', input.webhook_id).execute();
+    await trx.deleteFrom('webhook_refusals').where('webhook_id', '=', input.webhook_id).execute();
     await trx.deleteFrom('webhook_delivery_ids').where('webhook_id', '=', input.webhook_id).execute();
     return { id: input.webhook_id };
   });

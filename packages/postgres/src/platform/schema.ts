@@ -178,6 +178,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_delivery_ids: WebhookDeliveryIdsTable;
   webhook_secrets: WebhookSecretsTable;
+  webhook_refusals: WebhookRefusalsTable;
 }
 
 export interface WebhookDeliveriesTable {
@@ -192,6 +193,23 @@ export interface WebhookDeliveriesTable {
   event: string | null;
   duplicate: Generated<boolean>;
   bytes: ColumnType<string, number | undefined, never>;
+  duration_ms: Generated<number>;
+}
+
+/** Refused requests, counted per webhook, minute, status and reason (migration 018). */
+export interface WebhookRefusalsTable {
+  webhook_id: string;
+  minute: Date;
+  status: number;
+  reason: string;
+  id: string;
+  first_received_at: Date;
+  last_received_at: Date;
+  count: Generated<number>;
+  error: string;
+  delivery_id: string | null;
+  event: string | null;
+  bytes: ColumnType<string, number | undefined, number>;
   duration_ms: Generated<number>;
 }
 
