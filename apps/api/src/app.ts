@@ -68,6 +68,8 @@ export function createApp(deps: AppDeps): Express {
   installRequestLogging(app, { logger: deps.logger, slowMs: deps.slowRequestMs });
   // Every route declares itself here, so /openapi.json covers the whole surface.
   const routes = new RouteRegistry({ checkResponses: deps.checkResponses });
+  // Tests walk every declared route (string-fields.test.ts): registryOf(app).
+  app.locals.routeRegistry = routes;
   const publishing = { db: deps.db, logger: deps.logger, ...deps.publishing };
   installPublishedDomains(app, publishing);
   installHealth(app, routes, deps);

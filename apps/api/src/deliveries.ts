@@ -4,7 +4,7 @@ import { SIGNATURE_SCHEMES } from '@inntak/intake';
 import type { Db } from '@inntak/postgres';
 import { listDeliveries, rerenderNode, setWebhookSecret } from '@inntak/postgres/deliveries';
 import type { RouteRegistry } from './route-registry.js';
-import { Id, Timestamp } from './schemas.js';
+import { Id, storableText, Timestamp } from './schemas.js';
 
 export interface DeliveriesDeps {
   db: Db;
@@ -76,7 +76,7 @@ export function installDeliveries(app: Express, registry: RouteRegistry, auth: R
       body: z.strictObject({
         webhook_id: Id,
         scheme: z.enum([...SIGNATURE_SCHEMES, 'none']),
-        secret: z.string().max(1024).nullish().describe('required unless scheme is none'),
+        secret: storableText(z.string().max(1024)).nullish().describe('required unless scheme is none'),
       }),
       response: { status: 200, schema: z.object({ webhook_id: Id, scheme: z.enum([...SIGNATURE_SCHEMES, 'none']) }) },
       errors: [400, 401, 403, 404],

@@ -4,7 +4,7 @@ import { EFFECT_NAME_PATTERN, GAIN_RANGE, MAX_EFFECTS, MAX_LABEL_CHARS, MIXER_RO
 import { type Db } from '@inntak/postgres';
 import { changeMixerChannel, createMixerChannel, setLiveSession } from '@inntak/postgres/media';
 import type { RouteRegistry } from './route-registry.js';
-import { Id, Timestamp } from './schemas.js';
+import { Id, storableText, Timestamp } from './schemas.js';
 
 const TAGS = ['mixer'];
 const ERRORS = [400, 401, 403, 404];
@@ -53,7 +53,7 @@ export function installMixer(app: Express, registry: RouteRegistry, auth: Reques
     z.strictObject({
       room_id: Id,
       node_id: Id.optional(),
-      label: z.string().trim().min(1).max(MAX_LABEL_CHARS),
+      label: storableText(z.string().trim().min(1).max(MAX_LABEL_CHARS)),
       gain_db: GainDb.optional(),
       muted: z.boolean().optional(),
       effects: z

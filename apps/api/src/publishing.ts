@@ -39,7 +39,7 @@ import {
 import type { AbRecorder } from './ab-recorder.js';
 import { ROUTING, type PageCache } from './page-cache.js';
 import type { RouteRegistry } from './route-registry.js';
-import { Id } from './schemas.js';
+import { Id, storableText } from './schemas.js';
 
 export interface PublishingDeps {
   db: Db;
@@ -66,10 +66,10 @@ export function installPublishingIntentions(app: Express, registry: RouteRegistr
       tags: TAGS,
       auth: 'jwt',
       body: z.strictObject({
-        title: z.string().min(1).max(300),
-        slug: z.string().min(1).max(63),
-        about: z.string().max(20_000).optional(),
-        domains: z.array(z.string().min(1).max(253)).max(20).optional(),
+        title: storableText(z.string().min(1).max(300)),
+        slug: storableText(z.string().min(1).max(63)),
+        about: storableText(z.string().max(20_000)).optional(),
+        domains: z.array(storableText(z.string().min(1).max(253))).max(20).optional(),
       }),
       response: { status: 201, schema: z.object({ id: Id }) },
       errors: [400, 401, 409],
@@ -123,8 +123,8 @@ export function installPublishingIntentions(app: Express, registry: RouteRegistr
         publication_id: Id,
         article_id: Id,
         variant_type: z.string().regex(/^[a-z][a-z0-9_-]{0,62}$/, 'forventet et kort navn i små bokstaver'),
-        title: z.string().min(1).max(300),
-        teaser: z.string().max(1000).nullish(),
+        title: storableText(z.string().min(1).max(300)),
+        teaser: storableText(z.string().max(1000)).nullish(),
       }),
       response: { status: 201, schema: z.object({ edge_id: Id, ab_status: z.enum(['testing']).nullable() }) },
       errors: [400, 401, 403, 404, 409],

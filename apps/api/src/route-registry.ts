@@ -97,6 +97,13 @@ export class RouteRegistry {
   }
 }
 
+/** The registry an app built by createApp declared its routes in. */
+export function registryOf(app: Express): RouteRegistry {
+  const registry: unknown = app.locals.routeRegistry;
+  if (!(registry instanceof RouteRegistry)) throw new Error('app has no route registry (not built by createApp)');
+  return registry;
+}
+
 /** Validates request input with a zod schema; a failure is 400 naming the first bad field. */
 export function parseInput<S extends z.ZodType>(schema: S | undefined, value: unknown, where: string): z.output<S> {
   if (!schema) return {} as z.output<S>;
