@@ -70,7 +70,7 @@ export const EDGE_RULES: Readonly<Record<string, EdgeRule>> = {
     cleanup: null,
   },
   belongs_to: {
-    createdBy: ['create_edge', 'create_node (collection_id: member on it)', 'intake, webhooks, media (service)'],
+    createdBy: ['create_edge', 'create_node (collection_id)', 'intake, create_webhook, media (service, system edges)'],
     create: { source: 'admin', target: 'member' },
     createAlso: 'no cycle, at most 32 levels (409); carries the maker’s cap (max_access)',
     deletedBy: GENERIC_DELETE,
@@ -95,7 +95,7 @@ export const EDGE_RULES: Readonly<Record<string, EdgeRule>> = {
     cleanup: 'admin',
   },
   has_media: {
-    createdBy: ['upload_media, generate_tts (service, system edge)', 'create_edge'],
+    createdBy: ['the media service (tts_generate job; a system edge)', 'create_edge'],
     create: MEMBER_BOTH,
     deletedBy: GENERIC_DELETE,
     delete: MEMBER_BOTH,
@@ -211,7 +211,7 @@ export const NODE_KIND_RULES: Readonly<Record<string, NodeKindRule>> = {
     publishable: false,
   },
   media: {
-    createdBy: ['upload_media, generate_tts (service)'],
+    createdBy: ['the media service (tts_generate job)'],
     createNode: 'never',
     orchestrationCreates: false,
     write: 'system_admin',
