@@ -34,6 +34,7 @@ export {
   requireCreateNode,
   metadataWriteNeed,
   requirePublishable,
+  requireObservable,
   writePolicyMarkdown,
   type EdgeRule,
   type EdgeEnds,

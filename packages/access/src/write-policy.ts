@@ -80,7 +80,7 @@ export const EDGE_RULES: Readonly<Record<string, EdgeRule>> = {
   observes: {
     createdBy: GENERIC,
     create: { source: 'admin', target: 'member' },
-    createAlso: 'the source is an orchestration, which sees what its creator reads: admin on it (issue 22, finding 1)',
+    createAlso: 'the source is an orchestration, which sees what its creator reads: admin on it (issue 22, finding 1); the target of an observable kind',
     deletedBy: GENERIC_DELETE,
     delete: { source: 'admin', target: 'member' },
     cleanup: 'admin',
@@ -162,12 +162,18 @@ export interface NodeKindRule {
   edges: AccessLevel | null;
   /** Whether publish_article may publish it. */
   publishable: boolean;
+  /**
+   * Whether an `observes` edge may point at it. Not at nodes the service deletes (media, a
+   * webhook): the edge would go with them and leave the orchestration observing nothing, which
+   * matches everything its creator reads.
+   */
+  observable: boolean;
 }
 
 /** The row for any node kind not named in NODE_KIND_RULES (content and user-defined kinds). */
 export const OTHER_NODE_KIND = '*';
 
-const CONTENT: NodeKindRule = { createdBy: ['create_node', 'intake'], createNode: 'anyone', orchestrationCreates: true, write: 'member', setMetadata: true, edges: null, publishable: true };
+const CONTENT: NodeKindRule = { createdBy: ['create_node', 'intake'], createNode: 'anyone', orchestrationCreates: true, write: 'member', setMetadata: true, edges: null, publishable: true, observable: true };
 
 export const NODE_KIND_RULES: Readonly<Record<string, NodeKindRule>> = {
   content: CONTENT,
@@ -182,6 +188,7 @@ export const NODE_KIND_RULES: Readonly<Record<string, NodeKindRule>> = {
     ownKeys: ['publication'],
     edges: null,
     publishable: false,
+    observable: true,
   },
   orchestration: {
     createdBy: ['create_node (trigger and script checked)', 'inntak orchestration add'],
@@ -191,6 +198,7 @@ export const NODE_KIND_RULES: Readonly<Record<string, NodeKindRule>> = {
     setMetadata: false,
     edges: 'admin',
     publishable: false,
+    observable: true,
   },
   webhook: {
     createdBy: ['create_webhook', 'inntak webhook add'],
@@ -200,6 +208,7 @@ export const NODE_KIND_RULES: Readonly<Record<string, NodeKindRule>> = {
     setMetadata: false,
     edges: null,
     publishable: false,
+    observable: false,
   },
   cli_tool: {
     createdBy: ['create_node'],
@@ -209,6 +218,7 @@ export const NODE_KIND_RULES: Readonly<Record<string, NodeKindRule>> = {
     setMetadata: true,
     edges: null,
     publishable: false,
+    observable: true,
   },
   media: {
     createdBy: ['the media service (tts_generate job)'],
@@ -218,9 +228,10 @@ export const NODE_KIND_RULES: Readonly<Record<string, NodeKindRule>> = {
     setMetadata: false,
     edges: null,
     publishable: false,
+    observable: false,
   },
-  person: { createdBy: ['inntak person add'], createNode: 'never', orchestrationCreates: false, write: 'system_admin', setMetadata: false, edges: null, publishable: false },
-  tag: { createdBy: ['tag_node'], createNode: 'never', orchestrationCreates: false, write: 'system_admin', setMetadata: false, edges: null, publishable: false },
+  person: { createdBy: ['inntak person add'], createNode: 'never', orchestrationCreates: false, write: 'system_admin', setMetadata: false, edges: null, publishable: false, observable: true },
+  tag: { createdBy: ['tag_node'], createNode: 'never', orchestrationCreates: false, write: 'system_admin', setMetadata: false, edges: null, publishable: false, observable: true },
   [OTHER_NODE_KIND]: CONTENT,
 };
 
@@ -292,6 +303,11 @@ export function metadataWriteNeed(actor: Actor, kind: string, key: string | null
   return rule.write;
 }
 
+/** 400 for an `observes` edge to a node of a kind that is not observable. */
+export function requireObservable(kind: string, field: string): void {
+  if (!nodeKindRule(kind).observable) throw new AppError('invalid_input', { detail: `${field}: en ${kind} kan ikke observeres; den kan slettes, og da ville orkestreringen matche alt` });
+}
+
 /** 400 for a kind publish_article never publishes (its settings or script would be on a public page). */
 export function requirePublishable(kind: string, field: string): void {
   if (!nodeKindRule(kind).publishable) throw new AppError('invalid_input', { detail: `${field}: en ${kind} kan ikke publiseres` });
@@ -316,10 +332,14 @@ export function writePolicyMarkdown(): string {
       `| \`${type}\` | ${r.createdBy.join(', ')} | ${needText(r.create.source)} / ${needText(r.create.target)} | ${r.deletedBy.join(', ')} | ${needText(r.delete.source)} / ${needText(r.delete.target)} | ${r.cleanup ? 'yes' : 'no'} | ${also || '–'} |`,
     );
   }
-  lines.push('', '| Node kind | Made by | create_node | By an orchestration | Metadata and content: who | set_metadata | Own keys | Any edge at it needs | Publishable |', '|---|---|---|---|---|---|---|---|---|');
+  lines.push(
+    '',
+    '| Node kind | Made by | create_node | By an orchestration | Metadata and content: who | set_metadata | Own keys | Any edge at it needs | Publishable | Observable |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  );
   for (const [kind, r] of Object.entries(NODE_KIND_RULES)) {
     lines.push(
-      `| \`${kind}\` | ${r.createdBy.join(', ')} | ${r.createNode} | ${r.orchestrationCreates ? 'yes' : 'no'} | ${r.write} | ${r.setMetadata ? 'yes' : 'no'} | ${r.ownKeys?.join(', ') ?? '–'} | ${r.edges ?? '–'} | ${r.publishable ? 'yes' : 'no'} |`,
+      `| \`${kind}\` | ${r.createdBy.join(', ')} | ${r.createNode} | ${r.orchestrationCreates ? 'yes' : 'no'} | ${r.write} | ${r.setMetadata ? 'yes' : 'no'} | ${r.ownKeys?.join(', ') ?? '–'} | ${r.edges ?? '–'} | ${r.publishable ? 'yes' : 'no'} | ${r.observable ? 'yes' : 'no'} |`,
     );
   }
   return lines.join('\n');

@@ -11,6 +11,7 @@ import {
   levelToGrant,
   requireCreateNode,
   requireEdgeOperation,
+  requireObservable,
   type AccessLevel,
   type Actor,
   type EdgeEnds,
@@ -150,6 +151,10 @@ export async function createEdge(db: Db, actor: Actor, input: NewEdgeInput): Pro
   if (problem) throw new AppError('invalid_input', { detail: `metadata: ${problem}` });
   return graphWrite(db, async (trx) => {
     const source = await requireEnds(trx, actor, input, edgeRule(input.edge_type).create, ['source_id', 'target_id']);
+    if (input.edge_type === 'observes') {
+      const target = await trx.selectFrom('nodes').select('node_kind').where('id', '=', input.target_id).executeTakeFirstOrThrow();
+      requireObservable(target.node_kind, 'target_id');
+    }
     let metadata = input.metadata ?? {};
     if (input.edge_type === 'belongs_to') {
       await checkBelongsTo(trx, input.source_id, input.target_id);

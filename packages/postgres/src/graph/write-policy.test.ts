@@ -7,6 +7,7 @@ import { EDGE_RULES, LAST_OBSERVES_DETAIL, NODE_KIND_RULES, type Actor } from '@
 import { EDGE_TYPES, NODE_KINDS, TAG_NODE_KIND, TAGGED_EDGE_TYPE } from '@inntak/graph';
 import { HAS_MEDIA_EDGE, MEDIA_NODE_KIND } from '@inntak/media';
 import { openTestDatabase, type OpenTestDatabase } from '../testing/index.js';
+import { createWebhook } from '../intake/index.js';
 import { runGraphAction } from '../orchestration/index.js';
 import { createPublication, createVariant, FRONT_PAGE_VARIANT, publishArticle, PUBLISHED_IN } from '../publishing/index.js';
 import { createCollection, createEdge, createNode, createPerson, deleteEdge, grantAccess } from './graph-writes.js';
@@ -143,6 +144,12 @@ describe('an orchestration: nothing below admin on it changes what it sees (find
     await expect(createEdge(h.db, s.member, { source_id: own, target_id: s.o, edge_type: 'relates_to' })).rejects.toMatchObject({ code: 'forbidden' });
     expect(await edgeExists(s.observes)).toBe(true);
     await createEdge(h.db, s.owner, { source_id: s.o, target_id: s.c, edge_type: 'observes' });
+  });
+
+  it('an observes edge to a webhook is refused (400): deleting the webhook would take the edge and widen the orchestration', async () => {
+    const s = await orchestrationScene('1w');
+    const hook = await createWebhook(h.db, { collectionId: s.c, templateId: null, createdBy: s.owner.personId });
+    await expect(createEdge(h.db, s.owner, { source_id: s.o, target_id: hook.id, edge_type: 'observes' })).rejects.toMatchObject({ code: 'invalid_input', detail: expect.stringMatching(/^target_id: en webhook kan ikke observeres/) });
   });
 
   it('its last observes edge is not deleted by its owner nor by an admin of the observed collection (409); one of two is', async () => {
