@@ -1,6 +1,6 @@
 import { type Transaction } from 'kysely';
 import { AppError } from '@inntak/core';
-import { edgeRule, requirePublishable, type Actor } from '@inntak/access';
+import { edgeRule, requirePublishable, type Actor, type EndNeed } from '@inntak/access';
 import type { Database, Db } from '../platform/index.js';
 import { deleteEdges, insertEdge, requireEnd, requireLevel } from '../graph/index.js';
 import { requirePublication } from './publications.js';
@@ -47,7 +47,7 @@ export async function publishArticle(db: Db, actor: Actor, input: { publication_
  * The node's own collections (the targets of its belongs_to edges): the caller must hold `level`
  * on each, or 403 naming the field (the collections' existence is not news: the node's edges show them).
  */
-async function requireCollectionsAdmin(trx: Trx, actor: Actor, nodeId: string, level: ReturnType<typeof edgeRule>['create']['source']): Promise<void> {
+async function requireCollectionsAdmin(trx: Trx, actor: Actor, nodeId: string, level: EndNeed): Promise<void> {
   const collections = await trx.selectFrom('edges').select('target_id').where('source_id', '=', nodeId).where('edge_type', '=', 'belongs_to').execute();
   for (const { target_id } of collections) {
     try {
