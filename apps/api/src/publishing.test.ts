@@ -112,7 +112,7 @@ describe('POST /intentions/publish_article and unpublish_article', () => {
     expect(res.body.error).toBe('Finnes ikke: publication_id');
   });
 
-  it('needs read on the whole article: hidden from the caller is 404, a discoverable summary 403', async () => {
+  it('needs admin on the article: hidden from the caller is 404, a discoverable or readable node of someone else 403 (issue 22)', async () => {
     const pub = await publication();
     const other = await ctx.addPerson('pub-author');
     const hidden = (await post('/intentions/create_node', other.authorization, { node_kind: 'content', title: 'Skjult' })).body.id;
@@ -120,7 +120,7 @@ describe('POST /intentions/publish_article and unpublish_article', () => {
     const readable = (await post('/intentions/create_node', other.authorization, { node_kind: 'content', title: 'Lesbar', visibility: 'readable' })).body.id;
     expect((await post('/intentions/publish_article', owner, { publication_id: pub.id, node_id: hidden })).status).toBe(404);
     expect((await post('/intentions/publish_article', owner, { publication_id: pub.id, node_id: discoverable })).status).toBe(403);
-    expect((await post('/intentions/publish_article', owner, { publication_id: pub.id, node_id: readable })).status).toBe(201);
+    expect((await post('/intentions/publish_article', owner, { publication_id: pub.id, node_id: readable })).status).toBe(403);
   });
 
   it('publishes once (a second time is 409) with a published_in edge article → publication; unpublish removes it', async () => {

@@ -84,7 +84,8 @@ export function installPublishingIntentions(app: Express, registry: RouteRegistr
       method: 'post',
       path: '/intentions/publish_article',
       summary: 'Publish a node in a publication (a published_in edge article → publication)',
-      description: 'Needs admin on the publication and read on the whole node.',
+      description:
+        'Needs admin on the publication, admin on the node and on every collection it belongs to; collections, people, webhooks, orchestrations and cli_tools are never published (docs/access.md, Write policy).',
       tags: TAGS,
       auth: 'jwt',
       body: z.strictObject({ publication_id: Id, node_id: Id }),
@@ -100,7 +101,7 @@ export function installPublishingIntentions(app: Express, registry: RouteRegistr
     {
       method: 'post',
       path: '/intentions/unpublish_article',
-      summary: 'Remove a published_in edge (admin on the publication)',
+      summary: 'Remove a published_in edge (admin on the publication, or admin on the node: its collections’ admins can always unpublish it)',
       tags: TAGS,
       auth: 'jwt',
       body: z.strictObject({ edge_id: Id }),

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
 import { checkOrchestrationNode, MAX_DEPTH, type Trigger } from '@inntak/orchestration';
-import { createCollection, createEdge, createNode, createPerson, tagNode } from '@inntak/postgres/graph';
+import { createCollection, createEdge, createNode, createPerson, grantAccess, tagNode } from '@inntak/postgres/graph';
 import { getJob } from '@inntak/postgres/jobs';
 import { findWebhook, receiveWebhook } from '@inntak/intake';
 import { createWebhook, PostgresIntakeStore } from '@inntak/postgres/intake';
@@ -13,6 +13,8 @@ import { runGovernedOnce } from './__tests__/run-governed-once.js';
 let h: OpenTestDatabase;
 let alice: { personId: string; isAdmin: false };
 let bob: { personId: string; isAdmin: false };
+/** A system administrator: only one registers a cli_tool (issue 22). */
+let root: { personId: string; isAdmin: true };
 let inbox: string;
 let server: Server;
 let serverHost: string;
@@ -22,6 +24,7 @@ beforeAll(async () => {
   h = await openTestDatabase();
   alice = { personId: (await createPerson(h.db, { subject: 'alice' })).id, isAdmin: false };
   bob = { personId: (await createPerson(h.db, { subject: 'bob' })).id, isAdmin: false };
+  root = { personId: (await createPerson(h.db, { subject: 'root', admin: true })).id, isAdmin: true };
   inbox = (await createCollection(h.db, { title: 'Innboks', ownerId: alice.personId })).id;
   server = createServer((req, res) => {
     let body = '';
@@ -259,6 +262,13 @@ describe('loops', () => {
   });
 });
 
+/** A cli_tool registered by a system administrator, granted to alice as a reader (she may run it). */
+async function registerTool(title: string, metadata: Record<string, unknown>): Promise<string> {
+  const id = (await createNode(h.db, root, { node_kind: 'cli_tool', title, metadata })).id;
+  await grantAccess(h.db, root, { subject_id: alice.personId, object_id: id, access: 'reader' });
+  return id;
+}
+
 describe('http_post and run_cli_tool', () => {
   it('http_post to an allowed host hands back status and body; a host not allowed is refused', async () => {
     const o = await addOrchestration(alice, { event: 'node.created', conditions: { has_trait: 'http' } }, `steps:
@@ -276,8 +286,8 @@ describe('http_post and run_cli_tool', () => {
   });
 
   it('run_cli_tool runs a registered tool without a shell, and a tool that overruns its timeout fails', async () => {
-    const echo = (await createNode(h.db, alice, { node_kind: 'cli_tool', title: 'echo', metadata: { command: 'echo', args: ['hei'] } })).id;
-    const slow = (await createNode(h.db, alice, { node_kind: 'cli_tool', title: 'sleep', metadata: { command: 'sleep', args: ['5'], timeout_seconds: 0.3 } })).id;
+    const echo = await registerTool('echo', { command: 'echo', args: ['hei'] });
+    const slow = await registerTool('sleep', { command: 'sleep', args: ['5'], timeout_seconds: 0.3 });
     const o = await addOrchestration(alice, { event: 'node.created', conditions: { has_trait: 'cli' } }, `steps:
   - action: run_cli_tool
     with: { tool_id: "${echo}", args: ["{event.node.title}", "$(id)"] }
@@ -294,7 +304,7 @@ describe('http_post and run_cli_tool', () => {
   });
 
   it('a command not on ORCHESTRATION_CLI_ALLOW is refused', async () => {
-    const tool = (await createNode(h.db, alice, { node_kind: 'cli_tool', title: 'rm', metadata: { command: 'rm', args: ['-rf', '/tmp/nothing-here'] } })).id;
+    const tool = await registerTool('rm', { command: 'rm', args: ['-rf', '/tmp/nothing-here'] });
     const o = await addOrchestration(alice, { event: 'node.created', conditions: { has_trait: 'rm' } }, `steps:\n  - action: run_cli_tool\n    with: { tool_id: "${tool}" }\n`);
     await content(alice, { metadata: { traits: ['rm'] } });
     await runGovernedOnce(h, ALLOW);

@@ -36,37 +36,6 @@ export function levelToGrant(level: AccessLevel): AccessLevel {
 }
 
 /**
- * What an actor must hold on an edge's endpoints to create it:
- * - a granting edge is a grant: `levelToGrant` on the target;
- * - `belongs_to` shares the source with the target's members: admin on the source, member on
- *   the target;
- * - any other edge: member on the source, and member on the target — the target's consent, so
- *   nobody attaches edges (and their metadata) to a node whose owner never let them in.
- * Every new edge type follows the last rule unless it is added here with a reason.
- */
-export function edgeRequirement(edgeType: string, metadata: Record<string, unknown>): { source: AccessLevel | null; target: AccessLevel | null } {
-  const granted = levelGrantedBy(edgeType, metadata);
-  if (granted) return { source: null, target: levelToGrant(granted) };
-  if (edgeType === 'belongs_to') return { source: 'admin', target: 'member' };
-  if ((OPEN_TARGET_EDGE_TYPES as readonly string[]).includes(edgeType)) return { source: 'member', target: null };
-  return { source: 'member', target: 'member' };
-}
-
-/**
- * Edge types whose target is a shared public label owned by nobody (a tag node, docs/graph.md):
- * nobody could ever consent for it, and linking to it shows nothing of anyone's. Only the
- * source is checked.
- */
-export const OPEN_TARGET_EDGE_TYPES = ['tagged'] as const;
-
-/**
- * Who may delete an edge besides those who could create it: for an edge that grants nothing,
- * whoever holds admin on either endpoint, so an owner can always clear what others attached to
- * their node. Granting edges keep the grant rule (levelToGrant on the target).
- */
-export const EDGE_CLEANUP_LEVEL: AccessLevel = 'admin';
-
-/**
  * The cap of a `belongs_to` edge X → C: the rows C passes down to X are lowered to the level
  * the edge's maker held on X when making it (recorded in `metadata.max_access`). Without it, an
  * admin of X linking X → C would make C's owners — themselves among them — owners of X: a
@@ -96,29 +65,4 @@ export function meets(held: AccessLevel | null, required: AccessLevel | null): b
  */
 export function requireSystemAdmin(actor: Actor): void {
   if (!actor.isAdmin) throw new AppError('forbidden', { detail: 'kun for systemadministratorer' });
-}
-
-/**
- * Node kinds `create_node` never makes: each has its own operation (webhook, collection, tag),
- * is made by an operator (person) or by the service (media: its file is the service's), because
- * making one has consequences a plain node has not.
- */
-export const RESERVED_NODE_KINDS = ['webhook', 'collection', 'person', 'tag', 'media'] as const;
-
-/**
- * Edge types the generic edge operations do not make: publishing's own operations make them,
- * with their own rule (admin on the publication). A `published_in` edge is also removed only by
- * `unpublish_article`: storage pruning honours it (docs/publishing.md).
- */
-export const RESERVED_EDGE_TYPES = ['published_in', 'front_page_variant'] as const;
-
-export function requireGenericEdge(edgeType: string, operation: 'create' | 'delete'): void {
-  const reserved = operation === 'create' ? (RESERVED_EDGE_TYPES as readonly string[]).includes(edgeType) : edgeType === 'published_in';
-  if (reserved) throw new AppError('invalid_input', { detail: `edge_type: ${edgeType} lages og fjernes med publiseringsoperasjonene` });
-}
-
-export function requireCreatableKind(kind: string): void {
-  if ((RESERVED_NODE_KINDS as readonly string[]).includes(kind)) {
-    throw new AppError('invalid_input', { detail: `node_kind: ${kind} lages med sin egen operasjon` });
-  }
 }

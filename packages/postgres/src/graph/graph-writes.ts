@@ -2,16 +2,20 @@ import { sql, type Transaction } from 'kysely';
 import { AppError, uuidv7 } from '@inntak/core';
 import {
   belongsToCap,
-  EDGE_CLEANUP_LEVEL,
-  edgeRequirement,
+  deleteAlternatives,
+  edgeRule,
+  endNeed,
   GRANTING_EDGE_TYPES,
   grantingEdge,
-  levelGrantedBy,
+  LAST_OBSERVES_DETAIL,
   levelToGrant,
-  requireCreatableKind,
-  requireGenericEdge,
+  requireCreateNode,
+  requireEdgeOperation,
+  requireObservable,
   type AccessLevel,
   type Actor,
+  type EdgeEnds,
+  type EndNeed,
 } from '@inntak/access';
 import { edgeMetadataProblem, jsonProblem, type JsonObject, type Visibility } from '@inntak/graph';
 import type { Db } from '../platform/index.js';
@@ -105,12 +109,21 @@ export interface NewNodeInput {
   collection_id?: string;
 }
 
-/** A node owned by its creator (an `owner` edge), optionally belonging to a collection. */
-export async function createNode(db: Db, actor: Actor & { personId: string }, input: NewNodeInput): Promise<{ id: string; edge_ids: string[] }> {
-  requireCreatableKind(input.node_kind);
+/**
+ * A node owned by its creator (an `owner` edge), optionally belonging to a collection. Which
+ * kinds create_node makes, and for whom, is the write policy's (requireCreateNode): `via` names
+ * the path that asks (an orchestration makes fewer kinds than the API).
+ */
+export async function createNode(
+  db: Db,
+  actor: Actor & { personId: string },
+  input: NewNodeInput,
+  via: 'api' | 'orchestration' = 'api',
+): Promise<{ id: string; edge_ids: string[] }> {
+  requireCreateNode(actor, input.node_kind, via);
   checkMetadata(input.metadata, 'metadata');
   return graphWrite(db, async (trx) => {
-    if (input.collection_id) await requireLevel(trx, actor, input.collection_id, 'member', 'collection_id');
+    if (input.collection_id) await requireEnd(trx, actor, input.collection_id, edgeRule('belongs_to').create.target, 'collection_id');
     const id = await insertNode(trx, { ...input, created_by: actor.personId });
     const edgeIds = [await insertEdge(trx, { source_id: actor.personId, target_id: id, edge_type: 'owner', created_by: actor.personId })];
     if (input.collection_id) {
@@ -128,21 +141,25 @@ export interface NewEdgeInput {
 }
 
 /**
- * An ordinary (non-system) edge, checked by edgeRequirement, with its access consequences. A
- * belongs_to edge is checked for cycles and depth under one lock, and carries the cap its
- * maker's level on the source sets (belongsToCap).
+ * An ordinary (non-system) edge, checked by the write policy (edgeRule), with its access
+ * consequences. A belongs_to edge is checked for cycles and depth under one lock, and carries the
+ * cap its maker's level on the source sets (belongsToCap).
  */
 export async function createEdge(db: Db, actor: Actor, input: NewEdgeInput): Promise<{ id: string }> {
-  requireGenericEdge(input.edge_type, 'create');
+  requireEdgeOperation(input.edge_type, 'create_edge');
   const problem = edgeMetadataProblem(input.metadata ?? {});
   if (problem) throw new AppError('invalid_input', { detail: `metadata: ${problem}` });
   return graphWrite(db, async (trx) => {
-    const source = await requireEdgeRights(trx, actor, { ...input, metadata: input.metadata ?? {}, system: false }, ['source_id', 'target_id']);
+    const source = await requireEnds(trx, actor, input, edgeRule(input.edge_type).create, ['source_id', 'target_id']);
+    if (input.edge_type === 'observes') {
+      const target = await trx.selectFrom('nodes').select('node_kind').where('id', '=', input.target_id).executeTakeFirstOrThrow();
+      requireObservable(target.node_kind, 'target_id');
+    }
     let metadata = input.metadata ?? {};
     if (input.edge_type === 'belongs_to') {
       await checkBelongsTo(trx, input.source_id, input.target_id);
       const { max_access: _ignored, ...rest } = metadata;
-      metadata = { ...rest, ...belongsToCap(source.level ?? 'reader') };
+      metadata = { ...rest, ...belongsToCap(source ?? 'reader') };
     }
     const id = await insertEdge(trx, { ...input, metadata, created_by: actor.personId });
     return { id };
@@ -150,37 +167,64 @@ export async function createEdge(db: Db, actor: Actor, input: NewEdgeInput): Pro
 }
 
 /**
- * Deletes an edge; what it granted is recomputed from the grants that remain. Whoever could
- * create it may delete it, and an edge that grants nothing may also be deleted by an admin of
- * either endpoint: an owner can always clear what others attached to their node.
+ * Deletes an edge; what it granted is recomputed from the grants that remain. The write policy
+ * says who may (deleteAlternatives): the edge type's delete rule, or admin (cleanup) on either
+ * endpoint so an owner can always clear what others attached to their node. Removing an edge
+ * never widens an orchestration: its last `observes` edge stays (409).
  */
 export async function deleteEdge(db: Db, actor: Actor, input: { edge_id: string }): Promise<{ id: string }> {
   return graphWrite(db, async (trx) => {
     const edge = await trx.selectFrom('edges').selectAll().where('id', '=', input.edge_id).executeTakeFirst();
     if (!edge) throw new AppError('not_found', { detail: 'edge_id' });
-    requireGenericEdge(edge.edge_type, 'delete');
-    if (!levelGrantedBy(edge.edge_type, edge.metadata) && (await administersAnEndpoint(trx, actor, edge))) {
-      await deleteEdges(trx, [edge.id]);
-      return { id: edge.id };
-    }
-    await requireEdgeRights(trx, actor, edge, ['edge_id', 'edge_id']);
+    requireEdgeOperation(edge.edge_type, 'delete_edge');
+    await requireAnyOf(trx, actor, edge, deleteAlternatives(edge));
+    if (edge.edge_type === 'observes') await keepAnObservesEdge(trx, edge);
     await deleteEdges(trx, [edge.id]);
     return { id: edge.id };
   });
 }
 
-async function administersAnEndpoint(trx: Trx, actor: Actor, edge: { source_id: string; target_id: string }): Promise<boolean> {
-  for (const id of [edge.source_id, edge.target_id]) {
-    const ok = await requireLevel(trx, actor, id, EDGE_CLEANUP_LEVEL, 'edge_id').then(
-      () => true,
-      (err: unknown) => {
-        if (err instanceof AppError && (err.code === 'forbidden' || err.code === 'not_found')) return false;
-        throw err;
-      },
-    );
-    if (ok) return true;
+/**
+ * An orchestration with no `observes` edge matches everything its creator reads
+ * (inntak_matching_orchestrations, db/migrations/011): deleting its last one would widen it. The
+ * orchestration's row lock serialises two deletions of its last two edges.
+ */
+async function keepAnObservesEdge(trx: Trx, edge: { id: string; source_id: string }): Promise<void> {
+  const { rows } = await sql<{ node_kind: string }>`select node_kind from nodes where id = ${edge.source_id} for update`.execute(trx);
+  if (rows[0]?.node_kind !== 'orchestration') return;
+  const other = await trx
+    .selectFrom('edges')
+    .select('id')
+    .where('source_id', '=', edge.source_id)
+    .where('edge_type', '=', 'observes')
+    .where('id', '<>', edge.id)
+    .executeTakeFirst();
+  if (!other) throw new AppError('conflict', { detail: LAST_OBSERVES_DETAIL });
+}
+
+/**
+ * Tries each way of deleting the edge in turn; when none lets the actor, the refusal of the first
+ * (the edge type's own rule) is the answer. A cleanup way checks only its one endpoint.
+ */
+async function requireAnyOf(
+  trx: Trx,
+  actor: Actor,
+  edge: { source_id: string; target_id: string },
+  ways: ReadonlyArray<EdgeEnds & { cleanup: boolean }>,
+): Promise<void> {
+  let first: unknown;
+  for (const way of ways) {
+    try {
+      if (!way.cleanup) await requireEnds(trx, actor, edge, way, ['edge_id', 'edge_id']);
+      else if (way.source) await requireLevel(trx, actor, edge.source_id, way.source as AccessLevel, 'edge_id');
+      else await requireLevel(trx, actor, edge.target_id, way.target as AccessLevel, 'edge_id');
+      return;
+    } catch (err) {
+      if (!(err instanceof AppError) || (err.code !== 'forbidden' && err.code !== 'not_found')) throw err;
+      first ??= err;
+    }
   }
-  return false;
+  throw first;
 }
 
 /**
@@ -291,24 +335,33 @@ export async function deleteEdges(trx: Trx, edgeIds: readonly string[]): Promise
 }
 
 /**
- * The rule for creating an edge (edgeRequirement), also the first rule for deleting one. The
- * source of a granting edge (the subject) only has to exist. A service-made (system) edge is
- * bookkeeping: removing one takes admin on its target. Returns the actor's hold on the source
- * (null level for a granting edge's subject).
+ * Checks both ends of an edge against what the write policy needs on them (`ends`, raised by
+ * each node's kind: endNeed). Returns the actor's level on the source (null for a grant's
+ * subject, which only has to exist).
  */
-async function requireEdgeRights(
+async function requireEnds(
   trx: Trx,
   actor: Actor,
-  edge: { source_id: string; target_id: string; edge_type: string; metadata: JsonObject; system: boolean },
+  edge: { source_id: string; target_id: string },
+  ends: EdgeEnds,
   fields: [source: string, target: string],
-): Promise<{ level: AccessLevel | null }> {
-  const required = edgeRequirement(edge.edge_type, edge.metadata);
-  if (edge.system) Object.assign(required, { source: null, target: 'admin' });
-  let source: { level: AccessLevel | null } = { level: null };
-  if (levelGrantedBy(edge.edge_type, edge.metadata)) await requireSubject(trx, edge.source_id, fields[0]);
-  else source = await requireLevel(trx, actor, edge.source_id, required.source, fields[0]);
-  await requireLevel(trx, actor, edge.target_id, required.target, fields[1]);
+): Promise<AccessLevel | null> {
+  const source = await requireEnd(trx, actor, edge.source_id, ends.source, fields[0]);
+  await requireEnd(trx, actor, edge.target_id, ends.target, fields[1]);
   return source;
+}
+
+/**
+ * One end of an edge: `exists` only has to exist (a grant's subject: person nodes are hidden,
+ * yet an admin names the person they add); null has to be visible to the actor; a level is held
+ * (requireLevel). The node's kind may raise the need (an orchestration: admin).
+ */
+export async function requireEnd(trx: Trx, actor: Actor, nodeId: string, need: EndNeed, field: string): Promise<AccessLevel | null> {
+  const node = await trx.selectFrom('nodes').select('node_kind').where('id', '=', nodeId).executeTakeFirst();
+  if (!node) throw new AppError('not_found', { detail: field });
+  const raised = endNeed(need, node.node_kind);
+  if (raised === 'exists') return null;
+  return (await requireLevel(trx, actor, nodeId, raised, field)).level;
 }
 
 /**

@@ -14,6 +14,7 @@ export {
   insertNode,
   insertEdge,
   deleteEdges,
+  requireEnd,
   type NewNodeInput,
   type NewEdgeInput,
 } from './graph-writes.js';

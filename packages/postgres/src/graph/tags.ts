@@ -1,14 +1,14 @@
 import { sql, type Kysely } from 'kysely';
 import { AppError, uuidv7 } from '@inntak/core';
-import type { Actor } from '@inntak/access';
+import { edgeRule, type Actor } from '@inntak/access';
 import { normalizeTag, TAG_NODE_KIND, TAGGED_EDGE_TYPE } from '@inntak/graph';
 import type { Database, Db } from '../platform/index.js';
-import { requireLevel } from './authorize.js';
-import { insertEdge } from './graph-writes.js';
+import { insertEdge, requireEnd } from './graph-writes.js';
 
 /**
  * Tags a node (docs/graph.md): finds or creates the tag's node and links the node to it with a
- * `tagged` edge. Needs `member` on the node, like any edge from it. Tagging twice returns the
+ * `tagged` edge. Needs what the write policy's `tagged` rule needs on the source (`member`;
+ * admin on an orchestration). Tagging twice returns the
  * existing edge. Tag nodes are `open` (a tag name is a public label) and owned by nobody.
  */
 export async function tagNode(
@@ -19,7 +19,7 @@ export async function tagNode(
   const tag = normalizeTag(input.tag);
   if (tag === null) throw new AppError('invalid_input', { detail: 'tag: 1–64 tegn, uten skråstrek eller kontrolltegn' });
   return db.transaction().execute(async (trx) => {
-    await requireLevel(trx, actor, input.node_id, 'member', 'node_id');
+    await requireEnd(trx, actor, input.node_id, edgeRule(TAGGED_EDGE_TYPE).create.source, 'node_id');
     // Insert-or-nothing against the unique index, then read: two writers racing both end up
     // with the one node.
     await sql`

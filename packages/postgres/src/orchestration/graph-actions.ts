@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import { AppError } from '@inntak/core';
-import type { Actor } from '@inntak/access';
+import { metadataWriteNeed, type Actor } from '@inntak/access';
 import type { JsonObject } from '@inntak/graph';
 import { checkOrchestrationNode, type ActionInputs, type EventType } from '@inntak/orchestration';
 import type { Database, Db } from '../platform/index.js';
@@ -9,14 +9,9 @@ import { enqueueJob } from '../jobs/index.js';
 
 type Trx = Transaction<Database>;
 
-/** Kinds an orchestration may not create: their own operations check more (and a script must be validated). */
-const RESERVED_KINDS = ['webhook', 'collection', 'person', 'tag', 'orchestration'];
-/** Kinds whose metadata carries what set_metadata must not touch (a token, a trigger, a tag name). */
-const PROTECTED_METADATA_KINDS = ['webhook', 'orchestration', 'tag', 'person'];
-
 /**
  * The actions that write the graph, as the orchestration's creator: the same checked writes the
- * API uses (docs/access.md), each in one transaction that carries the run's depth, so the events
+ * API uses, under the same write policy (packages/access/src/write-policy.ts), each in one transaction that carries the run's depth, so the events
  * they cause are known to come from an orchestration (db/migrations/011.do.orchestration.sql).
  */
 export async function runGraphAction<A extends 'create_node' | 'create_edge' | 'set_metadata' | 'generate_tts'>(
@@ -29,13 +24,8 @@ export async function runGraphAction<A extends 'create_node' | 'create_edge' | '
   return graphWrite(db, async (trx) => {
     await sql`select set_config('inntak.orchestration_depth', ${String(depth)}, true)`.execute(trx);
     switch (action) {
-      case 'create_node': {
-        const node = input as ActionInputs['create_node'];
-        if (RESERVED_KINDS.includes(node.node_kind)) {
-          throw new AppError('invalid_input', { detail: `node_kind: ${node.node_kind} kan ikke lages av en orkestrering` });
-        }
-        return await createNode(trx, actor, node);
-      }
+      case 'create_node':
+        return await createNode(trx, actor, input as ActionInputs['create_node'], 'orchestration');
       case 'create_edge':
         return await createEdge(trx, actor, input as ActionInputs['create_edge']);
       case 'set_metadata':
@@ -51,11 +41,15 @@ export async function runGraphAction<A extends 'create_node' | 'create_edge' | '
   });
 }
 
+/**
+ * Who may change a node's metadata is the write policy's (metadataWriteNeed, by its kind): a
+ * collection's settings take admin, a cli_tool a system administrator, and the kinds whose
+ * metadata is a token, a trigger or a file are changed only by their own operations.
+ */
 async function setMetadata(trx: Trx, actor: Actor, input: ActionInputs['set_metadata']): Promise<JsonObject> {
-  const node = await requireLevel(trx, actor, input.node_id, 'member', 'node_id');
-  if (PROTECTED_METADATA_KINDS.includes(node.node_kind)) {
-    throw new AppError('invalid_input', { detail: `node_id: metadata på ${node.node_kind} endres ikke av en orkestrering` });
-  }
+  // Seeing the node comes first (404 otherwise), then its kind's rule.
+  const node = await requireLevel(trx, actor, input.node_id, null, 'node_id');
+  await requireLevel(trx, actor, input.node_id, metadataWriteNeed(actor, node.node_kind, input.key), 'node_id');
   await trx
     .updateTable('nodes')
     .set({ metadata: sql`metadata || jsonb_build_object(${input.key}::text, ${JSON.stringify(input.value)}::jsonb)` })
@@ -64,11 +58,20 @@ async function setMetadata(trx: Trx, actor: Actor, input: ActionInputs['set_meta
   return { node_id: input.node_id, key: input.key };
 }
 
-/** A registered `cli_tool` node the creator may read (an access row or their own). */
+/**
+ * A registered `cli_tool` node the creator may read (an access row or their own). Registering
+ * one takes a system administrator (the write policy); a tool someone else made before that rule
+ * (or a node turned into one) is not registered and does not run.
+ */
 export async function loadCliTool(db: Db, actor: Actor, toolId: string): Promise<JsonObject> {
   const node = await requireLevel(db, actor, toolId, 'reader', 'tool_id');
   if (node.node_kind !== 'cli_tool') throw new AppError('invalid_input', { detail: 'tool_id: noden er ikke et cli_tool' });
-  const row = await db.selectFrom('nodes').select('metadata').where('id', '=', toolId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('nodes as n')
+    .select(['n.metadata', sql<boolean>`exists (select 1 from system_admins a where a.node_id = n.created_by)`.as('registered')])
+    .where('n.id', '=', toolId)
+    .executeTakeFirstOrThrow();
+  if (!row.registered) throw new AppError('forbidden', { detail: 'tool_id: verktøyet er ikke registrert av en systemadministrator' });
   return row.metadata;
 }
 

@@ -1,8 +1,8 @@
-import { sql, type Transaction } from 'kysely';
+import { type Transaction } from 'kysely';
 import { AppError } from '@inntak/core';
-import type { Actor } from '@inntak/access';
+import { edgeRule, requirePublishable, type Actor, type EndNeed } from '@inntak/access';
 import type { Database, Db } from '../platform/index.js';
-import { deleteEdges, hasAccess, insertEdge, nodeVisibleTo } from '../graph/index.js';
+import { deleteEdges, insertEdge, requireEnd, requireLevel } from '../graph/index.js';
 import { requirePublication } from './publications.js';
 
 type Trx = Transaction<Database>;
@@ -12,18 +12,21 @@ export const PUBLISHED_IN = 'published_in';
 /** A front-page variant: publication → article. */
 export const FRONT_PAGE_VARIANT = 'front_page_variant';
 
-/** Kinds that are containers or people, never articles. */
-const NOT_ARTICLES = ['collection', 'person', 'webhook'];
-
 /**
- * Publishes a node in a publication: admin on the publication, and the whole node readable to
- * the caller (a discoverable summary is not enough: publishing shows the content to everyone).
+ * Publishes a node in a publication, by the write policy's published_in rule: admin on the
+ * publication, admin on the node and on every collection the node belongs to (publishing shows
+ * the whole node to everyone: only those who administer where it lives may), and a kind that is
+ * publishable (never a collection, person, webhook, orchestration or cli_tool).
  */
 export async function publishArticle(db: Db, actor: Actor, input: { publication_id: string; node_id: string }): Promise<{ edge_id: string }> {
+  const rule = edgeRule(PUBLISHED_IN).create;
   try {
     return await db.transaction().execute(async (trx) => {
-      await requirePublication(trx, actor, input.publication_id, 'publication_id');
-      await requireReadable(trx, actor, input.node_id, 'node_id');
+      await requirePublication(trx, actor, input.publication_id, 'publication_id', rule.target);
+      const node = await requireLevel(trx, actor, input.node_id, null, 'node_id');
+      requirePublishable(node.node_kind, 'node_id');
+      await requireEnd(trx, actor, input.node_id, rule.source, 'node_id');
+      await requireCollectionsAdmin(trx, actor, input.node_id, rule.source);
       const edgeId = await insertEdge(trx, {
         source_id: input.node_id,
         target_id: input.publication_id,
@@ -40,29 +43,42 @@ export async function publishArticle(db: Db, actor: Actor, input: { publication_
   }
 }
 
-/** Removes a published_in edge: admin on its publication. The article's variants stay (they show again if it is republished). */
+/**
+ * The node's own collections (the targets of its belongs_to edges): the caller must hold `level`
+ * on each, or 403 naming the field (the collections' existence is not news: the node's edges show them).
+ */
+async function requireCollectionsAdmin(trx: Trx, actor: Actor, nodeId: string, level: EndNeed): Promise<void> {
+  const collections = await trx.selectFrom('edges').select('target_id').where('source_id', '=', nodeId).where('edge_type', '=', 'belongs_to').execute();
+  for (const { target_id } of collections) {
+    try {
+      await requireEnd(trx, actor, target_id, level, 'node_id');
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'not_found') throw new AppError('forbidden', { detail: 'node_id: krever admin på samlingene noden hører til' });
+      throw err;
+    }
+  }
+}
+
+/**
+ * Removes a published_in edge, by the write policy's rule: admin on its publication, or admin
+ * on the node (its collections' admins hold it through belongs_to), so whoever administers the
+ * node can always take it off any publication. The article's variants stay (they show again if
+ * it is republished).
+ */
 export async function unpublishArticle(db: Db, actor: Actor, input: { edge_id: string }): Promise<{ edge_id: string }> {
+  const rule = edgeRule(PUBLISHED_IN);
   return db.transaction().execute(async (trx) => {
-    const edge = await trx.selectFrom('edges').select(['id', 'target_id']).where('id', '=', input.edge_id).where('edge_type', '=', PUBLISHED_IN).executeTakeFirst();
+    const edge = await trx.selectFrom('edges').select(['id', 'source_id', 'target_id']).where('id', '=', input.edge_id).where('edge_type', '=', PUBLISHED_IN).executeTakeFirst();
     if (!edge) throw new AppError('not_found', { detail: 'edge_id' });
-    await requirePublication(trx, actor, edge.target_id, 'edge_id');
+    try {
+      await requirePublication(trx, actor, edge.target_id, 'edge_id', rule.delete.target);
+    } catch (err) {
+      if (!(err instanceof AppError) || (err.code !== 'forbidden' && err.code !== 'not_found') || !rule.cleanup) throw err;
+      await requireLevel(trx, actor, edge.source_id, rule.cleanup, 'edge_id').catch(() => {
+        throw err;
+      });
+    }
     await deleteEdges(trx, [edge.id]);
     return { edge_id: edge.id };
   });
 }
-
-/** 404 when the caller may not see the node, 403 when they see only its summary, 400 for a kind that is no article. */
-async function requireReadable(trx: Trx, actor: Actor, nodeId: string, field: string): Promise<void> {
-  const callerId = actor.personId;
-  const admin = actor.isAdmin || callerId === null;
-  const { rows } = await sql<{ node_kind: string; visible: boolean; readable: boolean }>`
-    select n.node_kind,
-      ${admin ? sql`true` : nodeVisibleTo(callerId, 'n')} as visible,
-      ${admin ? sql`true` : sql`(n.visibility in ('readable', 'open') or ${hasAccess(callerId, 'n')})`} as readable
-    from nodes n where n.id = ${nodeId}`.execute(trx);
-  const node = rows[0];
-  if (!node || !node.visible) throw new AppError('not_found', { detail: field });
-  if (!node.readable) throw new AppError('forbidden');
-  if (NOT_ARTICLES.includes(node.node_kind)) throw new AppError('invalid_input', { detail: `${field}: en ${node.node_kind} kan ikke publiseres` });
-}
-

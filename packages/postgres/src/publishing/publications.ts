@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import { AppError } from '@inntak/core';
-import type { Actor } from '@inntak/access';
+import type { Actor, EndNeed } from '@inntak/access';
 import { isValidSlug, normalizeDomain, type Publication } from '@inntak/publishing';
 import type { Database, Db } from '../platform/index.js';
 import { insertEdge, insertNode, requireLevel } from '../graph/index.js';
@@ -82,11 +82,12 @@ export async function publicationByDomain(db: Db, domain: string): Promise<Publi
 
 /**
  * A publication a caller wants to change: through the access matrix (404 when they may not see
- * it, 403 without `level`), and a collection that is a publication (else 400). Locks its row so
- * the variant transitions of one publication happen one at a time.
+ * it, 403 without `level`, the write policy's need on it), and a collection that is a
+ * publication (else 400). Locks its row so the variant transitions of one publication happen one
+ * at a time.
  */
-export async function requirePublication(trx: Trx, actor: Actor, publicationId: string, field: string): Promise<void> {
-  await requireLevel(trx, actor, publicationId, 'admin', field);
+export async function requirePublication(trx: Trx, actor: Actor, publicationId: string, field: string, level: EndNeed = 'admin'): Promise<void> {
+  await requireLevel(trx, actor, publicationId, level === 'exists' ? null : level, field);
   const { rows } = await sql<{ id: string }>`
     select id from nodes where id = ${publicationId} and node_kind = 'collection' and metadata ? 'publication' for update`.execute(trx);
   if (rows.length === 0) throw new AppError('invalid_input', { detail: `${field}: er ikke en publikasjon` });

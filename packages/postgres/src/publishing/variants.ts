@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import { AppError } from '@inntak/core';
-import type { Actor } from '@inntak/access';
+import { edgeRule, type Actor } from '@inntak/access';
 import type { AbStatus } from '@inntak/ab-testing';
 import type { Database, Db } from '../platform/index.js';
 import { insertEdge } from '../graph/index.js';
@@ -18,14 +18,16 @@ export interface NewVariant {
 }
 
 /**
- * A front-page variant of a published article (admin on the publication). When another variant
+ * A front-page variant of a published article (the write policy's front_page_variant rule: admin
+ * on the publication; the same rule deletes one, through delete_edge). When another variant
  * of the same type is still in play (not retired), this is a test: every variant of the type in
  * play becomes `testing` (SPEC: States and transitions), a previous winner included, so a new
  * challenger is tested against it. Runs under the publication's row lock.
  */
 export async function createVariant(db: Db, actor: Actor, input: NewVariant): Promise<{ edge_id: string; ab_status: 'testing' | null }> {
+  const rule = edgeRule(FRONT_PAGE_VARIANT).create;
   return db.transaction().execute(async (trx) => {
-    await requirePublication(trx, actor, input.publication_id, 'publication_id');
+    await requirePublication(trx, actor, input.publication_id, 'publication_id', rule.source);
     const { rows: published } = await sql`
       select 1 from edges where source_id = ${input.article_id} and target_id = ${input.publication_id} and edge_type = ${PUBLISHED_IN}`.execute(trx);
     if (published.length === 0) throw new AppError('conflict', { detail: 'artikkelen er ikke publisert i publikasjonen' });
