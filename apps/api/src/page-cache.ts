@@ -6,7 +6,7 @@ import { TAGGED_EDGE_TYPE } from '@inntak/graph';
 import { FRONT_PAGE_VARIANT, PUBLISHED_IN, publicationsTouched } from '@inntak/postgres/publishing';
 
 /** Rendered pages (article HTML) held per API process, at most: 64 MB. */
-export const PAGE_CACHE_MAX_BYTES = 64 * 1024 * 1024;
+const PAGE_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 
 /**
  * The published pages' models, cached in memory and dropped when the change stream says what

@@ -12,7 +12,7 @@ import { postgresAppDeps } from './api-server.js';
 import { loadConfig } from './config.js';
 import { OidcTokenVerifier } from './oidc-verifier.js';
 import { PageCache } from './page-cache.js';
-import { AbClientGate, SearchLimiter } from './public-clients.js';
+import { AbClientGate, ClientKeys, SearchLimiter, addressPrefix } from './public-clients.js';
 
 /**
  * Issue 22's attacks on the published pages, as they were made (scaled down): one client
@@ -135,6 +135,23 @@ describe('one client cannot decide an A/B test (finding 4)', () => {
     expect(gate.click(who, 'p', 'a', 'v2')).toBe(true);
     now = 5000;
     expect(gate.click(who, 'p', 'a', 'v2')).toBe(false);
+  });
+});
+
+describe('client keys', () => {
+  it('an IPv6 address counts by its /64, an IPv4-mapped one as IPv4; keys are hashes, not addresses', () => {
+    expect(addressPrefix('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
+    expect(addressPrefix('2001:0db8:0001:0002:ffff:0:0:9')).toBe('2001:db8:1:2::/64');
+    expect(addressPrefix('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(addressPrefix('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(addressPrefix('203.0.113.7')).toBe('203.0.113.7');
+    const keys = new ClientKeys();
+    const one = keys.of('2001:db8:1:2::1', 'Firefox');
+    const same = keys.of('2001:db8:1:2:ffff::7', 'Firefox');
+    expect(same).toEqual(one);
+    expect(keys.of('2001:db8:1:2::1', 'Chrome').address).toBe(one.address);
+    expect(keys.of('2001:db8:1:2::1', 'Chrome').client).not.toBe(one.client);
+    expect(JSON.stringify(one)).not.toContain('2001');
   });
 });
 
