@@ -178,10 +178,10 @@ export function installPublishingIntentions(app: Express, registry: RouteRegistr
 const PAGE_ROUTES: Array<[path: string, summary: string]> = [
   ['/pub/{slug}', 'Front page: newest published articles, each with its selected variant'],
   ['/pub/{slug}/artikkel/{article_id}', 'A published article'],
-  ['/pub/{slug}/t/{article_id}', 'Click tracking for a front-page variant (?v={edge_id}); 302 to the article'],
+  ['/pub/{slug}/t/{article_id}', 'Click tracking for a front-page variant (?v={edge_id}), counted only for the variant this reader was shown; 302 to the article'],
   ['/pub/{slug}/kategori/{tag}', 'Published articles with a tag, paginated'],
   ['/pub/{slug}/arkiv', 'Archive, newest first, grouped by month, paginated'],
-  ['/pub/{slug}/sok', 'Ranked full-text search among published articles (?q=), paginated'],
+  ['/pub/{slug}/sok', 'Ranked full-text search among published articles (?q=), paginated; capped per address and in all (429)'],
   ['/pub/{slug}/om', 'About the publication'],
 ];
 
@@ -230,7 +230,8 @@ export function installPublishedPages(app: Express, registry: RouteRegistry, dep
       tags: TAGS,
       auth: 'public',
       response: { status: path.includes('/t/') ? 302 : 200, schema: z.string(), description: 'text/html' },
-      errors: [404],
+      // /sok is capped per address and in all (429 with Retry-After, an HTML page).
+      errors: path.endsWith('/sok') ? [404, 429] : [404],
     });
   }
   app.use('/pub', (req, res, next) => {
