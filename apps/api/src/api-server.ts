@@ -13,6 +13,8 @@ import { PostgresLiveRoomStatus } from '@inntak/postgres/jobs';
 import { recordAbCounts } from '@inntak/postgres/publishing';
 import { AbRecorder } from './ab-recorder.js';
 import { startPageCache } from './page-cache.js';
+import { AbClientGate, SearchLimiter } from './public-clients.js';
+import type { ApiConfig } from './config.js';
 import { createApp, type AppDeps } from './app.js';
 import { RealtimeHub, type RealtimeHubDeps } from './realtime-hub.js';
 
@@ -35,6 +37,10 @@ export interface ApiServerOptions {
   intakeDatabase?: DatabaseHandle;
   /** Expensive reads one caller may run at once (READ_CONCURRENCY_PER_CALLER). */
   readsPerCaller?: number;
+  /** TRUST_PROXY, for the published pages' per-client limits. */
+  trustProxy?: number | string;
+  /** The published pages' per-client limits (config.ts publicPages); absent: the defaults. */
+  publicPages?: Partial<ApiConfig['publicPages']>;
   /** Replaces adapters of the Express app (tests). */
   app?: Partial<AppDeps>;
 }
@@ -56,7 +62,7 @@ const DEFAULT_STORAGE_DIR = fileURLToPath(new URL('../../../.data/media', import
 export function postgresAppDeps(
   options: Pick<
     ApiServerOptions,
-    'logger' | 'database' | 'baseUrl' | 'verifier' | 'bodyLimitBytes' | 'slowRequestMs' | 'metricsToken' | 'intakeDatabase' | 'readsPerCaller' | 'storageDir'
+    'logger' | 'database' | 'baseUrl' | 'verifier' | 'bodyLimitBytes' | 'slowRequestMs' | 'metricsToken' | 'intakeDatabase' | 'readsPerCaller' | 'storageDir' | 'trustProxy' | 'publicPages'
   > & {
     /** How long the live-room status is cached (spec: 10 s); tests use 0. */
     liveRoomCacheMs?: number;
@@ -65,7 +71,9 @@ export function postgresAppDeps(
   },
 ): AppDeps {
   const { database } = options;
+  const limits = options.publicPages ?? {};
   return {
+    trustProxy: options.trustProxy,
     logger: options.logger,
     intakeStore: new PostgresIntakeStore(options.intakeDatabase ?? database),
     readsPerCaller: options.readsPerCaller,
@@ -87,6 +95,12 @@ export function postgresAppDeps(
     publishing: {
       recorder: new AbRecorder((rows) => recordAbCounts(database.db, rows), options.logger, { flushMs: options.abFlushMs }),
       ownHost: new URL(options.baseUrl).hostname,
+      abGate: new AbClientGate({
+        logger: options.logger,
+        windowMs: limits.abWindowHours === undefined ? undefined : limits.abWindowHours * 3600_000,
+        clientsPerAddress: limits.abClientsPerAddress,
+      }),
+      searches: new SearchLimiter({ concurrency: limits.searchConcurrency, perMinute: limits.searchesPerMinute }),
     },
   };
 }

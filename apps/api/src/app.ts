@@ -21,7 +21,7 @@ import { createMetrics, installMetrics, installRequestCounting } from './metrics
 import { installQueryNodes } from './query-nodes.js';
 import { authThen, readsPerCaller } from './read-limits.js';
 import { installRequestLogging } from './request-logging.js';
-import { installPublishedDomains, installPublishedPages, installPublishingIntentions, type PublishingDeps } from './publishing.js';
+import { installPublishedDomains, installPublishedPages, installPublishingIntentions, publishingDeps, type PublishingDeps } from './publishing.js';
 import { RouteRegistry } from './route-registry.js';
 import { installWebhookAdmin } from './webhook-admin.js';
 import { installDeliveries } from './deliveries.js';
@@ -55,6 +55,8 @@ export interface AppDeps {
   /** Expensive reads one caller may run at once (READ_CONCURRENCY_PER_CALLER); default 4. */
   readsPerCaller?: number;
   publishing: Omit<PublishingDeps, 'db' | 'logger'>;
+  /** TRUST_PROXY: Express's 'trust proxy' (hop count or addresses); absent: the socket's address is the client's. */
+  trustProxy?: number | string;
 }
 
 const API_VERSION = '0.1.0';
@@ -63,6 +65,8 @@ const API_VERSION = '0.1.0';
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
+  // Behind a reverse proxy: whose X-Forwarded-For to believe (TRUST_PROXY), for req.ip.
+  if (deps.trustProxy !== undefined) app.set('trust proxy', deps.trustProxy);
   const metrics = createMetrics();
   installRequestCounting(app, metrics);
   installRequestLogging(app, { logger: deps.logger, slowMs: deps.slowRequestMs });
@@ -70,7 +74,7 @@ export function createApp(deps: AppDeps): Express {
   const routes = new RouteRegistry({ checkResponses: deps.checkResponses });
   // Tests walk every declared route (string-fields.test.ts): registryOf(app).
   app.locals.routeRegistry = routes;
-  const publishing = { db: deps.db, logger: deps.logger, ...deps.publishing };
+  const publishing = publishingDeps({ db: deps.db, logger: deps.logger, ...deps.publishing });
   installPublishedDomains(app, publishing);
   installHealth(app, routes, deps);
   installWebhookIntake(app, routes, { store: deps.intakeStore, logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes });

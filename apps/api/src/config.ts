@@ -35,6 +35,19 @@ export interface ApiConfig {
   intakePoolSize: number;
   /** READ_CONCURRENCY_PER_CALLER: searches, listings and node reads one person may run at once (429 beyond). */
   readsPerCaller: number;
+  /** TRUST_PROXY: hops (1–10) or addresses/subnets of reverse proxies whose X-Forwarded-For is believed; absent: none. */
+  trustProxy: number | string | undefined;
+  /** The published pages' per-client limits (docs/publishing.md, docs/security.md "Public pages (issue 22)"). */
+  publicPages: {
+    /** PUB_SEARCH_CONCURRENCY: /sok searches running at once on one API process, all readers together. */
+    searchConcurrency: number;
+    /** PUB_SEARCHES_PER_MINUTE: /sok searches one address may start per minute (one at a time). */
+    searchesPerMinute: number;
+    /** AB_CLIENT_WINDOW_HOURS: a client counts one impression and one click per article per window. */
+    abWindowHours: number;
+    /** AB_CLIENTS_PER_ADDRESS: distinct User-Agents of one address that count as clients per window. */
+    abClientsPerAddress: number;
+  };
 }
 
 const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'];
@@ -101,7 +114,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     storageDir: env.STORAGE_DIR || undefined,
     intakePoolSize: integer(env.INTAKE_POOL_SIZE ?? '4', 'INTAKE_POOL_SIZE', 1, 100),
     readsPerCaller: integer(env.READ_CONCURRENCY_PER_CALLER ?? '4', 'READ_CONCURRENCY_PER_CALLER', 1, 1000),
+    trustProxy: trustProxy(env.TRUST_PROXY),
+    publicPages: {
+      searchConcurrency: integer(env.PUB_SEARCH_CONCURRENCY ?? '4', 'PUB_SEARCH_CONCURRENCY', 1, 100),
+      searchesPerMinute: integer(env.PUB_SEARCHES_PER_MINUTE ?? '30', 'PUB_SEARCHES_PER_MINUTE', 1, 10_000),
+      abWindowHours: integer(env.AB_CLIENT_WINDOW_HOURS ?? '24', 'AB_CLIENT_WINDOW_HOURS', 1, 24 * 30),
+      abClientsPerAddress: integer(env.AB_CLIENTS_PER_ADDRESS ?? '16', 'AB_CLIENTS_PER_ADDRESS', 1, 10_000),
+    },
   };
+}
+
+/**
+ * TRUST_PROXY: a hop count, or comma-separated addresses, subnets or Express's names
+ * (loopback, linklocal, uniquelocal). "true" would believe any X-Forwarded-For a client sends,
+ * which makes every per-client limit a suggestion: refused.
+ */
+function trustProxy(raw: string | undefined): number | string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (/^\d+$/.test(raw)) return integer(raw, 'TRUST_PROXY', 1, 10);
+  const parts = raw.split(',').map((p) => p.trim());
+  if (parts.every((p) => /^(loopback|linklocal|uniquelocal|[0-9a-f.:]+(\/\d{1,3})?)$/i.test(p) && /[0-9a-z]/i.test(p))) return parts.join(',');
+  throw new Error(`TRUST_PROXY must be a hop count (1–10) or addresses/subnets of your proxies (e.g. loopback or 10.0.0.0/8); got "${raw}"`);
 }
 
 /** Digits only: "", "8.08e3" and "0x1f90" are mistakes, not ports (Number() would take them). */

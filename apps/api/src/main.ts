@@ -61,6 +61,8 @@ const api = await startApiServer(
     storageDir: config.storageDir,
     intakeDatabase,
     readsPerCaller: config.readsPerCaller,
+    trustProxy: config.trustProxy,
+    publicPages: config.publicPages,
     app: oidc ? { issuerStatus: async () => ((await oidc.reachable()) ? 'ok' : 'unreachable') } : {},
   },
   config.port,

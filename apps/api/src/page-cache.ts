@@ -5,6 +5,9 @@ import { ChangeListener, type ChangeNotice } from '@inntak/postgres/realtime';
 import { TAGGED_EDGE_TYPE } from '@inntak/graph';
 import { FRONT_PAGE_VARIANT, PUBLISHED_IN, publicationsTouched } from '@inntak/postgres/publishing';
 
+/** Rendered pages (article HTML) held per API process, at most: 64 MB. */
+const PAGE_CACHE_MAX_BYTES = 64 * 1024 * 1024;
+
 /**
  * The published pages' models, cached in memory and dropped when the change stream says what
  * they were built from changed. Entries belong to a publication (`scope`) or to the routing
@@ -13,35 +16,75 @@ import { FRONT_PAGE_VARIANT, PUBLISHED_IN, publicationsTouched } from '@inntak/p
  */
 export class PageCache {
   readonly events = new EventEmitter();
-  private entries = new Map<string, { scope: string; value: unknown }>();
+  private entries = new Map<string, { scope: string; value: unknown; bytes: number }>();
+  /** Loads under way: concurrent misses of one key share one load (one query, one render). */
+  private loading = new Map<string, { epoch: number; promise: Promise<unknown> }>();
+  private bytes = 0;
   private epoch = 0;
 
-  constructor(private readonly maxEntries = 10_000) {}
+  /**
+   * Bounded by entries and by the bytes their `weigh` reports (rendered pages); when either is
+   * reached the oldest entries go first, so keys a stranger makes up (random article ids,
+   * tags, hosts) push out one entry each rather than emptying the cache.
+   */
+  constructor(
+    private readonly maxEntries = 10_000,
+    private readonly maxBytes = PAGE_CACHE_MAX_BYTES,
+  ) {}
 
-  async get<T>(scope: string, key: string, load: () => Promise<T>): Promise<T> {
+  async get<T>(scope: string, key: string, load: () => Promise<T>, weigh?: (value: T) => number): Promise<T> {
     const hit = this.entries.get(key);
     if (hit) return hit.value as T;
     const epoch = this.epoch;
-    const value = await load();
-    if (epoch === this.epoch) {
-      // Bounded: when full, start over rather than track recency on every hit.
-      if (this.entries.size >= this.maxEntries) this.entries.clear();
-      this.entries.set(key, { scope, value });
+    const running = this.loading.get(key);
+    if (running && running.epoch === epoch) return running.promise as Promise<T>;
+    const promise = load();
+    this.loading.set(key, { epoch, promise });
+    try {
+      const value = await promise;
+      if (epoch === this.epoch && !this.entries.has(key)) {
+        const bytes = weigh ? weigh(value) : 0;
+        if (bytes <= this.maxBytes) {
+          this.entries.set(key, { scope, value, bytes });
+          this.bytes += bytes;
+          this.evict();
+        }
+      }
+      return value;
+    } finally {
+      if (this.loading.get(key)?.promise === promise) this.loading.delete(key);
     }
-    return value;
+  }
+
+  /** Entries and bytes held (tests, metrics). */
+  size(): { entries: number; bytes: number } {
+    return { entries: this.entries.size, bytes: this.bytes };
+  }
+
+  private evict(): void {
+    for (const [key, entry] of this.entries) {
+      if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) return;
+      this.entries.delete(key);
+      this.bytes -= entry.bytes;
+    }
   }
 
   /** Drops the entries of these publications, and every routing lookup (a slug or domain may have moved). */
   invalidate(publicationIds: readonly string[]): void {
     this.epoch += 1;
     const scopes = new Set([...publicationIds, ROUTING]);
-    for (const [key, entry] of this.entries) if (scopes.has(entry.scope)) this.entries.delete(key);
+    for (const [key, entry] of this.entries) {
+      if (!scopes.has(entry.scope)) continue;
+      this.entries.delete(key);
+      this.bytes -= entry.bytes;
+    }
     this.events.emit('invalidated', publicationIds);
   }
 
   clear(): void {
     this.epoch += 1;
     this.entries.clear();
+    this.bytes = 0;
     this.events.emit('invalidated', 'all');
   }
 }

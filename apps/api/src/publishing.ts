@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Express, Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import { selectVariant } from '@inntak/ab-testing';
-import { storable, type Logger } from '@inntak/core';
+import { AppError, storable, type Logger } from '@inntak/core';
 import { normalizeTag } from '@inntak/graph';
 import type { Db } from '@inntak/postgres';
 import {
@@ -10,7 +10,6 @@ import {
   createPublication,
   createVariant,
   frontPageEntries,
-  isClickableVariant,
   publicationByDomain,
   publicationBySlug,
   publishArticle,
@@ -33,11 +32,13 @@ import {
   prepareFrontPage,
   renderNotFound,
   renderSearch,
+  renderTooManySearches,
   type PageContext,
   type Publication,
 } from '@inntak/publishing';
 import type { AbRecorder } from './ab-recorder.js';
 import { ROUTING, type PageCache } from './page-cache.js';
+import { AbClientGate, ClientKeys, SearchLimiter, type PublicClient } from './public-clients.js';
 import type { RouteRegistry } from './route-registry.js';
 import { Id, storableText } from './schemas.js';
 
@@ -49,7 +50,25 @@ export interface PublishingDeps {
   pageCache?: PageCache;
   /** The service's own host (from BASE_URL): never a publication's custom domain. */
   ownHost?: string;
+  /** Which impressions and clicks count (one per client per article per window); default AbClientGate's defaults. */
+  abGate?: AbClientGate;
+  /** The /sok cap per address and in all; default SearchLimiter's defaults. */
+  searches?: SearchLimiter;
+  /** Cookie-less client keys; default: a key made now. */
+  clients?: ClientKeys;
 }
+
+/** The pages' dependencies with every per-process guard in place (createApp calls this once). */
+export function publishingDeps(deps: PublishingDeps): Required<Omit<PublishingDeps, 'pageCache' | 'ownHost'>> & PublishingDeps {
+  return {
+    ...deps,
+    abGate: deps.abGate ?? new AbClientGate({ logger: deps.logger }),
+    searches: deps.searches ?? new SearchLimiter(),
+    clients: deps.clients ?? new ClientKeys(),
+  };
+}
+
+type PageDeps = ReturnType<typeof publishingDeps>;
 
 const TAGS = ['publishing'];
 /** Search words beyond this are ignored: a page of results needs no essay. */
@@ -71,11 +90,16 @@ export function installPublishingIntentions(app: Express, registry: RouteRegistr
         about: storableText(z.string().max(20_000)).optional(),
         domains: z.array(storableText(z.string().min(1).max(253))).max(20).optional(),
       }),
+      description: 'Custom domains (`domains`) may only be given by a system administrator (403 otherwise).',
       response: { status: 201, schema: z.object({ id: Id }) },
-      errors: [400, 401, 409],
+      errors: [400, 401, 403, 409],
     },
     auth,
-    ({ body, caller }) => createPublication(deps.db, { ...body, ownerId: caller.personId }),
+    ({ body, caller }) => {
+      // A custom domain takes over a host name for this publication: a system administrator's decision.
+      if ((body.domains?.length ?? 0) > 0 && !caller.isAdmin) throw new AppError('forbidden', { detail: 'bare en systemadministrator kan legge til domener' });
+      return createPublication(deps.db, { ...body, ownerId: caller.personId });
+    },
   );
 
   registry.route(
@@ -155,19 +179,33 @@ export function installPublishingIntentions(app: Express, registry: RouteRegistr
 const PAGE_ROUTES: Array<[path: string, summary: string]> = [
   ['/pub/{slug}', 'Front page: newest published articles, each with its selected variant'],
   ['/pub/{slug}/artikkel/{article_id}', 'A published article'],
-  ['/pub/{slug}/t/{article_id}', 'Click tracking for a front-page variant (?v={edge_id}); 302 to the article'],
+  ['/pub/{slug}/t/{article_id}', 'Click tracking for a front-page variant (?v={edge_id}), counted only for the variant this reader was shown; 302 to the article'],
   ['/pub/{slug}/kategori/{tag}', 'Published articles with a tag, paginated'],
   ['/pub/{slug}/arkiv', 'Archive, newest first, grouped by month, paginated'],
-  ['/pub/{slug}/sok', 'Ranked full-text search among published articles (?q=), paginated'],
+  ['/pub/{slug}/sok', 'Ranked full-text search among published articles (?q=), paginated; capped per address and in all (429)'],
   ['/pub/{slug}/om', 'About the publication'],
 ];
 
 /**
- * The published pages: under /pub/{slug}, and at the root of a publication's custom domains
- * (the Host header). The domain middleware goes first, so a custom domain serves nothing else.
+ * The paths a custom domain serves (issue 22, finding 5): the publication's pages and nothing
+ * else. Every other path (/api, /intentions, /me, /health, /metrics, /media, /ws, /docs,
+ * /openapi.json, /admin, /pub, …) goes to the service as if the Host were its own, so a
+ * publication cannot take over the webhook intake or the health checks of a host name.
  */
-export function installPublishedDomains(app: Express, deps: PublishingDeps): void {
+const DOMAIN_PAGE_PATH = /^\/(?:(?:artikkel|t|kategori)\/[^/]+\/?|(?:arkiv|sok|om)\/?)?$/;
+
+/** /pub/… on a custom domain: other publications' pages are not served under this one's name. */
+const PUB_PATH = /^\/pub(?:\/|$)/;
+
+/**
+ * The published pages at the root of a publication's custom domains (the Host header): only
+ * GET and HEAD of the page paths above (and an HTML 404 for /pub/…); everything else passes on.
+ */
+export function installPublishedDomains(app: Express, deps: PageDeps): void {
   app.use((req, res, next) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    const otherPublications = PUB_PATH.test(req.path);
+    if (!otherPublications && !DOMAIN_PAGE_PATH.test(req.path)) return next();
     const host = hostName(req.headers.host);
     const domain = host && host !== deps.ownHost ? normalizeDomain(host) : undefined;
     if (!domain) return next();
@@ -176,13 +214,14 @@ export function installPublishedDomains(app: Express, deps: PublishingDeps): voi
       .byDomain(domain)
       .then((publication) => {
         if (!publication) return next();
+        if (otherPublications) return pages.notFound(res, { publication, base: '' });
         return pages.serve(req, res, { publication, base: '' }, req.path);
       })
       .catch(next);
   });
 }
 
-export function installPublishedPages(app: Express, registry: RouteRegistry, deps: PublishingDeps): void {
+export function installPublishedPages(app: Express, registry: RouteRegistry, deps: PageDeps): void {
   for (const [path, summary] of PAGE_ROUTES) {
     registry.describe({
       method: 'get',
@@ -192,7 +231,8 @@ export function installPublishedPages(app: Express, registry: RouteRegistry, dep
       tags: TAGS,
       auth: 'public',
       response: { status: path.includes('/t/') ? 302 : 200, schema: z.string(), description: 'text/html' },
-      errors: [404],
+      // /sok is capped per address and in all (429 with Retry-After, an HTML page).
+      errors: path.endsWith('/sok') ? [404, 429] : [404],
     });
   }
   app.use('/pub', (req, res, next) => {
@@ -215,10 +255,18 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** One request's view of the pages: cached reads, rendering, cache headers. */
 class Pages {
-  constructor(private readonly deps: PublishingDeps) {}
+  private who: PublicClient | undefined;
 
-  private cached<T>(scope: string, key: string, load: () => Promise<T>): Promise<T> {
-    return this.deps.pageCache ? this.deps.pageCache.get(scope, key, load) : load();
+  constructor(private readonly deps: PageDeps) {}
+
+  private cached<T>(scope: string, key: string, load: () => Promise<T>, weigh?: (value: T) => number): Promise<T> {
+    return this.deps.pageCache ? this.deps.pageCache.get(scope, key, load, weigh) : load();
+  }
+
+  /** The reader, as keyed hashes (public-clients.ts); req.ip honours TRUST_PROXY. */
+  private client(req: Request): PublicClient {
+    this.who ??= this.deps.clients.of(req.ip ?? req.socket.remoteAddress, req.get('user-agent'));
+    return this.who;
   }
 
   bySlug(slug: string): Promise<Publication | undefined> {
@@ -247,29 +295,38 @@ class Pages {
       });
       if (!front.prepared) return this.notFound(res, ctx);
       if (this.fresh(req, res, front.etag)) return;
-      // A HEAD shows nothing to a reader: no impression.
+      // A HEAD shows nothing to a reader: no impression. A GET counts once per client and article
+      // per window (AbClientGate): reloading the page does not add up.
       const counting = req.method === 'GET';
       return this.send(
         res,
         front.prepared.render((entry) => {
           const variant = selectVariant(entry.variants);
-          if (variant && counting) this.deps.recorder.impression(variant.id);
+          if (variant && counting && this.deps.abGate.impression(this.client(req), pub.id, entry.id, variant.id)) this.deps.recorder.impression(variant.id);
           return variant;
         }),
       );
     }
     if (section === 'artikkel' && parts.length === 2 && UUID.test(param!)) {
-      const article = await this.cached(pub.id, `article:${pub.id}:${param}`, async () => withEtag(await publishedArticle(db, pub.id, param!)));
-      if (!article.value) return this.notFound(res, ctx);
+      // Rendered once per model and base path, like the front page: a request sends cached bytes.
+      const article = await this.cached(
+        pub.id,
+        `article:${pub.id}:${ctx.base}:${param}`,
+        async () => {
+          const value = await publishedArticle(db, pub.id, param!);
+          return value ? { etag: etagOf(value), page: Buffer.from(renderArticle(ctx, value)) } : null;
+        },
+        (a) => 200 + (a?.page.length ?? 0),
+      );
+      if (!article) return this.notFound(res, ctx);
       if (this.fresh(req, res, article.etag)) return;
-      return this.send(res, renderArticle(ctx, article.value));
+      return this.send(res, article.page);
     }
     if (section === 't' && parts.length === 2 && UUID.test(param!)) {
       const variant = typeof req.query.v === 'string' && UUID.test(req.query.v) ? req.query.v : undefined;
-      if (variant && req.method === 'GET') {
-        const clickable = await this.cached(pub.id, `click:${pub.id}:${param}:${variant}`, () => isClickableVariant(db, pub.id, param!, variant));
-        if (clickable) this.deps.recorder.click(variant);
-      }
+      // Counts only from a client whose counted impression of this article was this variant,
+      // once (AbClientGate): no impression, no click; clicks never exceed impressions.
+      if (variant && req.method === 'GET' && this.deps.abGate.click(this.client(req), pub.id, param!, variant)) this.deps.recorder.click(variant);
       res.set('Cache-Control', 'no-store');
       return res.redirect(302, `${ctx.base}/artikkel/${param}`);
     }
@@ -291,8 +348,21 @@ class Pages {
       const raw = typeof req.query.q === 'string' ? req.query.q : '';
       // PostgreSQL refuses NUL and lone surrogates (the cut may split a pair): drop them, not a 500.
       const words = storable(raw.slice(0, MAX_SEARCH_CHARS)).trim();
-      // Searches are not cached: the words vary too much to be worth the memory.
-      const listing = words ? paginate(await searchArticles(db, pub.id, words, pageWindow(page)), page) : undefined;
+      // Searches are not cached: the words vary too much to be worth the memory. They are capped
+      // instead, per address and in all (SearchLimiter): 429 with Retry-After beyond.
+      let listing;
+      if (words) {
+        const slot = this.deps.searches.acquire(this.client(req).address);
+        if ('retryAfter' in slot) {
+          res.status(429).set({ 'Retry-After': String(slot.retryAfter), 'Cache-Control': 'no-store' }).type('html').send(renderTooManySearches(ctx));
+          return;
+        }
+        try {
+          listing = paginate(await searchArticles(db, pub.id, words, pageWindow(page)), page);
+        } finally {
+          slot.release();
+        }
+      }
       if (words && !listing) return this.notFound(res, ctx);
       if (this.fresh(req, res, etagOf({ pub, words, listing }))) return;
       return this.send(res, renderSearch(ctx, words, listing));
@@ -313,7 +383,7 @@ class Pages {
     return true;
   }
 
-  private send(res: Response, page: string): void {
+  private send(res: Response, page: string | Buffer): void {
     res.status(200).type('html').send(page);
   }
 

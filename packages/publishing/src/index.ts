@@ -4,6 +4,8 @@ export { PAGE_SIZE, MAX_PAGE, parsePage, pageWindow, paginate, type PageWindow }
 export { formatDay, monthKey, monthLabel, groupByMonth, type MonthGroup } from './dates.js';
 export {
   excerptOf,
+  clipArticle,
+  MAX_ARTICLE_CHARS,
   EXCERPT_LENGTH,
   UNTITLED,
   type Publication,
@@ -14,4 +16,4 @@ export {
   type Listing,
   type RenderedEntry,
 } from './models.js';
-export { prepareFrontPage, renderFrontPage, renderArticle, renderCategory, renderArchive, renderSearch, renderAbout, renderNotFound, type PageContext, type PreparedFrontPage } from './render.js';
+export { prepareFrontPage, renderFrontPage, renderArticle, renderCategory, renderArchive, renderSearch, renderAbout, renderNotFound, renderTooManySearches, type PageContext, type PreparedFrontPage } from './render.js';

@@ -25,8 +25,31 @@ export interface ArticleSummary {
 }
 
 export interface Article extends ArticleSummary {
+  /** At most MAX_ARTICLE_CHARS characters (clipArticle). */
   content: string;
   tags: string[];
+  /** The stored content was longer than MAX_ARTICLE_CHARS: the page says so. */
+  truncated?: boolean;
+}
+
+/**
+ * The most of an article's content a page shows, in characters (issue 22: a 600 KB article made
+ * 3 MB of HTML on every request). Longer content is cut, ends with "…" and a note on the page.
+ */
+export const MAX_ARTICLE_CHARS = 100_000;
+
+/**
+ * An article's content cut to MAX_ARTICLE_CHARS (at a word where one is near), with "…".
+ * The reads fetch at most MAX_ARTICLE_CHARS + 1 characters, enough to know it was longer.
+ */
+export function clipArticle(text: string): { content: string; truncated: boolean } {
+  if (text.length <= MAX_ARTICLE_CHARS) return { content: text, truncated: false };
+  let cut = text.slice(0, MAX_ARTICLE_CHARS);
+  // Do not leave half of a surrogate pair behind.
+  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
+  const space = Math.max(cut.lastIndexOf(' '), cut.lastIndexOf('\n'));
+  if (space > MAX_ARTICLE_CHARS - 200) cut = cut.slice(0, space);
+  return { content: `${cut.trimEnd()}…`, truncated: true };
 }
 
 export interface FrontPageVariant {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { excerptOf, EXCERPT_LENGTH } from './models.js';
+import { clipArticle, excerptOf, EXCERPT_LENGTH, MAX_ARTICLE_CHARS } from './models.js';
 import { prepareFrontPage, renderArchive, renderArticle, renderFrontPage, renderNotFound, renderSearch } from './render.js';
 
 const publication = { id: 'p', slug: 'nyheter', title: 'Nyheter & <Co>', about: '', domains: [] };
@@ -64,5 +64,21 @@ describe('page rendering', () => {
       expect(page.indexOf('/a1')).toBeLessThan(page.indexOf('/a2'));
       expect(page).not.toContain('\u0000');
     }
+  });
+});
+
+describe('article size (issue 22)', () => {
+  it('content beyond MAX_ARTICLE_CHARS is cut at a word with … and the page says it was shortened', () => {
+    const long = 'ord '.repeat(MAX_ARTICLE_CHARS);
+    const clipped = clipArticle(long);
+    expect(clipped.truncated).toBe(true);
+    expect(clipped.content.length).toBeLessThanOrEqual(MAX_ARTICLE_CHARS + 1);
+    expect(clipped.content.endsWith('ord…')).toBe(true);
+    expect(clipArticle('kort')).toEqual({ content: 'kort', truncated: false });
+    // A cut never leaves half of a surrogate pair.
+    expect(clipArticle('x'.repeat(MAX_ARTICLE_CHARS - 1) + '😀😀').content).toBe(`${'x'.repeat(MAX_ARTICLE_CHARS - 1)}…`);
+    const page = renderArticle({ publication, base: '' }, { ...article, ...clipped, tags: [] });
+    expect(page).toContain('Artikkelen er forkortet');
+    expect(page.length).toBeLessThan(MAX_ARTICLE_CHARS + 5_000);
   });
 });

@@ -146,6 +146,7 @@ export function renderArticle(ctx: PageContext, article: Article): string {
 <h1>${article.title}</h1>
 <time datetime="${article.publishedAt.toISOString()}">${formatDay(article.publishedAt)}</time>
 ${paragraphs.map((p) => html`<p>${p}</p>\n`)}
+${article.truncated ? html`<p class="note"><em>Artikkelen er forkortet: den er for lang til å vises i sin helhet her.</em></p>\n` : ''}
 ${tags}
 </article>`;
   return layout(ctx, article.title, body).value;
@@ -201,6 +202,14 @@ ${paragraphs.length > 0 ? paragraphs.map((p) => html`<p>${p}</p>\n`) : empty('In
 }
 
 /** A 404 page; without a publication (unknown slug) it stands alone. */
+/** A search refused by the per-client or global search cap (429): the reader may try again shortly. */
+export function renderTooManySearches(ctx: PageContext): string {
+  const body = html`<h1>For mange søk</h1>
+<p>Det kommer for mange søk akkurat nå. Prøv igjen om litt.</p>
+<p><a href="${home(ctx)}">Til forsiden</a></p>`;
+  return layout(ctx, 'For mange søk', body).value;
+}
+
 export function renderNotFound(ctx: PageContext | undefined): string {
   const body = html`<h1>Siden finnes ikke</h1>
 <p>Vi fant ikke siden du så etter.</p>

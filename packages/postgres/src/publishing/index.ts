@@ -9,6 +9,5 @@ export {
   publishedArticle,
   taggedArticles,
   searchArticles,
-  isClickableVariant,
   publicationsTouched,
 } from './pages.js';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { isAbStatus } from '@inntak/ab-testing';
-import { excerptOf, UNTITLED, type Article, type ArticleSummary, type FrontPageEntry, type FrontPageVariant, type PageWindow } from '@inntak/publishing';
+import { clipArticle, excerptOf, MAX_ARTICLE_CHARS, UNTITLED, type Article, type ArticleSummary, type FrontPageEntry, type FrontPageVariant, type PageWindow } from '@inntak/publishing';
 import { TAG_NODE_KIND as TAG_KIND, TAGGED_EDGE_TYPE as TAGGED } from '@inntak/graph';
 import type { Db } from '../platform/index.js';
 import { FRONT_PAGE_VARIANT, PUBLISHED_IN } from './articles.js';
@@ -65,8 +65,9 @@ export async function frontPageEntries(db: Db, publicationId: string, window: Pa
 
 /** One published article with its tags; undefined when it is not published in the publication. */
 export async function publishedArticle(db: Db, publicationId: string, articleId: string): Promise<Article | undefined> {
+  // One character more than a page shows: enough to know the article was cut (clipArticle).
   const { rows } = await sql<SummaryRow>`
-    select n.id, n.title, n.content, e.created_at as published_at
+    select n.id, n.title, left(n.content, ${MAX_ARTICLE_CHARS + 1}) as content, e.created_at as published_at
     from edges e join nodes n on n.id = e.source_id
     where e.target_id = ${publicationId} and e.edge_type = ${PUBLISHED_IN} and e.source_id = ${articleId}`.execute(db);
   const row = rows[0];
@@ -76,7 +77,7 @@ export async function publishedArticle(db: Db, publicationId: string, articleId:
     from edges te join nodes t on t.id = te.target_id
     where te.source_id = ${articleId} and te.edge_type = ${TAGGED} and t.node_kind = ${TAG_KIND} and t.metadata ->> 'tag' is not null
     order by 1 limit 50`.execute(db);
-  return { ...toSummary(row), content: row.content ?? '', tags: tags.map((t) => t.tag) };
+  return { ...toSummary(row), ...clipArticle(row.content ?? ''), tags: tags.map((t) => t.tag) };
 }
 
 /** Published articles that have the (normalized) tag, newest first. */
@@ -109,15 +110,6 @@ export async function searchArticles(db: Db, publicationId: string, words: strin
     order by ts_rank(s.document, q) desc, e.created_at desc, e.id desc
     limit ${window.limit} offset ${window.offset}`.execute(db);
   return rows.map(toSummary);
-}
-
-/** True when the variant is one of the publication's front-page variants of that published article. */
-export async function isClickableVariant(db: Db, publicationId: string, articleId: string, variantId: string): Promise<boolean> {
-  const { rows } = await sql`
-    select 1 from edges v
-    where v.id = ${variantId} and v.edge_type = ${FRONT_PAGE_VARIANT} and v.source_id = ${publicationId} and v.target_id = ${articleId}
-      and exists (select 1 from edges p where p.source_id = ${articleId} and p.target_id = ${publicationId} and p.edge_type = ${PUBLISHED_IN})`.execute(db);
-  return rows.length > 0;
 }
 
 /**
