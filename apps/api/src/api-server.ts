@@ -35,6 +35,8 @@ export interface ApiServerOptions {
   intakeDatabase?: DatabaseHandle;
   /** Expensive reads one caller may run at once (READ_CONCURRENCY_PER_CALLER). */
   readsPerCaller?: number;
+  /** Text-to-speech and media limits (TTS_*, MEDIA_BYTES_PER_COLLECTION); absent: the defaults. */
+  speech?: AppDeps['speech'];
   /** Replaces adapters of the Express app (tests). */
   app?: Partial<AppDeps>;
 }
@@ -56,7 +58,7 @@ const DEFAULT_STORAGE_DIR = fileURLToPath(new URL('../../../.data/media', import
 export function postgresAppDeps(
   options: Pick<
     ApiServerOptions,
-    'logger' | 'database' | 'baseUrl' | 'verifier' | 'bodyLimitBytes' | 'slowRequestMs' | 'metricsToken' | 'intakeDatabase' | 'readsPerCaller' | 'storageDir'
+    'logger' | 'database' | 'baseUrl' | 'verifier' | 'bodyLimitBytes' | 'slowRequestMs' | 'metricsToken' | 'intakeDatabase' | 'readsPerCaller' | 'storageDir' | 'speech'
   > & {
     /** How long the live-room status is cached (spec: 10 s); tests use 0. */
     liveRoomCacheMs?: number;
@@ -83,6 +85,7 @@ export function postgresAppDeps(
     bodyLimitBytes: options.bodyLimitBytes,
     slowRequestMs: options.slowRequestMs,
     files: new LocalFileStore(options.storageDir ?? DEFAULT_STORAGE_DIR),
+    speech: options.speech,
     jobAdmin: { db: database.db, liveRooms: cachedLiveRoomStatus(new PostgresLiveRoomStatus(database.db), options.liveRoomCacheMs) },
     publishing: {
       recorder: new AbRecorder((rows) => recordAbCounts(database.db, rows), options.logger, { flushMs: options.abFlushMs }),

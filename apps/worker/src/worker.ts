@@ -36,7 +36,7 @@ export async function startWorker(config: WorkerConfig, logger: winston.Logger, 
   const database = openDatabase({ connectionString: config.databaseUrl, logger, max: config.concurrency + 3, asyncCommit: true });
   const { db, pool } = database;
   const worker = newWorkerProcess();
-  const media = { files: new LocalFileStore(config.storageDir), synthesizer: overrides.synthesizer ?? new EspeakSpeechSynthesizer() };
+  const media = { files: new LocalFileStore(config.storageDir), synthesizer: overrides.synthesizer ?? new EspeakSpeechSynthesizer(), speechLimits: config.speech };
   const allow = { httpAllow: config.orchestrationHttpAllow, cliAllow: config.orchestrationCliAllow };
   const bodies = { ...jobBodies(db, media, allow), ...overrides.extraBodies };
   const governor = new Governor({
