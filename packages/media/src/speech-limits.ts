@@ -21,15 +21,15 @@ export const DEFAULT_SPEECH_LIMITS: SpeechLimits = {
 export const DEFAULT_TTS_JOBS_PER_PERSON = 2;
 
 /** Characters per spoken word, spaces included: Norwegian news text measures 5.4–6.6 with eSpeak NG. */
-export const CHARS_PER_WORD = 6;
+const CHARS_PER_WORD = 6;
 /** eSpeak NG's output: 22 050 Hz mono 16-bit. */
-export const WAV_BYTES_PER_SECOND = 22_050 * 2;
+const WAV_BYTES_PER_SECOND = 22_050 * 2;
 
-export function estimateSpeechSeconds(chars: number, rate: number): number {
+function estimateSpeechSeconds(chars: number, rate: number): number {
   return Math.ceil(((chars / CHARS_PER_WORD) / rate) * 60);
 }
 
-export function estimateSpeechBytes(seconds: number): number {
+function estimateSpeechBytes(seconds: number): number {
   return Math.ceil(seconds * WAV_BYTES_PER_SECOND) + 44;
 }
 
@@ -49,7 +49,7 @@ export function speechRefusal(limits: SpeechLimits, chars: number, rate: number,
 }
 
 /** A job's failure reason, naming the setting to change. */
-export function describeRefusal(refusal: SpeechRefusal): string {
+function describeRefusal(refusal: SpeechRefusal): string {
   switch (refusal.limit) {
     case 'text':
       return `the text is ${refusal.chars} characters; TTS_MAX_TEXT_CHARS is ${refusal.max}`;
