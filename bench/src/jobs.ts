@@ -12,6 +12,7 @@ import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import winston from 'winston';
 import { Logger as GraphileLogger, run, type WorkerEvents } from 'graphile-worker';
+import { DEFAULT_SPEECH_LIMITS } from '@inntak/media';
 import { openDatabase } from '@inntak/postgres';
 import { enqueueJob } from '@inntak/postgres/jobs';
 import { startWorker } from '@inntak/worker/worker';
@@ -63,6 +64,7 @@ async function main(): Promise<void> {
       liveRoomCacheMs: 10_000,
       shutdownGraceMs: 5000,
       storageDir: '/tmp',
+      speech: DEFAULT_SPEECH_LIMITS,
       crontab: '',
       orchestrationHttpAllow: [],
       orchestrationCliAllow: [],

@@ -41,6 +41,8 @@ export interface ApiServerOptions {
   trustProxy?: number | string;
   /** The published pages' per-client limits (config.ts publicPages); absent: the defaults. */
   publicPages?: Partial<ApiConfig['publicPages']>;
+  /** Text-to-speech and media limits (TTS_*, MEDIA_BYTES_PER_COLLECTION); absent: the defaults. */
+  speech?: AppDeps['speech'];
   /** Replaces adapters of the Express app (tests). */
   app?: Partial<AppDeps>;
 }
@@ -62,7 +64,7 @@ const DEFAULT_STORAGE_DIR = fileURLToPath(new URL('../../../.data/media', import
 export function postgresAppDeps(
   options: Pick<
     ApiServerOptions,
-    'logger' | 'database' | 'baseUrl' | 'verifier' | 'bodyLimitBytes' | 'slowRequestMs' | 'metricsToken' | 'intakeDatabase' | 'readsPerCaller' | 'storageDir' | 'trustProxy' | 'publicPages'
+    'logger' | 'database' | 'baseUrl' | 'verifier' | 'bodyLimitBytes' | 'slowRequestMs' | 'metricsToken' | 'intakeDatabase' | 'readsPerCaller' | 'storageDir' | 'trustProxy' | 'publicPages' | 'speech'
   > & {
     /** How long the live-room status is cached (spec: 10 s); tests use 0. */
     liveRoomCacheMs?: number;
@@ -91,6 +93,7 @@ export function postgresAppDeps(
     bodyLimitBytes: options.bodyLimitBytes,
     slowRequestMs: options.slowRequestMs,
     files: new LocalFileStore(options.storageDir ?? DEFAULT_STORAGE_DIR),
+    speech: options.speech,
     jobAdmin: { db: database.db, liveRooms: cachedLiveRoomStatus(new PostgresLiveRoomStatus(database.db), options.liveRoomCacheMs) },
     publishing: {
       recorder: new AbRecorder((rows) => recordAbCounts(database.db, rows), options.logger, { flushMs: options.abFlushMs }),

@@ -6,6 +6,7 @@ import type { Db } from '@inntak/postgres';
 import type { NodeQueryStore } from '@inntak/graph';
 import type { DatabaseStats } from '@inntak/postgres';
 import type { FileStore } from '@inntak/media';
+import type { SpeechQueueLimits } from '@inntak/postgres/media';
 import { requireCaller } from './auth.js';
 import { installMe } from './me.js';
 import { installJobAdmin, type JobAdminDeps } from './job-admin.js';
@@ -52,6 +53,8 @@ export interface AppDeps {
   jobAdmin: JobAdminDeps;
   /** The media file store (STORAGE_DIR). */
   files: FileStore;
+  /** What generate_tts refuses in advance (TTS_*, MEDIA_BYTES_PER_COLLECTION); absent: the defaults. */
+  speech?: SpeechQueueLimits;
   /** Expensive reads one caller may run at once (READ_CONCURRENCY_PER_CALLER); default 4. */
   readsPerCaller?: number;
   publishing: Omit<PublishingDeps, 'db' | 'logger'>;
@@ -88,7 +91,7 @@ export function createApp(deps: AppDeps): Express {
   installQueryNodes(app, routes, limitedReads, { store: deps.nodeQueries, cursorKey: deps.cursorKey });
   installMetrics(app, routes, auth, { metrics, databaseStats: deps.databaseStats, metricsToken: deps.metricsToken });
   installJobAdmin(app, routes, auth, deps.jobAdmin);
-  installMedia(app, routes, auth, { db: deps.db, files: deps.files, logger: deps.logger });
+  installMedia(app, routes, auth, { db: deps.db, files: deps.files, logger: deps.logger, speech: deps.speech });
   installMixer(app, routes, auth, deps);
   installPublishingIntentions(app, routes, auth, publishing);
   installPublishedPages(app, routes, publishing);

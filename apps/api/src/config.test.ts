@@ -37,4 +37,11 @@ describe('API configuration', () => {
   it('drops a trailing slash from BASE_URL so webhook URLs join cleanly', () => {
     expect(loadConfig({ BASE_URL: 'https://inntak.example/' }).baseUrl).toBe('https://inntak.example');
   });
+
+  it('text-to-speech and media limits have the documented defaults (issue 22), and a STORAGE_DIR it cannot use is refused naming it', () => {
+    expect(loadConfig({}).speech).toEqual({ maxTextChars: 20_000, maxAudioSeconds: 1200, jobsPerPerson: 2, collectionMediaBytes: 1024 ** 3 });
+    expect(loadConfig({ MEDIA_BYTES_PER_COLLECTION: '512mb', TTS_JOBS_PER_PERSON: '5' }).speech).toMatchObject({ collectionMediaBytes: 512 * 1024 ** 2, jobsPerPerson: 5 });
+    expect(() => loadConfig({ TTS_MAX_TEXT_CHARS: '300000' })).toThrow(/TTS_MAX_TEXT_CHARS/);
+    expect(() => loadConfig({ STORAGE_DIR: '/proc/inntak-media' })).toThrow(/^STORAGE_DIR must be a directory this user can create and write; \/proc\/inntak-media: ENOENT$/);
+  });
 });

@@ -1,4 +1,6 @@
 import { fileURLToPath } from 'node:url';
+import { usableStorageDir } from '@inntak/files';
+import { DEFAULT_SPEECH_LIMITS, DEFAULT_TTS_JOBS_PER_PERSON, SPEECH_MAX_CHARS } from '@inntak/media';
 
 /**
  * The API's one config module: nothing else reads process.env. Validated at start-up so a bad
@@ -29,8 +31,8 @@ export interface ApiConfig {
   };
   /** Bearer token that may read GET /metrics (for a scraper); absent: only admin JWTs may. */
   metricsToken: string | undefined;
-  /** STORAGE_DIR: where media files live; absent: .data/media in the repository. */
-  storageDir: string | undefined;
+  /** STORAGE_DIR: where media files live; default .data/media in the repository. Made and checked at start-up. */
+  storageDir: string;
   /** INTAKE_POOL_SIZE: intake's own database connections, which reads cannot take (docs/security.md). */
   intakePoolSize: number;
   /** READ_CONCURRENCY_PER_CALLER: searches, listings and node reads one person may run at once (429 beyond). */
@@ -47,6 +49,17 @@ export interface ApiConfig {
     abWindowHours: number;
     /** AB_CLIENTS_PER_ADDRESS: distinct User-Agents of one address that count as clients per window. */
     abClientsPerAddress: number;
+  };
+  /** What POST /intentions/generate_tts refuses in advance (docs/media.md, issue 22). */
+  speech: {
+    /** TTS_MAX_TEXT_CHARS: characters one job reads aloud. */
+    maxTextChars: number;
+    /** TTS_MAX_AUDIO_SECONDS: seconds of audio one job may make (estimated from text and rate). */
+    maxAudioSeconds: number;
+    /** TTS_JOBS_PER_PERSON: jobs one person may have queued or running at once (429 beyond). */
+    jobsPerPerson: number;
+    /** MEDIA_BYTES_PER_COLLECTION: media a collection may hold before new speech is refused (409). */
+    collectionMediaBytes: number;
   };
 }
 
@@ -111,7 +124,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       },
     },
     metricsToken,
-    storageDir: env.STORAGE_DIR || undefined,
+    storageDir: usableStorageDir(env.STORAGE_DIR || `${REPO_ROOT}.data/media`),
     intakePoolSize: integer(env.INTAKE_POOL_SIZE ?? '4', 'INTAKE_POOL_SIZE', 1, 100),
     readsPerCaller: integer(env.READ_CONCURRENCY_PER_CALLER ?? '4', 'READ_CONCURRENCY_PER_CALLER', 1, 1000),
     trustProxy: trustProxy(env.TRUST_PROXY),
@@ -120,6 +133,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       searchesPerMinute: integer(env.PUB_SEARCHES_PER_MINUTE ?? '30', 'PUB_SEARCHES_PER_MINUTE', 1, 10_000),
       abWindowHours: integer(env.AB_CLIENT_WINDOW_HOURS ?? '24', 'AB_CLIENT_WINDOW_HOURS', 1, 24 * 30),
       abClientsPerAddress: integer(env.AB_CLIENTS_PER_ADDRESS ?? '16', 'AB_CLIENTS_PER_ADDRESS', 1, 10_000),
+    },
+    speech: {
+      maxTextChars: integer(env.TTS_MAX_TEXT_CHARS ?? String(DEFAULT_SPEECH_LIMITS.maxTextChars), 'TTS_MAX_TEXT_CHARS', 1, SPEECH_MAX_CHARS),
+      maxAudioSeconds: integer(env.TTS_MAX_AUDIO_SECONDS ?? String(DEFAULT_SPEECH_LIMITS.maxAudioSeconds), 'TTS_MAX_AUDIO_SECONDS', 1, 86_400),
+      jobsPerPerson: integer(env.TTS_JOBS_PER_PERSON ?? String(DEFAULT_TTS_JOBS_PER_PERSON), 'TTS_JOBS_PER_PERSON', 1, 1000),
+      collectionMediaBytes: parseSize(env.MEDIA_BYTES_PER_COLLECTION ?? '1gb', 'MEDIA_BYTES_PER_COLLECTION'),
     },
   };
 }

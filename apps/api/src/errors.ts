@@ -28,6 +28,10 @@ const ERROR_TABLE: Record<ErrorCode, { status: number; text: string }> = {
   job_wrong_state: { status: 409, text: 'Jobben har feil status for dette' },
   too_many_requests: { status: 429, text: 'For mange samtidige forespørsler; prøv igjen straks' },
   invalid_signature: { status: 401, text: 'Ugyldig signatur' }, // issue 17
+  tts_text_too_long: { status: 422, text: 'Teksten er for lang til opplesning' }, // issue 22
+  tts_audio_too_long: { status: 422, text: 'Opplesningen ville blitt for lang' }, // issue 22
+  tts_jobs_busy: { status: 429, text: 'Du har for mange opplesninger i kø; vent til en er ferdig' }, // issue 22
+  media_quota_exceeded: { status: 409, text: 'Samlingen har ikke plass til flere medier' }, // issue 22
 };
 
 const INTERNAL = { status: 500, text: 'Intern feil' };
@@ -63,6 +67,7 @@ export function errorHandler(appLogger: Logger): ErrorRequestHandler {
     if (!req.complete && hasBody(req.headers)) res.setHeader('Connection', 'close');
     if (appError.code === 'method_not_allowed') res.setHeader('Allow', 'POST');
     if (appError.code === 'busy') res.setHeader('Retry-After', '1');
+    if (appError.code === 'tts_jobs_busy') res.setHeader('Retry-After', '10');
     // What was answered, for whoever records the request (the delivery log: webhook-intake.ts).
     res.locals.errorText = body.error;
     res.status(status).json(body);

@@ -1,14 +1,31 @@
-import { openDatabase } from '@inntak/postgres';
+import { openDatabase, type DatabaseHandle } from '@inntak/postgres';
 import { openDevIssuer } from '@inntak/dev-issuer';
 import type { TokenVerifier } from '@inntak/access';
 import { NoIssuerVerifier, OidcTokenVerifier } from './oidc-verifier.js';
 import { DevIssuerVerifier } from './dev-issuer-verifier.js';
-import { startApiServer } from './api-server.js';
+import { startApiServer, type ApiServer } from './api-server.js';
 import { loadConfig, type ApiConfig } from './config.js';
 import { createLogger } from './logger.js';
 
 // Composition root of the API process: config, adapters, app and stream, listen, drain on SIGTERM.
 // A setting or a start-up condition it cannot work with ends the process with one line naming it.
+
+/** How long an interrupted start-up may take to close what it opened before the process just exits. */
+const STARTUP_ABORT_GRACE_MS = 1000;
+
+// Signal handlers first: a signal at any point of start-up (an issuer or a database that is slow
+// to answer) stops the process at once (issue 22); once listening, it drains.
+let api: ApiServer | undefined = undefined;
+const opened: DatabaseHandle[] = [];
+let stopping = false;
+/** Settles never: the process exits when it is done. */
+let aborting: Promise<never> | undefined;
+const onSignal = (signal: string) => (api ? void shutdown(signal) : (aborting ??= abortStartup(signal)));
+process.on('SIGTERM', () => onSignal('SIGTERM'));
+process.on('SIGINT', () => onSignal('SIGINT'));
+// Started by `inntak start` with an IPC channel: when that parent goes away (even SIGKILLed), so do we.
+if (process.send) process.on('disconnect', () => onSignal('parent exited'));
+
 let config: ApiConfig;
 try {
   config = loadConfig();
@@ -38,16 +55,26 @@ if (oidc && !(await oidc.reachable(5000))) {
   logger.warn('OIDC_ISSUER does not answer: authenticated operations fail until it does; /health/ready says issuer "unreachable"', { issuer: config.oidcIssuer });
 }
 
+async function abortStartup(signal: string): Promise<never> {
+  logger.info('api stopping during start-up', { signal });
+  setTimeout(() => process.exit(0), STARTUP_ABORT_GRACE_MS);
+  await Promise.all(opened.map((handle) => handle.close().catch(() => {})));
+  process.exit(0);
+}
+
 const database = openDatabase({ connectionString: config.databaseUrl, logger, slowQueryMs: config.slowQueryMs });
+opened.push(database);
 try {
   await database.pool.query('select 1');
 } catch (err) {
   await database.close().catch(() => {});
+  if (aborting) await aborting;
   fail(`DATABASE_URL: the database does not answer (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
 }
 // Intake's own small pool: the public endpoint keeps answering while reads fill the main one.
 const intakeDatabase = openDatabase({ connectionString: config.databaseUrl, logger, slowQueryMs: config.slowQueryMs, max: config.intakePoolSize });
-const api = await startApiServer(
+opened.push(intakeDatabase);
+const started = await startApiServer(
   {
     logger,
     database,
@@ -63,28 +90,27 @@ const api = await startApiServer(
     readsPerCaller: config.readsPerCaller,
     trustProxy: config.trustProxy,
     publicPages: config.publicPages,
+    speech: config.speech,
     app: oidc ? { issuerStatus: async () => ((await oidc.reachable()) ? 'ok' : 'unreachable') } : {},
   },
   config.port,
   config.host,
 ).catch(async (err: NodeJS.ErrnoException) => {
   await Promise.all([database.close().catch(() => {}), intakeDatabase.close().catch(() => {})]);
+  if (aborting) await aborting;
   fail(err.code === 'EADDRINUSE' ? `PORT ${config.port} is already in use: stop what listens there or choose another PORT` : `could not listen on PORT ${config.port}: ${err.message}`);
 });
-let stopping = false;
+if (aborting) await aborting;
+api = started;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   logger.info('draining in-flight requests', { signal });
-  await api.close();
+  await started.close();
   await database.close();
   await intakeDatabase.close();
   logger.info('api stopped');
   process.exit(0);
 }
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-process.on('SIGINT', () => void shutdown('SIGINT'));
-// Started by `inntak start` with an IPC channel: when that parent goes away (even SIGKILLed), so do we.
-if (process.send) process.on('disconnect', () => void shutdown('parent exited'));
 // Only now: whoever waits for this line (npm start's tests, an operator) may signal at once.
-logger.info('api listening', { port: (api.server.address() as { port: number }).port, host: config.host ?? 'all interfaces', base_url: config.baseUrl });
+logger.info('api listening', { port: (started.server.address() as { port: number }).port, host: config.host ?? 'all interfaces', base_url: config.baseUrl });

@@ -6,8 +6,8 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { uuidv7 } from '@inntak/core';
 import { LocalFileStore } from '@inntak/files';
-import { fileKeyOf, type MediaMetadata } from '@inntak/media';
-import { createNode } from '@inntak/postgres/graph';
+import { DEFAULT_SPEECH_LIMITS, fileKeyOf, type MediaMetadata } from '@inntak/media';
+import { createCollection, createNode } from '@inntak/postgres/graph';
 import { createMediaNode, recordPruneRun } from '@inntak/postgres/media';
 import { OWNER_SUBJECT, setupTestContext, type TestContext } from './__tests__/helpers.js';
 import { connectStream, type StreamClient } from './__tests__/realtime-helpers.js';
@@ -20,6 +20,7 @@ let files: LocalFileStore;
 let storageDir: string;
 let owner: string;
 let reader: { id: string; authorization: string };
+let member: { id: string; authorization: string };
 let stranger: { id: string; authorization: string };
 let articleId: string;
 const FILE = Uint8Array.from({ length: 1000 }, (_, i) => i % 251);
@@ -32,7 +33,9 @@ beforeAll(async () => {
   owner = await ctx.ownerAuthorization();
   reader = await ctx.addPerson('leser');
   stranger = await ctx.addPerson('fremmed');
+  member = await ctx.addPerson('medlem');
   await request(app).post('/intentions/grant_access').set('Authorization', owner).send({ subject_id: reader.id, object_id: ctx.collectionId, access: 'reader' }).expect(200);
+  await request(app).post('/intentions/grant_access').set('Authorization', owner).send({ subject_id: member.id, object_id: ctx.collectionId, access: 'member' }).expect(200);
   articleId = (await createNode(ctx.database.db, { personId: ctx.ownerId, isAdmin: false }, { node_kind: 'content', title: 'Sak', content: 'Tekst', collection_id: ctx.collectionId })).id;
 });
 afterAll(() => ctx.close());
@@ -120,26 +123,101 @@ describe('GET /media/{id}', () => {
 
 describe('POST /intentions/generate_tts', () => {
   const jobs = () => ctx.database.db.selectFrom('job_queue').select(['id', 'payload', 'max_attempts']).where('job_type', '=', 'tts_generate').orderBy('id').execute();
+  const generate = (authorization: string, body: Record<string, unknown>, on: Express = app) =>
+    request(on).post('/intentions/generate_tts').set('Authorization', authorization).send(body);
+  const node = async (content: string, options: { visibility?: 'readable'; collectionId?: string } = {}) =>
+    (
+      await createNode(
+        ctx.database.db,
+        { personId: ctx.ownerId, isAdmin: false },
+        { node_kind: 'content', title: 'Sak', content, visibility: options.visibility, collection_id: options.collectionId ?? ctx.collectionId },
+      )
+    ).id;
 
-  it('queues a tts_generate job for a caller who may read the node: 202 with the job id', async () => {
-    const res = await request(app).post('/intentions/generate_tts').set('Authorization', reader.authorization).send({ node_id: articleId, voice: 'nb', rate: 200 });
+  it('queues a tts_generate job for a member of the node: 202 with the job id, the person recorded', async () => {
+    const res = await generate(member.authorization, { node_id: articleId, voice: 'nb', rate: 200 });
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ job_id: expect.any(Number) });
     const job = (await jobs()).find((j) => Number(j.id) === res.body.job_id);
-    expect(job).toMatchObject({ payload: { node_id: articleId, voice: 'nb', rate: 200 }, max_attempts: 3 });
+    expect(job).toMatchObject({ payload: { node_id: articleId, voice: 'nb', rate: 200, requested_by: member.id }, max_attempts: 3 });
   });
 
   it('answers 404 for a node the caller may not read, and 400 for a bad voice or rate; nothing is queued', async () => {
     const before = await jobs();
-    const hidden = await request(app).post('/intentions/generate_tts').set('Authorization', stranger.authorization).send({ node_id: articleId });
+    const hidden = await generate(stranger.authorization, { node_id: articleId });
     expect(hidden.status).toBe(404);
     expect(hidden.body).toEqual({ error: 'Finnes ikke: node_id' });
-    const voice = await request(app).post('/intentions/generate_tts').set('Authorization', owner).send({ node_id: articleId, voice: '--help' });
+    const voice = await generate(owner, { node_id: articleId, voice: '--help' });
     expect(voice.status).toBe(400);
     expect(voice.body.error).toMatch(/^Ugyldig forespørsel: voice: /);
-    const rate = await request(app).post('/intentions/generate_tts').set('Authorization', owner).send({ node_id: articleId, rate: 1000 });
+    const rate = await generate(owner, { node_id: articleId, rate: 1000 });
     expect(rate.status).toBe(400);
     expect(await jobs()).toEqual(before);
+  });
+
+  it("a stranger cannot attach speech to the owner's readable node, nor a reader to the collection's: 403, nothing queued", async () => {
+    const readable = await node('Alle kan lese denne saken.', { visibility: 'readable' });
+    const before = await jobs();
+    const byStranger = await generate(stranger.authorization, { node_id: readable, rate: 80 });
+    expect(byStranger.status).toBe(403);
+    expect(byStranger.body).toEqual({ error: 'Ingen tilgang' });
+    const byReader = await generate(reader.authorization, { node_id: articleId });
+    expect(byReader.status).toBe(403);
+    expect(await jobs()).toEqual(before);
+  });
+
+  it('refuses a text longer than TTS_MAX_TEXT_CHARS, and the attack (19,666 characters at 80 wpm) by its estimated audio: 422', async () => {
+    const person = await ctx.addPerson('langleser');
+    await request(app).post('/intentions/grant_access').set('Authorization', owner).send({ subject_id: person.id, object_id: ctx.collectionId, access: 'member' }).expect(200);
+    const before = await jobs();
+    const tooLong = await node('ord '.repeat(6000).trim());
+    const text = await generate(person.authorization, { node_id: tooLong });
+    expect(text.status).toBe(422);
+    expect(text.body).toEqual({ error: `Teksten er for lang til opplesning: ${'Sak. '.length + 4 * 6000 - 1} tegn; høyst ${DEFAULT_SPEECH_LIMITS.maxTextChars}` });
+    const attack = await node('x'.repeat(19_666 - 'Sak. '.length));
+    const slow = await generate(person.authorization, { node_id: attack, rate: 80 });
+    expect(slow.status).toBe(422);
+    expect(slow.body).toEqual({ error: `Opplesningen ville blitt for lang: om lag 2459 s; høyst ${DEFAULT_SPEECH_LIMITS.maxAudioSeconds} s` });
+    expect(await jobs()).toEqual(before);
+    // The same text at the default rate is within both limits.
+    expect((await generate(person.authorization, { node_id: attack })).status).toBe(202);
+  });
+
+  it('a person with TTS_JOBS_PER_PERSON jobs queued or running gets 429 until one ends; parallel requests cannot slip past', async () => {
+    const person = await ctx.addPerson('ivrig');
+    await request(app).post('/intentions/grant_access').set('Authorization', owner).send({ subject_id: person.id, object_id: ctx.collectionId, access: 'member' }).expect(200);
+    const answers = await Promise.all(Array.from({ length: 6 }, () => generate(person.authorization, { node_id: articleId })));
+    expect(answers.map((a) => a.status).sort()).toEqual([202, 202, 429, 429, 429, 429]);
+    const refused = answers.find((a) => a.status === 429)!;
+    expect(refused.body).toEqual({ error: 'Du har for mange opplesninger i kø; vent til en er ferdig: høyst 2 om gangen' });
+    expect(refused.headers['retry-after']).toBeDefined();
+    // Someone else is not held up by this person's jobs.
+    const other = await ctx.addPerson('annen');
+    await request(app).post('/intentions/grant_access').set('Authorization', owner).send({ subject_id: other.id, object_id: ctx.collectionId, access: 'member' }).expect(200);
+    expect((await generate(other.authorization, { node_id: articleId })).status).toBe(202);
+    // A job that ends frees its place.
+    const [first] = answers.filter((a) => a.status === 202);
+    await ctx.database.db.updateTable('job_queue').set({ status: 'completed' }).where('id', '=', String(first!.body.job_id)).execute();
+    expect((await generate(person.authorization, { node_id: articleId })).status).toBe(202);
+    expect((await generate(person.authorization, { node_id: articleId })).status).toBe(429);
+  });
+
+  it("refuses new speech once the collection's media would pass MEDIA_BYTES_PER_COLLECTION: 409; other collections are not held up", async () => {
+    const full = (await createCollection(ctx.database.db, { title: 'Full', ownerId: ctx.ownerId })).id;
+    const roomy = (await createCollection(ctx.database.db, { title: 'Romslig', ownerId: ctx.ownerId })).id;
+    const limited = ctx.app({ files, speech: { ...DEFAULT_SPEECH_LIMITS, jobsPerPerson: 100, collectionMediaBytes: 100_000 } });
+    const short = await node('Kort.', { collectionId: full });
+    // 'Sak. Kort.' is about 1 s of audio: 44 144 bytes estimated.
+    expect((await generate(owner, { node_id: short }, limited)).status).toBe(202);
+    const earlier = await node('Tidligere sak.', { collectionId: full });
+    const metadata: MediaMetadata = { media_type: 'audio', mime: 'audio/wav', bytes: 60_000, generated: true, regenerable: true, last_accessed_at: new Date().toISOString() };
+    await createMediaNode(ctx.database.db, { ownerId: earlier, title: 'Opplesning', metadata });
+    const before = await jobs();
+    const refused = await generate(owner, { node_id: short }, limited);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({ error: 'Samlingen har ikke plass til flere medier: 104144 byte; høyst 100000' });
+    expect(await jobs()).toEqual(before);
+    expect((await generate(owner, { node_id: await node('Kort.', { collectionId: roomy }) }, limited)).status).toBe(202);
   });
 });
 

@@ -2,10 +2,9 @@ import { pipeline } from 'node:stream/promises';
 import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
 import { AppError, isUuid, type Logger } from '@inntak/core';
-import { fileKeyOf, RATE_RANGE, VOICE_PATTERN, type FileStore } from '@inntak/media';
+import { DEFAULT_SPEECH_LIMITS, DEFAULT_TTS_JOBS_PER_PERSON, fileKeyOf, RATE_RANGE, VOICE_PATTERN, type FileStore } from '@inntak/media';
 import { type Db } from '@inntak/postgres';
-import { enqueueJob } from '@inntak/postgres/jobs';
-import { readMediaFor, requireFullRead, touchMediaAccess } from '@inntak/postgres/media';
+import { queueSpeech, readMediaFor, touchMediaAccess, type SpeechQueueLimits } from '@inntak/postgres/media';
 import { callerOf } from './auth.js';
 import type { RouteRegistry } from './route-registry.js';
 import { Id } from './schemas.js';
@@ -14,6 +13,8 @@ export interface MediaDeps {
   db: Db;
   files: FileStore;
   logger: Logger;
+  /** Absent: the defaults (docs/media.md). */
+  speech?: SpeechQueueLimits;
 }
 
 const TAGS = ['media'];
@@ -22,6 +23,7 @@ const TTS_MAX_ATTEMPTS = 3;
 
 /** GET /media/{id} and POST /intentions/generate_tts (docs/media.md). */
 export function installMedia(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: MediaDeps): void {
+  const limits = deps.speech ?? { ...DEFAULT_SPEECH_LIMITS, jobsPerPerson: DEFAULT_TTS_JOBS_PER_PERSON };
   registry.describe({
     method: 'get',
     path: '/media/{id}',
@@ -88,8 +90,11 @@ export function installMedia(app: Express, registry: RouteRegistry, auth: Reques
       path: '/intentions/generate_tts',
       summary: "Queue a tts_generate job reading a node's title and content aloud",
       description:
-        'Needs read access to the node. The job makes a media node (audio/wav) owned by the node through a has_media edge; ' +
-        'clients see it on /ws. voice: an eSpeak NG voice (default nb); rate: words per minute (default 175).',
+        'Needs member on the node (403 with read access only, 404 without). The job makes a media node (audio/wav) owned by the node through a has_media edge; ' +
+        'clients see it on /ws. voice: an eSpeak NG voice (default nb); rate: words per minute (default 175). ' +
+        'Refused in advance: a text longer than TTS_MAX_TEXT_CHARS or audio estimated longer than TTS_MAX_AUDIO_SECONDS (422), ' +
+        'more than TTS_JOBS_PER_PERSON of the caller\'s jobs queued or running (429), ' +
+        "a collection whose media would pass MEDIA_BYTES_PER_COLLECTION (409).",
       tags: TAGS,
       auth: 'jwt',
       body: z.strictObject({
@@ -98,13 +103,9 @@ export function installMedia(app: Express, registry: RouteRegistry, auth: Reques
         rate: z.number().int().min(RATE_RANGE.min).max(RATE_RANGE.max).optional(),
       }),
       response: { status: 202, schema: z.object({ job_id: z.number().int() }) },
-      errors: [400, 401, 404],
+      errors: [400, 401, 403, 404, 409, 422, 429],
     },
     auth,
-    async ({ body, caller }) => {
-      await requireFullRead(deps.db, caller.personId, body.node_id, 'node_id');
-      const payload = { node_id: body.node_id, ...(body.voice ? { voice: body.voice } : {}), ...(body.rate ? { rate: body.rate } : {}) };
-      return { job_id: await enqueueJob(deps.db, 'tts_generate', payload, { maxAttempts: TTS_MAX_ATTEMPTS }) };
-    },
+    async ({ body, caller }) => ({ job_id: await queueSpeech(deps.db, caller, body, limits, { maxAttempts: TTS_MAX_ATTEMPTS }) }),
   );
 }

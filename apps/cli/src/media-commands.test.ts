@@ -28,11 +28,15 @@ beforeAll(async () => {
 });
 afterAll(() => h.dispose());
 
-const env = () => ({ ...process.env, DATABASE_URL: h.url, STORAGE_DIR: storageDir, LOG_LEVEL: 'error' });
+const env = (overrides: Record<string, string> = {}) => ({ ...process.env, DATABASE_URL: h.url, STORAGE_DIR: storageDir, LOG_LEVEL: 'error', ...overrides });
 
 function inntak(...args: string[]): Promise<{ code: number | null; json: Record<string, unknown> }> {
+  return inntakWith({}, ...args);
+}
+
+function inntakWith(overrides: Record<string, string>, ...args: string[]): Promise<{ code: number | null; json: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: env() });
+    const child = spawn(process.execPath, [CLI, ...args], { env: env(overrides) });
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
     child.on('error', reject);
@@ -51,6 +55,14 @@ async function article(title: string, content: string): Promise<string> {
 }
 
 describe('inntak prune', () => {
+  it('a STORAGE_DIR under /proc fails at once with a JSON error naming STORAGE_DIR (it used to spin for ever)', async () => {
+    const started = Date.now();
+    const { code, json } = await inntakWith({ STORAGE_DIR: '/proc/inntak-media' }, 'prune', '--dry-run');
+    expect(code).not.toBe(0);
+    expect(json.error).toBe('STORAGE_DIR must be a directory this user can create and write; /proc/inntak-media: ENOENT');
+    expect(Date.now() - started).toBeLessThan(10_000);
+  }, 30_000);
+
   it('--dry-run prints what it would delete and deletes nothing; without it the row and the file go', async () => {
     const files = new LocalFileStore(storageDir);
     const id = uuidv7();

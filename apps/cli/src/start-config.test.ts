@@ -75,6 +75,10 @@ describe('npm start refuses a bad setting before it migrates or starts anything,
     ['OIDC_ISSUER plain http:// off loopback', { OIDC_ISSUER: 'http://idp.example', OIDC_AUDIENCE: 'inntak' }, 'OIDC_ISSUER'],
     ['INNTAK_DEV_ISSUER=yes', { INNTAK_DEV_ISSUER: 'yes' }, 'INNTAK_DEV_ISSUER'],
     ['DATABASE_URL not a URL', { DATABASE_URL: 'host=localhost dbname=inntak' }, 'DATABASE_URL'],
+    ['TTS_MAX_TEXT_CHARS=many', { TTS_MAX_TEXT_CHARS: 'many' }, 'TTS_MAX_TEXT_CHARS'],
+    ['TTS_MAX_AUDIO_SECONDS=0', { TTS_MAX_AUDIO_SECONDS: '0' }, 'TTS_MAX_AUDIO_SECONDS'],
+    ['TTS_JOBS_PER_PERSON=-1', { TTS_JOBS_PER_PERSON: '-1' }, 'TTS_JOBS_PER_PERSON'],
+    ['MEDIA_BYTES_PER_COLLECTION=lots', { MEDIA_BYTES_PER_COLLECTION: 'lots' }, 'MEDIA_BYTES_PER_COLLECTION'],
   ];
   it.each(cases)('%s', async (_what, env, variable) => {
     expectRefusal(await run(BIN, ['start'], { DATABASE_URL: DEAD_DATABASE, ...env }), variable);
@@ -95,6 +99,14 @@ describe('npm start refuses a bad setting before it migrates or starts anything,
     ['a read-only place', () => '/sys/inntak-data'],
   ])('INNTAK_DATA_DIR that is %s, without hanging', async (_what, dir) => {
     expectRefusal(await run(BIN, ['start'], { INNTAK_DATA_DIR: dir() }), 'INNTAK_DATA_DIR');
+  });
+
+  it.each([
+    ['a file', () => join(scratch, 'a-file')],
+    ['a path under a file', () => join(scratch, 'a-file', 'media')],
+    ['a path under /proc (where the worker used to spin and ignore signals)', () => '/proc/inntak-media'],
+  ])('STORAGE_DIR that is %s, without hanging', async (_what, dir) => {
+    expectRefusal(await run(BIN, ['start'], { DATABASE_URL: DEAD_DATABASE, STORAGE_DIR: dir() }), 'STORAGE_DIR');
   });
 });
 

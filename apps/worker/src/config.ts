@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { usableStorageDir } from '@inntak/files';
+import { DEFAULT_SPEECH_LIMITS, SPEECH_MAX_CHARS, type SpeechLimits } from '@inntak/media';
 import { parseAllowList } from '@inntak/orchestration';
 
 /** The worker's one config module: nothing else reads process.env or argv. */
@@ -21,8 +23,13 @@ export interface WorkerConfig {
   rulesCacheMs: number;
   /** Spec, Limits: 10 s. */
   liveRoomCacheMs: number;
-  /** Where media files live (STORAGE_DIR); the disk monitor and pruning measure its filesystem. */
+  /** Where media files live (STORAGE_DIR); the disk monitor and pruning measure its filesystem. Made and checked at start-up. */
   storageDir: string;
+  /**
+   * What one tts_generate job may cost (docs/media.md, issue 22): TTS_MAX_TEXT_CHARS,
+   * TTS_MAX_AUDIO_SECONDS, MEDIA_BYTES_PER_COLLECTION. A job past one fails with the reason.
+   */
+  speech: SpeechLimits;
   /** On SIGTERM, running jobs get this long to finish before their signal aborts them. */
   shutdownGraceMs: number;
   /**
@@ -59,17 +66,35 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
     rulesCacheMs: integer(env, 'JOB_RULES_CACHE_MS', 5000, 0),
     liveRoomCacheMs: integer(env, 'LIVE_ROOM_CACHE_MS', 10_000, 0),
     shutdownGraceMs: integer(env, 'WORKER_SHUTDOWN_GRACE_MS', 5000, 0),
-    storageDir: env.STORAGE_DIR ?? `${REPO_ROOT}.data/media`,
+    storageDir: usableStorageDir(env.STORAGE_DIR || `${REPO_ROOT}.data/media`),
+    speech: {
+      maxTextChars: integer(env, 'TTS_MAX_TEXT_CHARS', DEFAULT_SPEECH_LIMITS.maxTextChars, 1, SPEECH_MAX_CHARS),
+      maxAudioSeconds: integer(env, 'TTS_MAX_AUDIO_SECONDS', DEFAULT_SPEECH_LIMITS.maxAudioSeconds, 1, 86_400),
+      collectionMediaBytes: size(env, 'MEDIA_BYTES_PER_COLLECTION', DEFAULT_SPEECH_LIMITS.collectionMediaBytes),
+    },
     crontab: env.WORKER_CRONTAB ?? readFileSync(CRONTAB_FILE, 'utf8'),
     orchestrationHttpAllow: parseAllowList(env.ORCHESTRATION_HTTP_ALLOW),
     orchestrationCliAllow: parseAllowList(env.ORCHESTRATION_CLI_ALLOW),
   };
 }
 
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer of at least ${min}; got "${raw}"`);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(max === Number.MAX_SAFE_INTEGER ? `${name} must be an integer of at least ${min}; got "${raw}"` : `${name} must be an integer from ${min} to ${max}; got "${raw}"`);
+  }
   return value;
+}
+
+const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
+
+/** "1gb", "512mb" or a plain byte count, as the API's sizes. */
+function size(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?\s*$/i.exec(raw);
+  if (!match) throw new Error(`${name} must be a size like 1gb, 512mb or 1048576; got "${raw}"`);
+  return Math.floor(Number(match[1]) * UNITS[(match[2] ?? 'b').toLowerCase()]!);
 }

@@ -1,5 +1,5 @@
 import type { TaskList } from 'graphile-worker';
-import type { FileStore, SpeechSynthesizer } from '@inntak/media';
+import type { FileStore, SpeechLimits, SpeechSynthesizer } from '@inntak/media';
 import type { Db } from '@inntak/postgres';
 import { governed, type GovernedDeps, type JobBody } from './governed-task.js';
 import type { DiskMonitorDeps } from './disk-monitor.js';
@@ -15,6 +15,8 @@ import { pruneDeliveriesTask } from './tasks/prune-deliveries.js';
 export interface MediaDeps {
   files: FileStore;
   synthesizer: SpeechSynthesizer;
+  /** What one TTS job may cost (WorkerConfig.speech); absent: the defaults. */
+  speechLimits?: SpeechLimits;
 }
 
 export interface OrchestrationAllowLists {

@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import winston from 'winston';
 import { OPERATOR } from '@inntak/access';
 import { LocalFileStore } from '@inntak/files';
-import { fileKeyOf, parseWav, splitForSpeech, type MediaMetadata, type SpeechOptions, type SpeechSynthesizer } from '@inntak/media';
+import { DEFAULT_SPEECH_LIMITS, fileKeyOf, parseWav, splitForSpeech, type MediaMetadata, type SpeechOptions, type SpeechSynthesizer } from '@inntak/media';
 import { createCollection, createNode, createPerson, grantAccess } from '@inntak/postgres/graph';
 import { cancelJob, enqueueJob, getJob } from '@inntak/postgres/jobs';
+import { createMediaNode } from '@inntak/postgres/media';
 import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
 import { runGovernedOnce } from './__tests__/run-governed-once.js';
 import { waitFor } from './__tests__/worker-process.js';
@@ -34,8 +35,8 @@ beforeAll(async () => {
 });
 afterAll(() => h.dispose());
 
-async function article(title: string | null, content: string | null): Promise<string> {
-  return (await createNode(h.db, { personId: ownerId, isAdmin: false }, { node_kind: 'content', title, content, collection_id: collectionId })).id;
+async function article(title: string | null, content: string | null, inCollection = collectionId): Promise<string> {
+  return (await createNode(h.db, { personId: ownerId, isAdmin: false }, { node_kind: 'content', title, content, collection_id: inCollection })).id;
 }
 
 async function mediaOf(nodeId: string) {
@@ -140,6 +141,81 @@ describe('tts_generate', () => {
     expect(await readdir(dir, { recursive: true })).toEqual(expect.not.arrayContaining([expect.stringMatching(/\.wav/)]));
   });
 });
+
+describe('tts_generate limits (issue 22): the job fails, naming the limit, and leaves no file and no node', () => {
+  const storedFiles = async (dir: string) => (await readdir(dir, { recursive: true })).filter((name) => name.includes('.wav'));
+
+  it('a text longer than TTS_MAX_TEXT_CHARS fails at once, before anything is synthesized', async () => {
+    const counting = new CountingSynthesizer(espeak);
+    const nodeId = await article(null, 'Dette er en setning. '.repeat(10).trim());
+    const jobId = await enqueueJob(h.db, 'tts_generate', { node_id: nodeId });
+    await runGovernedOnce(h, undefined, { files, synthesizer: counting, speechLimits: { ...DEFAULT_SPEECH_LIMITS, maxTextChars: 100 } });
+    expect(await getJob(h.db, jobId)).toMatchObject({ status: 'failed', attempts: 1, last_error: 'the text is 209 characters; TTS_MAX_TEXT_CHARS is 100' });
+    expect(counting.texts).toEqual([]);
+    expect(await mediaOf(nodeId)).toEqual([]);
+  });
+
+  it('the attack, 19,666 characters at 80 wpm (an orchestration queues it without the API), fails by its estimated audio before synthesis', async () => {
+    const counting = new CountingSynthesizer(espeak);
+    const nodeId = await article(null, 'Lang sak med mange ord. '.repeat(820).slice(0, 19_666).trim());
+    const jobId = await enqueueJob(h.db, 'tts_generate', { node_id: nodeId, rate: 80 });
+    await runGovernedOnce(h, undefined, { files, synthesizer: counting });
+    expect(await getJob(h.db, jobId)).toMatchObject({ status: 'failed', attempts: 1, last_error: 'the audio would be about 2459 s; TTS_MAX_AUDIO_SECONDS is 1200' });
+    expect(counting.texts).toEqual([]);
+    expect(await mediaOf(nodeId)).toEqual([]);
+  });
+
+  it('audio is counted as it is made: an engine slower than the estimate is stopped once it passes TTS_MAX_AUDIO_SECONDS', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'inntak-media-long-'));
+    // An engine that reads every piece (of 4) as 30 s of audio; the estimate for this text is about 28 s.
+    const drawling = new CountingSynthesizer({ synthesize: async () => silentWav(30) });
+    const nodeId = await article(null, 'Kort setning her. '.repeat(70).trim());
+    const jobId = await enqueueJob(h.db, 'tts_generate', { node_id: nodeId, rate: 450 });
+    await runGovernedOnce(h, undefined, { files: new LocalFileStore(dir), synthesizer: drawling, speechLimits: { ...DEFAULT_SPEECH_LIMITS, maxAudioSeconds: 60 } });
+    expect(await getJob(h.db, jobId)).toMatchObject({ status: 'failed', attempts: 1, last_error: 'the audio would be about 90 s; TTS_MAX_AUDIO_SECONDS is 60' });
+    expect(drawling.texts).toHaveLength(3);
+    expect(await mediaOf(nodeId)).toEqual([]);
+    expect(await storedFiles(dir)).toEqual([]);
+  });
+
+  it("a collection whose media would pass MEDIA_BYTES_PER_COLLECTION gets no more speech; another collection does", async () => {
+    const full = (await createCollection(h.db, { title: 'Full', ownerId })).id;
+    const earlier = await article('Tidligere', null, full);
+    const metadata: MediaMetadata = { media_type: 'audio', mime: 'audio/wav', bytes: 990_000, generated: true, regenerable: true, last_accessed_at: new Date().toISOString() };
+    await createMediaNode(h.db, { ownerId: earlier, title: 'Opplesning', metadata });
+    const roomy = (await createCollection(h.db, { title: 'Romslig', ownerId })).id;
+    const refused = await article('Ny sak', 'Den får ikke plass.', full);
+    const elsewhere = await article('Ny sak', 'Den får plass.', roomy);
+    const refusedJob = await enqueueJob(h.db, 'tts_generate', { node_id: refused });
+    const acceptedJob = await enqueueJob(h.db, 'tts_generate', { node_id: elsewhere });
+    await runGovernedOnce(h, undefined, { files, synthesizer: espeak, speechLimits: { ...DEFAULT_SPEECH_LIMITS, collectionMediaBytes: 1_000_000 } });
+    expect(await getJob(h.db, refusedJob)).toMatchObject({ status: 'failed', attempts: 1, last_error: expect.stringMatching(/^the collection's media would reach \d+ bytes; MEDIA_BYTES_PER_COLLECTION is 1000000$/) });
+    expect(await mediaOf(refused)).toEqual([]);
+    expect(await getJob(h.db, acceptedJob)).toMatchObject({ status: 'completed' });
+  });
+});
+
+/** A PCM WAV of silence as eSpeak NG writes it (22 050 Hz mono 16-bit). */
+function silentWav(seconds: number): Uint8Array {
+  const dataBytes = Math.round(seconds * 22_050) * 2;
+  const bytes = new Uint8Array(44 + dataBytes);
+  const view = new DataView(bytes.buffer);
+  const ascii = (at: number, text: string) => [...text].forEach((c, i) => view.setUint8(at + i, c.charCodeAt(0)));
+  ascii(0, 'RIFF');
+  view.setUint32(4, 36 + dataBytes, true);
+  ascii(8, 'WAVE');
+  ascii(12, 'fmt ');
+  view.setUint32(16, 16, true);
+  view.setUint16(20, 1, true);
+  view.setUint16(22, 1, true);
+  view.setUint32(24, 22_050, true);
+  view.setUint32(28, 44_100, true);
+  view.setUint16(32, 2, true);
+  view.setUint16(34, 16, true);
+  ascii(36, 'data');
+  view.setUint32(40, dataBytes, true);
+  return bytes;
+}
 
 /** The real synthesizer, counting what it is asked to read (and optionally acting after each piece). */
 class CountingSynthesizer implements SpeechSynthesizer {

@@ -30,13 +30,18 @@ export interface RunningWorker {
   done: Promise<void>;
 }
 
-/** Wires one worker process: pool, governor, task list, heartbeat/reconciliation and the runner. */
-export async function startWorker(config: WorkerConfig, logger: winston.Logger, overrides: WorkerOverrides = {}): Promise<RunningWorker> {
+/**
+ * Wires one worker process: pool, governor, task list, heartbeat/reconciliation and the runner.
+ * `startup` aborted (a signal during start-up): what was begun is undone and the promise rejects
+ * with its reason.
+ */
+export async function startWorker(config: WorkerConfig, logger: winston.Logger, overrides: WorkerOverrides = {}, startup?: AbortSignal): Promise<RunningWorker> {
+  startup?.throwIfAborted();
   // concurrency workers + the notification listener + heartbeat/governor reads.
   const database = openDatabase({ connectionString: config.databaseUrl, logger, max: config.concurrency + 3, asyncCommit: true });
   const { db, pool } = database;
   const worker = newWorkerProcess();
-  const media = { files: new LocalFileStore(config.storageDir), synthesizer: overrides.synthesizer ?? new EspeakSpeechSynthesizer() };
+  const media = { files: new LocalFileStore(config.storageDir), synthesizer: overrides.synthesizer ?? new EspeakSpeechSynthesizer(), speechLimits: config.speech };
   const allow = { httpAllow: config.orchestrationHttpAllow, cliAllow: config.orchestrationCliAllow };
   const bodies = { ...jobBodies(db, media, allow), ...overrides.extraBodies };
   const governor = new Governor({
@@ -58,7 +63,26 @@ export async function startWorker(config: WorkerConfig, logger: winston.Logger, 
   };
   events.on('pool:create', ({ workerPool }) => register(workerPool.id));
   events.on('worker:create', ({ worker: w }) => register(w.workerId));
+  let heartbeatTimer: NodeJS.Timeout | undefined = undefined;
+  let runner: Runner | undefined;
+  let done: Promise<void> = Promise.resolve();
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      clearInterval(heartbeatTimer);
+      if (runner) await runner.stop();
+      else if (config.once) await done.catch(() => {});
+      await governor.stop();
+      await unregisterWorkerProcess(db, worker).catch(() => {});
+      await database.close();
+    })());
+  const abandonIfAborted = async () => {
+    if (!startup?.aborted) return;
+    await stop();
+    startup.throwIfAborted();
+  };
   await governor.listen();
+  await abandonIfAborted();
 
   const tick = async () => {
     try {
@@ -72,10 +96,12 @@ export async function startWorker(config: WorkerConfig, logger: winston.Logger, 
     }
   };
   await tick();
+  await abandonIfAborted();
   // The crontab first measures at the next whole minute; until then /admin/resources/disk would
   // be empty on a new installation, so a long-running worker measures once as it starts.
   if (!config.once) await checkDisk(diskDeps).catch((err: Error) => logger.warn('disk check at start failed', { error: err.message }));
-  const heartbeatTimer = setInterval(() => void tick(), config.heartbeatMs);
+  await abandonIfAborted();
+  heartbeatTimer = setInterval(() => void tick(), config.heartbeatMs);
 
   const shared = {
     pgPool: pool,
@@ -86,25 +112,13 @@ export async function startWorker(config: WorkerConfig, logger: winston.Logger, 
     noHandleSignals: true,
     gracefulShutdownAbortTimeout: config.shutdownGraceMs,
   };
-  let runner: Runner | undefined;
-  let done: Promise<void>;
   if (config.once) {
     done = runOnce(shared);
   } else {
     runner = await run({ ...shared, concurrency: config.concurrency, pollInterval: config.pollIntervalMs, crontab: config.crontab });
     done = runner.promise;
+    await abandonIfAborted();
   }
   logger.info('worker started', { process_id: worker.processId, concurrency: config.concurrency, once: config.once });
-
-  let stopping: Promise<void> | undefined;
-  const stop = () =>
-    (stopping ??= (async () => {
-      clearInterval(heartbeatTimer);
-      if (runner) await runner.stop();
-      else await done.catch(() => {});
-      await governor.stop();
-      await unregisterWorkerProcess(db, worker).catch(() => {});
-      await database.close();
-    })());
   return { processId: worker.processId, stop, done };
 }

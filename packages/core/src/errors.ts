@@ -24,7 +24,11 @@ export type ErrorCode =
   | 'unknown_template'
   | 'job_wrong_state'
   | 'too_many_requests'
-  | 'invalid_signature';
+  | 'invalid_signature'
+  | 'tts_text_too_long'
+  | 'tts_audio_too_long'
+  | 'tts_jobs_busy'
+  | 'media_quota_exceeded';
 
 export class AppError extends Error {
   readonly code: ErrorCode;

@@ -1,2 +1,3 @@
 export { LocalFileStore } from './local-file-store.js';
 export { StatfsDiskProbe } from './statfs-disk-probe.js';
+export { usableStorageDir } from './storage-dir.js';

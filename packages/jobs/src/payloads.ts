@@ -8,7 +8,7 @@ export interface JobPayloads {
   /** Runs an orchestration's script for one event that matched its trigger (queued by 011.do.orchestration.sql). */
   orchestrate: { orchestration_id: string; event: { type: 'node.created' | 'edge.created'; id: string; depth: number } };
   /** Reads a node's title and content aloud into a media node (docs/media.md). */
-  tts_generate: { node_id: string; voice?: string; rate?: number };
+  tts_generate: { node_id: string; voice?: string; rate?: number; /** The person who asked (POST /intentions/generate_tts), counted against TTS_JOBS_PER_PERSON. */ requested_by?: string };
   /** One pruning run (crontab; `trigger` says which entry). Housekeeping, outside the governor. */
   prune: { trigger?: string };
 }

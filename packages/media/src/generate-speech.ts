@@ -3,6 +3,7 @@ import { concatWav, parseWav } from './wav.js';
 import { speechTextOf, splitForSpeech } from './speech-text.js';
 import type { FileStore, SpeechSynthesizer } from './ports.js';
 import { fileKeyOf, type MediaMetadata } from './types.js';
+import { DEFAULT_SPEECH_LIMITS, SpeechLimitError, speechRefusal, type SpeechLimits } from './speech-limits.js';
 
 /** What speech generation needs of the database (packages/postgres/src/media). */
 export interface SpeechCatalog {
@@ -11,6 +12,8 @@ export interface SpeechCatalog {
   /** Creates the media node and its edges; `beforeCommit` runs inside the transaction. */
   createMedia(input: { id: string; ownerId: string; title: string | null; metadata: MediaMetadata; beforeCommit: () => void }): Promise<{ id: string }>;
   deleteMedia(id: string): Promise<void>;
+  /** Bytes of media in the node's fullest collection (the node itself when it belongs to none). */
+  collectionMediaBytes(nodeId: string): Promise<number>;
 }
 
 export interface SpeechRequest {
@@ -35,7 +38,7 @@ export class NothingToSayError extends Error {
  * job leaves neither node nor file. The file goes in place only after the commit.
  */
 export async function generateSpeech(
-  deps: { catalog: SpeechCatalog; files: FileStore; synthesizer: SpeechSynthesizer; now?: () => Date },
+  deps: { catalog: SpeechCatalog; files: FileStore; synthesizer: SpeechSynthesizer; limits?: SpeechLimits; now?: () => Date },
   request: SpeechRequest,
   signal: AbortSignal,
 ): Promise<{ media_id: string; bytes: number; duration_s: number; pieces: number }> {
@@ -43,11 +46,25 @@ export async function generateSpeech(
   if (!source) throw new NothingToSayError(`node ${request.node_id} does not exist`);
   const text = speechTextOf(source);
   if (text === '') throw new NothingToSayError(`node ${request.node_id} has no title or content to read`);
+  // What the API refused in advance is checked again: the text may have grown since, and an
+  // orchestration queues jobs without the API.
+  const limits = deps.limits ?? DEFAULT_SPEECH_LIMITS;
+  const used = await deps.catalog.collectionMediaBytes(source.id);
+  const refusal = speechRefusal(limits, text.length, request.rate, used);
+  if (refusal) throw new SpeechLimitError(refusal);
   const pieces = splitForSpeech(text);
   const audio: Uint8Array[] = [];
+  let seconds = 0;
+  let bytes = 0;
   for (const piece of pieces) {
     signal.throwIfAborted();
-    audio.push(await deps.synthesizer.synthesize(piece, { voice: request.voice, rate: request.rate, signal }));
+    const wavPiece = await deps.synthesizer.synthesize(piece, { voice: request.voice, rate: request.rate, signal });
+    // The estimate is an estimate: what the engine really makes is counted as it comes.
+    seconds += parseWav(wavPiece).durationS;
+    bytes += wavPiece.byteLength;
+    if (seconds > limits.maxAudioSeconds) throw new SpeechLimitError({ limit: 'audio', seconds: Math.ceil(seconds), max: limits.maxAudioSeconds });
+    if (used + bytes > limits.collectionMediaBytes) throw new SpeechLimitError({ limit: 'collection_bytes', bytes: used + bytes, max: limits.collectionMediaBytes });
+    audio.push(wavPiece);
   }
   signal.throwIfAborted();
   const wav = pieces.length === 1 ? audio[0]! : concatWav(audio);

@@ -45,3 +45,4 @@ export {
 } from './mixer.js';
 export { runPrune, sweepOrphans, type PruneCatalog, type PruneReport, type PruneDeps } from './prune-run.js';
 export { generateSpeech, NothingToSayError, type SpeechCatalog, type SpeechRequest } from './generate-speech.js';
+export { DEFAULT_SPEECH_LIMITS, DEFAULT_TTS_JOBS_PER_PERSON, speechRefusal, SpeechLimitError, type SpeechLimits } from './speech-limits.js';

@@ -1,5 +1,5 @@
 import { PermanentJobError, type JobPayloads } from '@inntak/jobs';
-import { DEFAULT_RATE, DEFAULT_VOICE, generateSpeech, NothingToSayError, RATE_RANGE, VOICE_PATTERN, type FileStore, type SpeechSynthesizer } from '@inntak/media';
+import { DEFAULT_RATE, DEFAULT_VOICE, generateSpeech, NothingToSayError, RATE_RANGE, SpeechLimitError, VOICE_PATTERN, type FileStore, type SpeechLimits, type SpeechSynthesizer } from '@inntak/media';
 import { type Db } from '@inntak/postgres';
 import { MediaOwnerGoneError, postgresSpeechCatalog } from '@inntak/postgres/media';
 import type { JobBody } from '../governed-task.js';
@@ -8,11 +8,14 @@ export interface TtsDeps {
   db: Db;
   files: FileStore;
   synthesizer: SpeechSynthesizer;
+  speechLimits?: SpeechLimits;
 }
 
 /**
  * Reads a node aloud into a media node (docs/media.md). The payload `{ node_id, voice?, rate? }`
- * is shared with the orchestration action generate_tts; a payload no retry can fix fails at once.
+ * is shared with the orchestration action generate_tts; a payload no retry can fix fails at once,
+ * and so does a job past a limit (TTS_MAX_TEXT_CHARS, TTS_MAX_AUDIO_SECONDS,
+ * MEDIA_BYTES_PER_COLLECTION), with the limit named in its last_error.
  */
 export function ttsGenerate(deps: TtsDeps): JobBody<JobPayloads['tts_generate']> {
   const catalog = postgresSpeechCatalog(deps.db);
@@ -23,10 +26,10 @@ export function ttsGenerate(deps: TtsDeps): JobBody<JobPayloads['tts_generate']>
     if (!VOICE_PATTERN.test(voice)) throw new PermanentJobError(`unknown voice "${voice}"`);
     if (!Number.isInteger(rate) || rate < RATE_RANGE.min || rate > RATE_RANGE.max) throw new PermanentJobError(`rate must be ${RATE_RANGE.min}–${RATE_RANGE.max} words per minute`);
     try {
-      const result = await generateSpeech({ catalog, files: deps.files, synthesizer: deps.synthesizer }, { node_id: payload.node_id, voice, rate, jobId }, signal);
+      const result = await generateSpeech({ catalog, files: deps.files, synthesizer: deps.synthesizer, limits: deps.speechLimits }, { node_id: payload.node_id, voice, rate, jobId }, signal);
       logger.info('speech generated', { job_id: jobId, node_id: payload.node_id, ...result });
     } catch (error) {
-      if (error instanceof NothingToSayError || error instanceof MediaOwnerGoneError) throw new PermanentJobError(error.message);
+      if (error instanceof NothingToSayError || error instanceof MediaOwnerGoneError || error instanceof SpeechLimitError) throw new PermanentJobError(error.message);
       throw error;
     }
   };

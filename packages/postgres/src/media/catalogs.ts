@@ -2,6 +2,7 @@ import type { PruneCatalog, SpeechCatalog } from '@inntak/media';
 import type { Db } from '../platform/index.js';
 import { createMediaNode, deleteMediaNode, existingMediaKeys, pruneCandidates } from './media-store.js';
 import { recordPruneRun } from './prune-log.js';
+import { collectionMediaBytes } from './speech-jobs.js';
 
 /** The pruning run's database port on PostgreSQL. */
 export function postgresPruneCatalog(db: Db): PruneCatalog {
@@ -21,5 +22,6 @@ export function postgresSpeechCatalog(db: Db): SpeechCatalog {
     deleteMedia: async (id) => {
       await deleteMediaNode(db, id);
     },
+    collectionMediaBytes: (nodeId) => collectionMediaBytes(db, nodeId),
   };
 }

@@ -2,7 +2,6 @@
 export {
   createMediaNode,
   readMediaFor,
-  requireFullRead,
   touchMediaAccess,
   mediaOfNode,
   mediaOfJob,
@@ -26,3 +25,4 @@ export {
   type LiveSession,
 } from './mixer-store.js';
 export { postgresPruneCatalog, postgresSpeechCatalog } from './catalogs.js';
+export { queueSpeech, type SpeechQueueLimits } from './speech-jobs.js';

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { AppError, uuidv7 } from '@inntak/core';
+import { uuidv7 } from '@inntak/core';
 import { fileKeyOf, HAS_MEDIA_EDGE, MEDIA_NODE_KIND, PUBLISHED_IN_EDGE, type MediaMetadata, type MediaType, type PruneCandidate } from '@inntak/media';
 import type { Db } from '../platform/index.js';
 import { hasAccess, insertEdge, insertNode } from '../graph/index.js';
@@ -141,20 +141,6 @@ export async function existingMediaKeys(db: Db, ids: readonly string[]): Promise
     for (const row of rows) found.add(fileKeyOf(row.id, String((row.metadata as Partial<MediaMetadata>).mime)));
   }
   return found;
-}
-
-/**
- * The node exists and the caller may read it in full (creator, an access row, or a readable or
- * open node); otherwise 404 naming `field`, so hidden nodes stay hidden.
- */
-export async function requireFullRead(db: Db, callerId: string, nodeId: string, field: string): Promise<void> {
-  const row = await db
-    .selectFrom('nodes as n')
-    .select('n.id')
-    .where('n.id', '=', nodeId)
-    .where((eb) => eb.or([eb('n.visibility', 'in', ['readable', 'open']), hasAccess(callerId, 'n')]))
-    .executeTakeFirst();
-  if (!row) throw new AppError('not_found', { detail: field });
 }
 
 /** The media node a job made (its metadata.job_id), for `inntak tts`. */

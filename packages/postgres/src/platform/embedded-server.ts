@@ -86,8 +86,8 @@ function isAlive(pid: number): boolean {
 }
 
 /**
- * The embedded server in a child process (embedded-server-process.ts): its lifetime is the
- * caller's to end with stop(), after the caller's own clients are done.
+ * The embedded server in a child process (embedded-server-process.ts), in a process group of its
+ * own: its lifetime is the caller's to end with stop(), after the caller's own clients are done.
  */
 export async function spawnEmbeddedPostgres(options: {
   dataDir: string;
@@ -100,7 +100,10 @@ export async function spawnEmbeddedPostgres(options: {
   const script = fileURLToPath(new URL('./embedded-server-process.js', import.meta.url));
   const args = [script, options.dataDir, String(options.port), options.database];
   if (options.ephemeral) args.push('--ephemeral');
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  // A session of its own (detached): Ctrl-C in a terminal signals the whole foreground process
+  // group, and PostgreSQL must not go down under the clients that are still stopping (issue 22).
+  // It stops when stop() says so, or when this process goes away (the IPC channel closes).
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], detached: true });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const timeoutMs = options.readyTimeoutMs ?? 60_000;
   let timer: NodeJS.Timeout | undefined;
