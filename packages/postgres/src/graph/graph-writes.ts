@@ -179,6 +179,8 @@ export async function deleteEdge(db: Db, actor: Actor, input: { edge_id: string 
     requireEdgeOperation(edge.edge_type, 'delete_edge');
     await requireAnyOf(trx, actor, edge, deleteAlternatives(edge));
     if (edge.edge_type === 'observes') await keepAnObservesEdge(trx, edge);
+    // delete_edge on an owner edge is a revoke: it must leave the object an owner too.
+    if (edge.edge_type === 'owner') await keepAnOwner(trx, [edge], edge.source_id, edge.target_id);
     await deleteEdges(trx, [edge.id]);
     return { id: edge.id };
   });

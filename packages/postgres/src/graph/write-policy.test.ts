@@ -176,6 +176,20 @@ describe('an orchestration: nothing below admin on it changes what it sees (find
   });
 });
 
+describe('owner edges', () => {
+  it('delete_edge on the last owner edge of a collection answers 409 as revoke_access does; with a second owner it is deleted', async () => {
+    const owner = await person('last-owner');
+    const other = await person('second-owner');
+    const collection = await createCollection(h.db, { title: 'Eid', ownerId: owner.personId });
+    const edge = await h.db.selectFrom('edges').select('id').where('target_id', '=', collection.id).where('edge_type', '=', 'owner').executeTakeFirstOrThrow();
+    await expect(deleteEdge(h.db, owner, { edge_id: edge.id })).rejects.toMatchObject({ code: 'conflict' });
+    await grantAccess(h.db, owner, { subject_id: other.personId, object_id: collection.id, access: 'owner' });
+    await expect(deleteEdge(h.db, owner, { edge_id: edge.id })).resolves.toEqual({ id: edge.id });
+    const owners = await h.db.selectFrom('edges').select('source_id').where('target_id', '=', collection.id).where('edge_type', '=', 'owner').execute();
+    expect(owners).toEqual([{ source_id: other.personId }]);
+  });
+});
+
 describe('set_metadata follows the node kind’s rule (finding 2)', () => {
   it('a collection’s settings take admin on it, its publication only its own operations; media and cli_tool are not a member’s', async () => {
     const owner = await person('owner-2');
