@@ -14,6 +14,22 @@ const RESERVED_KINDS = ['webhook', 'collection', 'person', 'tag', 'orchestration
 /** Kinds whose metadata carries what set_metadata must not touch (a token, a trigger, a tag name). */
 const PROTECTED_METADATA_KINDS = ['webhook', 'orchestration', 'tag', 'person'];
 
+/** Where a run stands in its cascade: its depth, the root event, and the root's budget (017). */
+export interface RunContext {
+  depth: number;
+  root: string;
+  budget: number;
+}
+
+/**
+ * Spends one of the root event's budget for an action a run is about to take; false when the
+ * budget is used up (then nothing is spent, and the action must not run).
+ */
+export async function spendBudget(db: Db, run: RunContext): Promise<boolean> {
+  const { rows } = await sql<{ ok: boolean }>`select inntak_orchestration_spend(${run.root}::uuid, ${run.budget}::integer) as ok`.execute(db);
+  return rows[0]!.ok;
+}
+
 /**
  * The actions that write the graph, as the orchestration's creator: the same checked writes the
  * API uses (docs/access.md), each in one transaction that carries the run's depth, so the events
@@ -22,12 +38,14 @@ const PROTECTED_METADATA_KINDS = ['webhook', 'orchestration', 'tag', 'person'];
 export async function runGraphAction<A extends 'create_node' | 'create_edge' | 'set_metadata' | 'generate_tts'>(
   db: Db,
   actor: Actor & { personId: string },
-  depth: number,
+  run: RunContext,
   action: A,
   input: ActionInputs[A],
 ): Promise<JsonObject> {
   return graphWrite(db, async (trx) => {
-    await sql`select set_config('inntak.orchestration_depth', ${String(depth)}, true)`.execute(trx);
+    await sql`select set_config('inntak.orchestration_depth', ${String(run.depth)}, true),
+                     set_config('inntak.orchestration_root', ${run.root}, true),
+                     set_config('inntak.orchestration_budget', ${String(run.budget)}, true)`.execute(trx);
     switch (action) {
       case 'create_node': {
         const node = input as ActionInputs['create_node'];

@@ -175,6 +175,7 @@ export interface Database {
   mixer_channels: MixerChannelsTable;
   orchestration_log: OrchestrationLogTable;
   orchestration_runs: OrchestrationRunsTable;
+  orchestration_budgets: OrchestrationBudgetsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_delivery_ids: WebhookDeliveryIdsTable;
   webhook_secrets: WebhookSecretsTable;
@@ -231,6 +232,15 @@ export interface OrchestrationRunsTable {
   subject_id: string;
   depth: number;
   job_id: string | null;
+  created_at: Generated<Date>;
+  /** The cascade's root event (017); null for runs queued before it. */
+  root_id: string | null;
+}
+
+/** What one root event's orchestration cascade has spent of its budget (017). */
+export interface OrchestrationBudgetsTable {
+  root_id: string;
+  spent: number;
   created_at: Generated<Date>;
 }
 
