@@ -35,6 +35,8 @@ export interface ApiServerOptions {
   intakeDatabase?: DatabaseHandle;
   /** Expensive reads one caller may run at once (READ_CONCURRENCY_PER_CALLER). */
   readsPerCaller?: number;
+  /** Orchestrations one person may have (ORCHESTRATIONS_PER_PERSON); default 100. */
+  orchestrationsPerPerson?: number;
   /** Replaces adapters of the Express app (tests). */
   app?: Partial<AppDeps>;
 }
@@ -56,7 +58,7 @@ const DEFAULT_STORAGE_DIR = fileURLToPath(new URL('../../../.data/media', import
 export function postgresAppDeps(
   options: Pick<
     ApiServerOptions,
-    'logger' | 'database' | 'baseUrl' | 'verifier' | 'bodyLimitBytes' | 'slowRequestMs' | 'metricsToken' | 'intakeDatabase' | 'readsPerCaller' | 'storageDir'
+    'logger' | 'database' | 'baseUrl' | 'verifier' | 'bodyLimitBytes' | 'slowRequestMs' | 'metricsToken' | 'intakeDatabase' | 'readsPerCaller' | 'storageDir' | 'orchestrationsPerPerson'
   > & {
     /** How long the live-room status is cached (spec: 10 s); tests use 0. */
     liveRoomCacheMs?: number;
@@ -69,6 +71,7 @@ export function postgresAppDeps(
     logger: options.logger,
     intakeStore: new PostgresIntakeStore(options.intakeDatabase ?? database),
     readsPerCaller: options.readsPerCaller,
+    orchestrationsPerPerson: options.orchestrationsPerPerson,
     verifier: options.verifier,
     identities: new PostgresIdentityDirectory(database.db),
     db: database.db,

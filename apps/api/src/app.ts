@@ -54,6 +54,8 @@ export interface AppDeps {
   files: FileStore;
   /** Expensive reads one caller may run at once (READ_CONCURRENCY_PER_CALLER); default 4. */
   readsPerCaller?: number;
+  /** Orchestrations one person may have (ORCHESTRATIONS_PER_PERSON); default 100. */
+  orchestrationsPerPerson?: number;
   publishing: Omit<PublishingDeps, 'db' | 'logger'>;
 }
 

@@ -35,6 +35,8 @@ export interface ApiConfig {
   intakePoolSize: number;
   /** READ_CONCURRENCY_PER_CALLER: searches, listings and node reads one person may run at once (429 beyond). */
   readsPerCaller: number;
+  /** ORCHESTRATIONS_PER_PERSON: orchestrations one person may have (409 beyond; docs/orchestration.md). */
+  orchestrationsPerPerson: number;
 }
 
 const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'];
@@ -101,6 +103,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     storageDir: env.STORAGE_DIR || undefined,
     intakePoolSize: integer(env.INTAKE_POOL_SIZE ?? '4', 'INTAKE_POOL_SIZE', 1, 100),
     readsPerCaller: integer(env.READ_CONCURRENCY_PER_CALLER ?? '4', 'READ_CONCURRENCY_PER_CALLER', 1, 1000),
+    orchestrationsPerPerson: integer(env.ORCHESTRATIONS_PER_PERSON ?? '100', 'ORCHESTRATIONS_PER_PERSON', 1, 1_000_000),
   };
 }
 

@@ -61,6 +61,7 @@ const api = await startApiServer(
     storageDir: config.storageDir,
     intakeDatabase,
     readsPerCaller: config.readsPerCaller,
+    orchestrationsPerPerson: config.orchestrationsPerPerson,
     app: oidc ? { issuerStatus: async () => ((await oidc.reachable()) ? 'ok' : 'unreachable') } : {},
   },
   config.port,

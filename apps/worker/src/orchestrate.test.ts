@@ -10,6 +10,7 @@ import { findWebhook, receiveWebhook } from '@inntak/intake';
 import { createWebhook, PostgresIntakeStore } from '@inntak/postgres/intake';
 import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
 import { runGovernedOnce } from './__tests__/run-governed-once.js';
+import { loadConfig } from './config.js';
 
 let h: OpenTestDatabase;
 let alice: { personId: string; isAdmin: false };
@@ -320,6 +321,12 @@ describe('http_post and run_cli_tool', () => {
 });
 
 describe('budget per root event (issue 22, finding 7)', () => {
+  it('ORCHESTRATION_BUDGET configures it: default 100, at least 1', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://x/y' }, []).orchestrationBudget).toBe(100);
+    expect(loadConfig({ DATABASE_URL: 'postgres://x/y', ORCHESTRATION_BUDGET: '7' }, []).orchestrationBudget).toBe(7);
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://x/y', ORCHESTRATION_BUDGET: '0' }, [])).toThrow('ORCHESTRATION_BUDGET must be an integer of at least 1; got "0"');
+  });
+
   it('three create_node steps into the observed collection stop at the budget: at most that many writes, the rest logged as skipped', async () => {
     const budget = 10;
     const fan = (await createCollection(h.db, { title: 'Vifte', ownerId: alice.personId })).id;

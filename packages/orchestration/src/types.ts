@@ -33,6 +33,9 @@ export const MAX_DEPTH = 5;
  */
 export const DEFAULT_BUDGET = 100;
 
+/** Orchestrations one person may have, unless ORCHESTRATIONS_PER_PERSON says otherwise. */
+export const DEFAULT_ORCHESTRATIONS_PER_PERSON = 100;
+
 export interface ActionCall {
   action: ActionName;
   /** The action's input; strings may hold `{variables}`. */

@@ -2,9 +2,9 @@ import { sql, type Transaction } from 'kysely';
 import { AppError } from '@inntak/core';
 import type { Actor } from '@inntak/access';
 import type { JsonObject } from '@inntak/graph';
-import { checkOrchestrationNode, type ActionInputs, type EventType } from '@inntak/orchestration';
+import { checkOrchestrationNode, DEFAULT_ORCHESTRATIONS_PER_PERSON, type ActionInputs, type EventType } from '@inntak/orchestration';
 import type { Database, Db } from '../platform/index.js';
-import { createEdge, createNode, graphWrite, requireLevel } from '../graph/index.js';
+import { createEdge, createNode, graphWrite, requireLevel, type NewNodeInput } from '../graph/index.js';
 import { enqueueJob } from '../jobs/index.js';
 
 type Trx = Transaction<Database>;
@@ -82,6 +82,34 @@ async function setMetadata(trx: Trx, actor: Actor, input: ActionInputs['set_meta
   return { node_id: input.node_id, key: input.key };
 }
 
+/**
+ * Refuses a new orchestration to a person who has `cap` already (issue 22: each is matched on
+ * writes, so their number is bounded). Called in the creating transaction, after a lock per person,
+ * so concurrent creations cannot pass the cap together.
+ */
+export async function requireOrchestrationRoom(trx: Trx, personId: string, cap: number): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`inntak.orchestrations:${personId}`}, 0))`.execute(trx);
+  const { rows } = await sql<{ n: number }>`
+    select count(*)::integer as n
+    from (select 1 from nodes where created_by = ${personId} and node_kind = 'orchestration' limit ${cap}) mine`.execute(trx);
+  if (rows[0]!.n >= cap) {
+    throw new AppError('conflict', { detail: `du har allerede ${cap} orkestreringer, og det er grensen per person` });
+  }
+}
+
+/** create_node of an orchestration (already checked: withCheckedTrigger), within the creator's cap. */
+export async function createOrchestration(
+  db: Db,
+  actor: Actor & { personId: string },
+  input: NewNodeInput,
+  cap: number,
+): Promise<{ id: string; edge_ids: string[] }> {
+  return graphWrite(db, async (trx) => {
+    await requireOrchestrationRoom(trx, actor.personId, cap);
+    return createNode(trx, actor, input);
+  });
+}
+
 /** A registered `cli_tool` node the creator may read (an access row or their own). */
 export async function loadCliTool(db: Db, actor: Actor, toolId: string): Promise<JsonObject> {
   const node = await requireLevel(db, actor, toolId, 'reader', 'tool_id');
@@ -98,6 +126,7 @@ export async function loadCliTool(db: Db, actor: Actor, toolId: string): Promise
 export async function addCollectionOrchestration(
   db: Db,
   input: { collection_id: string; script: string; event: EventType; node_kind?: string; title?: string },
+  cap: number = DEFAULT_ORCHESTRATIONS_PER_PERSON,
 ): Promise<{ id: string; owner_id: string; observes_edge_id: string; steps: number }> {
   const conditions = input.node_kind === undefined ? {} : { conditions: { node_kind: input.node_kind } };
   const { trigger, script } = checkOrchestrationNode({ metadata: { trigger: { event: input.event, ...conditions } }, content: input.script });
@@ -111,6 +140,7 @@ export async function addCollectionOrchestration(
   if (!owner) throw new AppError('invalid_input', { detail: 'collection_id: samlingen har ingen eier å kjøre som' });
   const actor = { personId: owner.source_id, isAdmin: false };
   return graphWrite(db, async (trx) => {
+    await requireOrchestrationRoom(trx, owner.source_id, cap);
     const node = await createNode(trx, actor, {
       node_kind: 'orchestration',
       title: input.title ?? `Orkestrering (${input.event})`,
