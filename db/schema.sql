@@ -149,7 +149,9 @@ create table orchestration_subscriptions (
   scope uuid not null,
   selector text not null,
   creator uuid not null,
-  needs_source boolean not null
+  needs_source boolean not null,
+  probe text not null,
+  any_probe text
 );
 create table prune_runs (
   id bigint not null generated always as identity,
@@ -343,8 +345,9 @@ CREATE INDEX orchestration_log_job_idx ON public.orchestration_log USING btree (
 CREATE INDEX orchestration_log_orchestration_idx ON public.orchestration_log USING btree (orchestration_id, id DESC);
 CREATE UNIQUE INDEX orchestration_log_pkey ON public.orchestration_log USING btree (id);
 CREATE UNIQUE INDEX orchestration_runs_pkey ON public.orchestration_runs USING btree (orchestration_id, event_type, subject_id);
+CREATE INDEX orchestration_subscriptions_any_probe_idx ON public.orchestration_subscriptions USING btree (any_probe) WHERE (any_probe IS NOT NULL);
 CREATE UNIQUE INDEX orchestration_subscriptions_pkey ON public.orchestration_subscriptions USING btree (orchestration_id, scope);
-CREATE INDEX orchestration_subscriptions_probe_idx ON public.orchestration_subscriptions USING btree (event, scope, selector, creator);
+CREATE INDEX orchestration_subscriptions_probe_idx ON public.orchestration_subscriptions USING btree (probe);
 CREATE UNIQUE INDEX prune_runs_pkey ON public.prune_runs USING btree (id);
 CREATE INDEX prune_runs_started_idx ON public.prune_runs USING btree (started_at DESC);
 CREATE UNIQUE INDEX publication_domains_pkey ON public.publication_domains USING btree (domain);
@@ -454,6 +457,7 @@ CREATE OR REPLACE FUNCTION public.inntak_matching_orchestrations(p_event text, p
  RETURNS SETOF uuid
  LANGUAGE plpgsql
  STABLE
+ SET enable_seqscan TO 'off'
 AS $function$
 declare
   v_node nodes;
@@ -464,6 +468,7 @@ declare
   v_readers uuid[];
   v_everyone boolean;
   v_sees_all boolean := false;
+  v_candidates uuid[];
 begin
   if p_event = 'node.created' then
     select * into v_node from nodes where id = p_id;
@@ -471,6 +476,7 @@ begin
     v_scopes := array(select target_id from edges where source_id = p_id and edge_type = 'belongs_to');
     v_keys := inntak_orchestration_node_keys(v_node);
     v_everyone := coalesce(v_node.visibility in ('readable', 'open'), false);
+    v_sees_all := v_everyone;
     v_readers := array(select subject_id from node_access where object_id = p_id) || v_node.created_by;
   elsif p_event = 'edge.created' then
     select * into v_edge from edges where id = p_id;
@@ -487,20 +493,19 @@ begin
   else
     return;
   end if;
-  return query select inntak_orchestration_matches(p_event, p_id, array(
+  v_candidates := array(
     select s.orchestration_id from orchestration_subscriptions s
-      where s.event = p_event and s.scope = any(v_scopes) and s.selector = any(v_keys)
+      where s.probe = any(array(select format('o|%s|%s|%s', p_event, sc, k) from unnest(v_scopes) sc, unnest(v_keys) k))
     union
     select s.orchestration_id from orchestration_subscriptions s
-      where v_everyone and s.event = p_event and s.scope = inntak_orchestration_nil() and s.selector = any(v_keys)
+      where not v_everyone
+        and s.probe = any(array(select format('c|%s|%s|%s', p_event, r, k) from unnest(v_readers) r, unnest(v_keys) k where r is not null))
     union
     select s.orchestration_id from orchestration_subscriptions s
-      where not v_everyone and s.event = p_event and s.scope = inntak_orchestration_nil() and s.selector = any(v_keys)
-        and s.creator = any(v_readers)
-    union
-    select s.orchestration_id from orchestration_subscriptions s
-      where not v_everyone and v_sees_all and s.event = p_event and s.scope = inntak_orchestration_nil() and s.selector = any(v_keys)
-        and not s.needs_source));
+      where v_sees_all and s.any_probe = any(array(select format('%s|%s', p_event, k) from unnest(v_keys) k))
+        and (v_everyone or not s.needs_source));
+  if cardinality(v_candidates) = 0 then return; end if;
+  return query select inntak_orchestration_matches(p_event, p_id, v_candidates);
 end $function$
 ;
 CREATE OR REPLACE FUNCTION public.inntak_node_audience_facts(node_id uuid)
@@ -605,7 +610,8 @@ CREATE OR REPLACE FUNCTION public.inntak_orchestration_matches(p_event text, p_i
 AS $function$
   select o.id
   from nodes n
-  join nodes o on o.id = any(p_candidates) and o.node_kind = 'orchestration' and o.metadata -> 'trigger' ->> 'event' = 'node.created'
+  cross join unnest(p_candidates) c(id)
+  join nodes o on o.id = c.id and o.node_kind = 'orchestration' and o.metadata -> 'trigger' ->> 'event' = 'node.created'
   where p_event = 'node.created' and n.id = p_id
     and o.id <> n.id and o.created_by is not null
     and inntak_orchestration_conditions_hold(o.metadata -> 'trigger' -> 'conditions', n, null)
@@ -618,7 +624,8 @@ AS $function$
   select o.id
   from edges e
   join nodes s on s.id = e.source_id
-  join nodes o on o.id = any(p_candidates) and o.node_kind = 'orchestration' and o.metadata -> 'trigger' ->> 'event' = 'edge.created'
+  cross join unnest(p_candidates) c(id)
+  join nodes o on o.id = c.id and o.node_kind = 'orchestration' and o.metadata -> 'trigger' ->> 'event' = 'edge.created'
   where p_event = 'edge.created' and e.id = p_id
     and o.id not in (e.source_id, e.target_id) and o.created_by is not null
     and inntak_orchestration_conditions_hold(o.metadata -> 'trigger' -> 'conditions', s, e.edge_type)
@@ -670,7 +677,7 @@ declare
   v_orchestration uuid;
   v_job bigint;
 begin
-  if not exists (select 1 from orchestration_subscriptions where event = v_event) then
+  if not exists (select 1 from nodes where node_kind = 'orchestration' and metadata -> 'trigger' ->> 'event' = v_event) then
     return null;
   end if;
   v_depth := coalesce(nullif(current_setting('inntak.orchestration_depth', true), '')::integer + 1, 0);
@@ -740,19 +747,26 @@ end $function$
 ;
 CREATE OR REPLACE FUNCTION public.inntak_orchestration_subscribe(p_orchestration uuid)
  RETURNS void
- LANGUAGE sql
+ LANGUAGE plpgsql
 AS $function$
+begin
   delete from orchestration_subscriptions where orchestration_id = p_orchestration;
-  insert into orchestration_subscriptions (orchestration_id, event, scope, selector, creator, needs_source)
-  select o.id, o.metadata -> 'trigger' ->> 'event', coalesce(ob.target_id, inntak_orchestration_nil()),
-         inntak_orchestration_selector(o.metadata -> 'trigger' -> 'conditions'), o.created_by,
-         (o.metadata -> 'trigger' -> 'conditions' ?| array['node_kind', 'has_trait', 'has_tag']) is true
-  from nodes o
-  left join (select distinct target_id from edges where source_id = p_orchestration and edge_type = 'observes') ob on true
-  where o.id = p_orchestration and o.node_kind = 'orchestration' and o.created_by is not null
-    and o.metadata -> 'trigger' ->> 'event' is not null
+  insert into orchestration_subscriptions (orchestration_id, event, scope, selector, creator, needs_source, probe, any_probe)
+  select id, event, coalesce(observed, inntak_orchestration_nil()), selector, creator, needs_source,
+         case when observed is null then format('c|%s|%s|%s', event, creator, selector)
+              else format('o|%s|%s|%s', event, observed, selector) end,
+         case when observed is null then format('%s|%s', event, selector) end
+  from (
+    select o.id, o.metadata -> 'trigger' ->> 'event' as event, ob.target_id as observed,
+           inntak_orchestration_selector(o.metadata -> 'trigger' -> 'conditions') as selector, o.created_by as creator,
+           (o.metadata -> 'trigger' -> 'conditions' ?| array['node_kind', 'has_trait', 'has_tag']) is true as needs_source
+    from nodes o
+    left join (select distinct target_id from edges where source_id = p_orchestration and edge_type = 'observes') ob on true
+    where o.id = p_orchestration and o.node_kind = 'orchestration' and o.created_by is not null
+      and o.metadata -> 'trigger' ->> 'event' is not null
+  ) subscription
   on conflict do nothing;
-$function$
+end $function$
 ;
 CREATE OR REPLACE FUNCTION public.inntak_orchestration_subscriptions_on_edge()
  RETURNS trigger

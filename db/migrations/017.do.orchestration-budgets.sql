@@ -18,9 +18,15 @@ create table orchestration_subscriptions (
   creator uuid not null,
   -- A condition looks into the node (for edge.created: the source), which the creator must read in full.
   needs_source boolean not null,
+  -- The keys matching looks up, one column each so a lookup of many keys is always one index
+  -- scan: 'o|event|observed|selector' when it observes, 'c|event|creator|selector' when not;
+  -- any_probe 'event|selector' (when not) for events everyone may read.
+  probe text not null,
+  any_probe text,
   primary key (orchestration_id, scope)
 );
-create index orchestration_subscriptions_probe_idx on orchestration_subscriptions (event, scope, selector, creator);
+create index orchestration_subscriptions_probe_idx on orchestration_subscriptions (probe);
+create index orchestration_subscriptions_any_probe_idx on orchestration_subscriptions (any_probe) where any_probe is not null;
 
 create function inntak_orchestration_nil() returns uuid language sql immutable
   return '00000000-0000-0000-0000-000000000000'::uuid;
@@ -53,19 +59,27 @@ $$;
 
 -- Rewrites one orchestration's rows from the node and its observes edges (none when it is no
 -- orchestration, has no creator or no trigger event).
+-- plpgsql, not sql: its plans are kept between calls (a bulk insert calls it once a row).
 create function inntak_orchestration_subscribe(p_orchestration uuid) returns void
-language sql as $$
+language plpgsql as $$
+begin
   delete from orchestration_subscriptions where orchestration_id = p_orchestration;
-  insert into orchestration_subscriptions (orchestration_id, event, scope, selector, creator, needs_source)
-  select o.id, o.metadata -> 'trigger' ->> 'event', coalesce(ob.target_id, inntak_orchestration_nil()),
-         inntak_orchestration_selector(o.metadata -> 'trigger' -> 'conditions'), o.created_by,
-         (o.metadata -> 'trigger' -> 'conditions' ?| array['node_kind', 'has_trait', 'has_tag']) is true
-  from nodes o
-  left join (select distinct target_id from edges where source_id = p_orchestration and edge_type = 'observes') ob on true
-  where o.id = p_orchestration and o.node_kind = 'orchestration' and o.created_by is not null
-    and o.metadata -> 'trigger' ->> 'event' is not null
+  insert into orchestration_subscriptions (orchestration_id, event, scope, selector, creator, needs_source, probe, any_probe)
+  select id, event, coalesce(observed, inntak_orchestration_nil()), selector, creator, needs_source,
+         case when observed is null then format('c|%s|%s|%s', event, creator, selector)
+              else format('o|%s|%s|%s', event, observed, selector) end,
+         case when observed is null then format('%s|%s', event, selector) end
+  from (
+    select o.id, o.metadata -> 'trigger' ->> 'event' as event, ob.target_id as observed,
+           inntak_orchestration_selector(o.metadata -> 'trigger' -> 'conditions') as selector, o.created_by as creator,
+           (o.metadata -> 'trigger' -> 'conditions' ?| array['node_kind', 'has_trait', 'has_tag']) is true as needs_source
+    from nodes o
+    left join (select distinct target_id from edges where source_id = p_orchestration and edge_type = 'observes') ob on true
+    where o.id = p_orchestration and o.node_kind = 'orchestration' and o.created_by is not null
+      and o.metadata -> 'trigger' ->> 'event' is not null
+  ) subscription
   on conflict do nothing;
-$$;
+end $$;
 
 create function inntak_orchestration_subscriptions_on_node() returns trigger
 language plpgsql as $$
@@ -106,7 +120,8 @@ create function inntak_orchestration_matches(p_event text, p_id uuid, p_candidat
 language sql stable as $$
   select o.id
   from nodes n
-  join nodes o on o.id = any(p_candidates) and o.node_kind = 'orchestration' and o.metadata -> 'trigger' ->> 'event' = 'node.created'
+  cross join unnest(p_candidates) c(id)
+  join nodes o on o.id = c.id and o.node_kind = 'orchestration' and o.metadata -> 'trigger' ->> 'event' = 'node.created'
   where p_event = 'node.created' and n.id = p_id
     and o.id <> n.id and o.created_by is not null
     and inntak_orchestration_conditions_hold(o.metadata -> 'trigger' -> 'conditions', n, null)
@@ -119,7 +134,8 @@ language sql stable as $$
   select o.id
   from edges e
   join nodes s on s.id = e.source_id
-  join nodes o on o.id = any(p_candidates) and o.node_kind = 'orchestration' and o.metadata -> 'trigger' ->> 'event' = 'edge.created'
+  cross join unnest(p_candidates) c(id)
+  join nodes o on o.id = c.id and o.node_kind = 'orchestration' and o.metadata -> 'trigger' ->> 'event' = 'edge.created'
   where p_event = 'edge.created' and e.id = p_id
     and o.id not in (e.source_id, e.target_id) and o.created_by is not null
     and inntak_orchestration_conditions_hold(o.metadata -> 'trigger' -> 'conditions', s, e.edge_type)
@@ -134,9 +150,11 @@ $$;
 
 -- The candidates are a superset of the matches: an observed node the event is on or within (any
 -- creator: observing takes access already), or no observed node and a creator who may read the
--- event's rows (anyone, when the rows are readable to all). Each branch is index probes.
+-- event's rows (anyone, when the rows are readable to all). Each is one index scan over keys the
+-- event makes (never over orchestrations); seqscan is off so that holds with stale statistics too,
+-- as in a bulk insert's commit, where the table has grown since it was last analyzed.
 create or replace function inntak_matching_orchestrations(p_event text, p_id uuid) returns setof uuid
-language plpgsql stable as $$
+language plpgsql stable set enable_seqscan = off as $$
 declare
   v_node nodes;
   v_edge edges;
@@ -146,6 +164,7 @@ declare
   v_readers uuid[];
   v_everyone boolean;
   v_sees_all boolean := false;
+  v_candidates uuid[];
 begin
   if p_event = 'node.created' then
     select * into v_node from nodes where id = p_id;
@@ -153,6 +172,7 @@ begin
     v_scopes := array(select target_id from edges where source_id = p_id and edge_type = 'belongs_to');
     v_keys := inntak_orchestration_node_keys(v_node);
     v_everyone := coalesce(v_node.visibility in ('readable', 'open'), false);
+    v_sees_all := v_everyone;
     v_readers := array(select subject_id from node_access where object_id = p_id) || v_node.created_by;
   elsif p_event = 'edge.created' then
     select * into v_edge from edges where id = p_id;
@@ -169,20 +189,19 @@ begin
   else
     return;
   end if;
-  return query select inntak_orchestration_matches(p_event, p_id, array(
+  v_candidates := array(
     select s.orchestration_id from orchestration_subscriptions s
-      where s.event = p_event and s.scope = any(v_scopes) and s.selector = any(v_keys)
+      where s.probe = any(array(select format('o|%s|%s|%s', p_event, sc, k) from unnest(v_scopes) sc, unnest(v_keys) k))
     union
     select s.orchestration_id from orchestration_subscriptions s
-      where v_everyone and s.event = p_event and s.scope = inntak_orchestration_nil() and s.selector = any(v_keys)
+      where not v_everyone
+        and s.probe = any(array(select format('c|%s|%s|%s', p_event, r, k) from unnest(v_readers) r, unnest(v_keys) k where r is not null))
     union
     select s.orchestration_id from orchestration_subscriptions s
-      where not v_everyone and s.event = p_event and s.scope = inntak_orchestration_nil() and s.selector = any(v_keys)
-        and s.creator = any(v_readers)
-    union
-    select s.orchestration_id from orchestration_subscriptions s
-      where not v_everyone and v_sees_all and s.event = p_event and s.scope = inntak_orchestration_nil() and s.selector = any(v_keys)
-        and not s.needs_source));
+      where v_sees_all and s.any_probe = any(array(select format('%s|%s', p_event, k) from unnest(v_keys) k))
+        and (v_everyone or not s.needs_source));
+  if cardinality(v_candidates) = 0 then return; end if;
+  return query select inntak_orchestration_matches(p_event, p_id, v_candidates);
 end $$;
 
 -- Finding 7: depth bounds a cascade's length, not its width (three create_node steps into the
@@ -224,7 +243,7 @@ declare
   v_orchestration uuid;
   v_job bigint;
 begin
-  if not exists (select 1 from orchestration_subscriptions where event = v_event) then
+  if not exists (select 1 from nodes where node_kind = 'orchestration' and metadata -> 'trigger' ->> 'event' = v_event) then
     return null;
   end if;
   v_depth := coalesce(nullif(current_setting('inntak.orchestration_depth', true), '')::integer + 1, 0);
