@@ -3,6 +3,7 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { recordLogEntry } from '@inntak/postgres/orchestration';
 import { setupTestContext, type TestContext } from './__tests__/helpers.js';
+import { loadConfig } from './config.js';
 
 let ctx: TestContext;
 let app: Express;
@@ -89,6 +90,12 @@ describe('POST /intentions/create_node of an orchestration', () => {
 });
 
 describe('orchestrations per person (issue 22, finding 8)', () => {
+  it('ORCHESTRATIONS_PER_PERSON sets the cap: default 100, at least 1', () => {
+    expect(loadConfig({}).orchestrationsPerPerson).toBe(100);
+    expect(loadConfig({ ORCHESTRATIONS_PER_PERSON: '5' }).orchestrationsPerPerson).toBe(5);
+    expect(() => loadConfig({ ORCHESTRATIONS_PER_PERSON: '0' })).toThrow('ORCHESTRATIONS_PER_PERSON must be an integer from 1 to 1000000; got "0"');
+  });
+
   it('beyond ORCHESTRATIONS_PER_PERSON create_node answers 409 and saves nothing; others are not affected', async () => {
     const capped = ctx.app({ orchestrationsPerPerson: 2 });
     const maker = await ctx.addPerson('orkestrerer');
