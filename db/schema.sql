@@ -115,6 +115,11 @@ create table nodes (
   created_by uuid,
   created_at timestamp with time zone not null default now()
 );
+create table orchestration_budgets (
+  root_id uuid not null,
+  spent integer not null,
+  created_at timestamp with time zone not null default now()
+);
 create table orchestration_log (
   id bigint not null generated always as identity,
   orchestration_id uuid not null,
@@ -135,7 +140,18 @@ create table orchestration_runs (
   subject_id uuid not null,
   depth integer not null,
   job_id bigint,
-  created_at timestamp with time zone not null default now()
+  created_at timestamp with time zone not null default now(),
+  root_id uuid
+);
+create table orchestration_subscriptions (
+  orchestration_id uuid not null,
+  event text not null,
+  scope uuid not null,
+  selector text not null,
+  creator uuid not null,
+  needs_source boolean not null,
+  probe text not null,
+  any_probe text
 );
 create table prune_runs (
   id bigint not null generated always as identity,
@@ -267,6 +283,7 @@ alter table node_search add constraint node_search_pkey PRIMARY KEY (node_id);
 alter table nodes add constraint nodes_created_by_fkey FOREIGN KEY (created_by) REFERENCES nodes(id) ON DELETE SET NULL;
 alter table nodes add constraint nodes_orchestration_match TRIGGER DEFERRABLE INITIALLY DEFERRED;
 alter table nodes add constraint nodes_pkey PRIMARY KEY (id);
+alter table orchestration_budgets add constraint orchestration_budgets_pkey PRIMARY KEY (root_id);
 alter table orchestration_log add constraint orchestration_log_fallback_check CHECK ((fallback = ANY (ARRAY['step'::text, 'global'::text])));
 alter table orchestration_log add constraint orchestration_log_job_id_fkey FOREIGN KEY (job_id) REFERENCES job_queue(id) ON DELETE SET NULL;
 alter table orchestration_log add constraint orchestration_log_orchestration_id_fkey FOREIGN KEY (orchestration_id) REFERENCES nodes(id) ON DELETE CASCADE;
@@ -275,6 +292,8 @@ alter table orchestration_log add constraint orchestration_log_status_check CHEC
 alter table orchestration_runs add constraint orchestration_runs_job_id_fkey FOREIGN KEY (job_id) REFERENCES job_queue(id) ON DELETE SET NULL;
 alter table orchestration_runs add constraint orchestration_runs_orchestration_id_fkey FOREIGN KEY (orchestration_id) REFERENCES nodes(id) ON DELETE CASCADE;
 alter table orchestration_runs add constraint orchestration_runs_pkey PRIMARY KEY (orchestration_id, event_type, subject_id);
+alter table orchestration_subscriptions add constraint orchestration_subscriptions_orchestration_id_fkey FOREIGN KEY (orchestration_id) REFERENCES nodes(id) ON DELETE CASCADE;
+alter table orchestration_subscriptions add constraint orchestration_subscriptions_pkey PRIMARY KEY (orchestration_id, scope);
 alter table prune_runs add constraint prune_runs_mode_check CHECK ((mode = ANY (ARRAY['run'::text, 'dry_run'::text])));
 alter table prune_runs add constraint prune_runs_pkey PRIMARY KEY (id);
 alter table publication_domains add constraint publication_domains_pkey PRIMARY KEY (domain);
@@ -330,16 +349,21 @@ CREATE INDEX nodes_created_at_idx ON public.nodes USING btree (created_at);
 CREATE INDEX nodes_created_by_id_idx ON public.nodes USING btree (created_by, id);
 CREATE INDEX nodes_kind_id_idx ON public.nodes USING btree (node_kind, id);
 CREATE INDEX nodes_not_hidden_id_idx ON public.nodes USING btree (id) WHERE (visibility <> 'hidden'::visibility);
+CREATE INDEX nodes_orchestration_creator_idx ON public.nodes USING btree (created_by) WHERE (node_kind = 'orchestration'::text);
 CREATE INDEX nodes_orchestration_event_idx ON public.nodes USING btree ((((metadata -> 'trigger'::text) ->> 'event'::text))) WHERE (node_kind = 'orchestration'::text);
 CREATE UNIQUE INDEX nodes_pkey ON public.nodes USING btree (id);
 CREATE UNIQUE INDEX nodes_publication_slug_idx ON public.nodes USING btree (((metadata #>> '{publication,slug}'::text[]))) WHERE ((node_kind = 'collection'::text) AND (metadata ? 'publication'::text));
 CREATE UNIQUE INDEX nodes_tag_name_idx ON public.nodes USING btree (((metadata ->> 'tag'::text))) WHERE (node_kind = 'tag'::text);
 CREATE INDEX nodes_visibility_id_idx ON public.nodes USING btree (visibility, id);
 CREATE UNIQUE INDEX nodes_webhook_token_idx ON public.nodes USING btree (((metadata ->> 'token'::text))) WHERE (node_kind = 'webhook'::text);
+CREATE UNIQUE INDEX orchestration_budgets_pkey ON public.orchestration_budgets USING btree (root_id);
 CREATE INDEX orchestration_log_job_idx ON public.orchestration_log USING btree (job_id);
 CREATE INDEX orchestration_log_orchestration_idx ON public.orchestration_log USING btree (orchestration_id, id DESC);
 CREATE UNIQUE INDEX orchestration_log_pkey ON public.orchestration_log USING btree (id);
 CREATE UNIQUE INDEX orchestration_runs_pkey ON public.orchestration_runs USING btree (orchestration_id, event_type, subject_id);
+CREATE INDEX orchestration_subscriptions_any_probe_idx ON public.orchestration_subscriptions USING btree (any_probe) WHERE (any_probe IS NOT NULL);
+CREATE UNIQUE INDEX orchestration_subscriptions_pkey ON public.orchestration_subscriptions USING btree (orchestration_id, scope);
+CREATE INDEX orchestration_subscriptions_probe_idx ON public.orchestration_subscriptions USING btree (probe);
 CREATE UNIQUE INDEX prune_runs_pkey ON public.prune_runs USING btree (id);
 CREATE INDEX prune_runs_started_idx ON public.prune_runs USING btree (started_at DESC);
 CREATE UNIQUE INDEX publication_domains_pkey ON public.publication_domains USING btree (domain);
@@ -449,37 +473,58 @@ $function$
 ;
 CREATE OR REPLACE FUNCTION public.inntak_matching_orchestrations(p_event text, p_id uuid)
  RETURNS SETOF uuid
- LANGUAGE sql
+ LANGUAGE plpgsql
  STABLE
+ SET enable_seqscan TO 'off'
 AS $function$
-  select o.id
-  from nodes n
-  join nodes o on o.node_kind = 'orchestration' and o.metadata -> 'trigger' ->> 'event' = 'node.created'
-  where p_event = 'node.created' and n.id = p_id
-    and o.id <> n.id and o.created_by is not null
-    and inntak_orchestration_conditions_hold(o.metadata -> 'trigger' -> 'conditions', n, null)
-    and (not exists (select 1 from edges ob where ob.source_id = o.id and ob.edge_type = 'observes')
-         or exists (select 1 from edges ob join edges b on b.target_id = ob.target_id
-                    where ob.source_id = o.id and ob.edge_type = 'observes'
-                      and b.source_id = n.id and b.edge_type = 'belongs_to'))
-    and inntak_reads_node(o.created_by, n)
-  union all
-  select o.id
-  from edges e
-  join nodes s on s.id = e.source_id
-  join nodes o on o.node_kind = 'orchestration' and o.metadata -> 'trigger' ->> 'event' = 'edge.created'
-  where p_event = 'edge.created' and e.id = p_id
-    and o.id not in (e.source_id, e.target_id) and o.created_by is not null
-    and inntak_orchestration_conditions_hold(o.metadata -> 'trigger' -> 'conditions', s, e.edge_type)
-    and (not exists (select 1 from edges ob where ob.source_id = o.id and ob.edge_type = 'observes')
-         or exists (select 1 from edges ob
-                    where ob.source_id = o.id and ob.edge_type = 'observes'
-                      and ob.target_id in (e.source_id, e.target_id)))
-    and inntak_sees_edge(o.created_by, e)
-    -- Node conditions look into the source: only when the creator may read it whole.
-    and ((o.metadata -> 'trigger' -> 'conditions' ?| array['node_kind', 'has_trait', 'has_tag']) is not true
-         or inntak_reads_node(o.created_by, s))
-$function$
+declare
+  v_node nodes;
+  v_edge edges;
+  v_target nodes;
+  v_scopes uuid[];
+  v_keys text[];
+  v_readers uuid[];
+  v_everyone boolean;
+  v_sees_all boolean := false;
+  v_candidates uuid[];
+begin
+  if p_event = 'node.created' then
+    select * into v_node from nodes where id = p_id;
+    if not found then return; end if;
+    v_scopes := array(select target_id from edges where source_id = p_id and edge_type = 'belongs_to');
+    v_keys := inntak_orchestration_node_keys(v_node);
+    v_everyone := coalesce(v_node.visibility in ('readable', 'open'), false);
+    v_sees_all := v_everyone;
+    v_readers := array(select subject_id from node_access where object_id = p_id) || v_node.created_by;
+  elsif p_event = 'edge.created' then
+    select * into v_edge from edges where id = p_id;
+    if not found then return; end if;
+    select * into v_node from nodes where id = v_edge.source_id;
+    select * into v_target from nodes where id = v_edge.target_id;
+    v_scopes := array[v_edge.source_id, v_edge.target_id];
+    v_keys := inntak_orchestration_node_keys(v_node) || ('edge_type:' || v_edge.edge_type);
+    -- inntak_sees_edge for anyone; node conditions also need the source readable by anyone.
+    v_sees_all := coalesce(not v_edge.system and (v_node.visibility <> 'hidden' or v_target.visibility <> 'hidden'), false);
+    v_everyone := v_sees_all and coalesce(v_node.visibility in ('readable', 'open'), false);
+    v_readers := array(select subject_id from node_access where object_id in (v_edge.source_id, v_edge.target_id))
+                 || v_node.created_by || v_target.created_by;
+  else
+    return;
+  end if;
+  v_candidates := array(
+    select s.orchestration_id from orchestration_subscriptions s
+      where s.probe = any(array(select format('o|%s|%s|%s', p_event, sc, k) from unnest(v_scopes) sc, unnest(v_keys) k))
+    union
+    select s.orchestration_id from orchestration_subscriptions s
+      where not v_everyone
+        and s.probe = any(array(select format('c|%s|%s|%s', p_event, r, k) from unnest(v_readers) r, unnest(v_keys) k where r is not null))
+    union
+    select s.orchestration_id from orchestration_subscriptions s
+      where v_sees_all and s.any_probe = any(array(select format('%s|%s', p_event, k) from unnest(v_keys) k))
+        and (v_everyone or not s.needs_source));
+  if cardinality(v_candidates) = 0 then return; end if;
+  return query select inntak_orchestration_matches(p_event, p_id, v_candidates);
+end $function$
 ;
 CREATE OR REPLACE FUNCTION public.inntak_node_audience_facts(node_id uuid)
  RETURNS jsonb
@@ -570,11 +615,72 @@ AS $function$
             and t.node_kind = 'tag' and t.metadata ->> 'tag' = p_conditions ->> 'has_tag')))
 $function$
 ;
+CREATE OR REPLACE FUNCTION public.inntak_orchestration_default_budget()
+ RETURNS integer
+ LANGUAGE sql
+ IMMUTABLE
+RETURN 100
+;
+CREATE OR REPLACE FUNCTION public.inntak_orchestration_matches(p_event text, p_id uuid, p_candidates uuid[])
+ RETURNS SETOF uuid
+ LANGUAGE sql
+ STABLE
+AS $function$
+  select o.id
+  from nodes n
+  cross join unnest(p_candidates) c(id)
+  join nodes o on o.id = c.id and o.node_kind = 'orchestration' and o.metadata -> 'trigger' ->> 'event' = 'node.created'
+  where p_event = 'node.created' and n.id = p_id
+    and o.id <> n.id and o.created_by is not null
+    and inntak_orchestration_conditions_hold(o.metadata -> 'trigger' -> 'conditions', n, null)
+    and (not exists (select 1 from edges ob where ob.source_id = o.id and ob.edge_type = 'observes')
+         or exists (select 1 from edges ob join edges b on b.target_id = ob.target_id
+                    where ob.source_id = o.id and ob.edge_type = 'observes'
+                      and b.source_id = n.id and b.edge_type = 'belongs_to'))
+    and inntak_reads_node(o.created_by, n)
+  union all
+  select o.id
+  from edges e
+  join nodes s on s.id = e.source_id
+  cross join unnest(p_candidates) c(id)
+  join nodes o on o.id = c.id and o.node_kind = 'orchestration' and o.metadata -> 'trigger' ->> 'event' = 'edge.created'
+  where p_event = 'edge.created' and e.id = p_id
+    and o.id not in (e.source_id, e.target_id) and o.created_by is not null
+    and inntak_orchestration_conditions_hold(o.metadata -> 'trigger' -> 'conditions', s, e.edge_type)
+    and (not exists (select 1 from edges ob where ob.source_id = o.id and ob.edge_type = 'observes')
+         or exists (select 1 from edges ob
+                    where ob.source_id = o.id and ob.edge_type = 'observes'
+                      and ob.target_id in (e.source_id, e.target_id)))
+    and inntak_sees_edge(o.created_by, e)
+    and ((o.metadata -> 'trigger' -> 'conditions' ?| array['node_kind', 'has_trait', 'has_tag']) is not true
+         or inntak_reads_node(o.created_by, s))
+$function$
+;
 CREATE OR REPLACE FUNCTION public.inntak_orchestration_max_depth()
  RETURNS integer
  LANGUAGE sql
  IMMUTABLE
 RETURN 5
+;
+CREATE OR REPLACE FUNCTION public.inntak_orchestration_nil()
+ RETURNS uuid
+ LANGUAGE sql
+ IMMUTABLE
+RETURN '00000000-0000-0000-0000-000000000000'::uuid
+;
+CREATE OR REPLACE FUNCTION public.inntak_orchestration_node_keys(p_node nodes)
+ RETURNS text[]
+ LANGUAGE sql
+ STABLE
+AS $function$
+  select array['', 'node_kind:' || p_node.node_kind]
+    || array(select 'has_trait:' || (x.v #>> '{}')
+             from jsonb_array_elements(case when jsonb_typeof(p_node.metadata -> 'traits') = 'array' then p_node.metadata -> 'traits' else '[]'::jsonb end) as x(v)
+             where jsonb_typeof(x.v) = 'string')
+    || array(select 'has_tag:' || (t.metadata ->> 'tag')
+             from edges e join nodes t on t.id = e.target_id
+             where e.source_id = p_node.id and e.edge_type = 'tagged' and t.node_kind = 'tag' and t.metadata ->> 'tag' is not null)
+$function$
 ;
 CREATE OR REPLACE FUNCTION public.inntak_orchestration_on_write()
  RETURNS trigger
@@ -583,6 +689,8 @@ AS $function$
 declare
   v_event text := case tg_table_name when 'nodes' then 'node.created' else 'edge.created' end;
   v_depth integer;
+  v_root uuid;
+  v_budget integer;
   v_ref jsonb;
   v_orchestration uuid;
   v_job bigint;
@@ -591,6 +699,9 @@ begin
     return null;
   end if;
   v_depth := coalesce(nullif(current_setting('inntak.orchestration_depth', true), '')::integer + 1, 0);
+  v_root := case when v_depth = 0 then new.id
+                 else coalesce(nullif(current_setting('inntak.orchestration_root', true), '')::uuid, new.id) end;
+  v_budget := coalesce(nullif(current_setting('inntak.orchestration_budget', true), '')::integer, inntak_orchestration_default_budget());
   v_ref := jsonb_build_object('type', v_event, 'id', new.id, 'depth', v_depth);
   for v_orchestration in select * from inntak_matching_orchestrations(v_event, new.id) loop
     if v_depth >= inntak_orchestration_max_depth() then
@@ -600,16 +711,101 @@ begin
               v_ref);
       continue;
     end if;
-    insert into orchestration_runs (orchestration_id, event_type, subject_id, depth)
-      values (v_orchestration, v_event, new.id, v_depth)
+    if exists (select 1 from orchestration_runs
+               where orchestration_id = v_orchestration and event_type = v_event and subject_id = new.id) then
+      continue;
+    end if;
+    -- The root event's own runs are its writer's; the runs its cascade queues spend the budget.
+    if v_depth > 0 and not inntak_orchestration_spend(v_root, v_budget) then
+      insert into orchestration_log (orchestration_id, status, error, event)
+      values (v_orchestration, 'skipped',
+              format('Ikke kjørt: budsjettet på %s handlinger for hendelsen %s er brukt opp', v_budget, v_root),
+              v_ref);
+      continue;
+    end if;
+    insert into orchestration_runs (orchestration_id, event_type, subject_id, depth, root_id)
+      values (v_orchestration, v_event, new.id, v_depth, v_root)
       on conflict do nothing;
     if found then
       -- One attempt: steps have effects outside the database (http_post), which a retry would repeat.
-      v_job := inntak_enqueue_job('orchestrate', jsonb_build_object('orchestration_id', v_orchestration, 'event', v_ref), 1);
+      v_job := inntak_enqueue_job('orchestrate', jsonb_build_object('orchestration_id', v_orchestration, 'event', v_ref, 'root', v_root), 1);
       update orchestration_runs set job_id = v_job
         where orchestration_id = v_orchestration and event_type = v_event and subject_id = new.id;
     end if;
   end loop;
+  return null;
+end $function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_orchestration_selector(p_conditions jsonb)
+ RETURNS text
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+  select case
+    when jsonb_typeof(p_conditions) is distinct from 'object' then ''
+    when p_conditions ->> 'has_tag' is not null then 'has_tag:' || (p_conditions ->> 'has_tag')
+    when p_conditions ->> 'has_trait' is not null then 'has_trait:' || (p_conditions ->> 'has_trait')
+    when p_conditions ->> 'node_kind' is not null then 'node_kind:' || (p_conditions ->> 'node_kind')
+    when p_conditions ->> 'edge_type' is not null then 'edge_type:' || (p_conditions ->> 'edge_type')
+    else ''
+  end
+$function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_orchestration_spend(p_root uuid, p_budget integer)
+ RETURNS boolean
+ LANGUAGE plpgsql
+AS $function$
+begin
+  if coalesce(p_budget, inntak_orchestration_default_budget()) < 1 then return false; end if;
+  insert into orchestration_budgets as b (root_id, spent) values (p_root, 1)
+    on conflict (root_id) do update set spent = b.spent + 1
+    where b.spent < coalesce(p_budget, inntak_orchestration_default_budget());
+  return found;
+end $function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_orchestration_subscribe(p_orchestration uuid)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+begin
+  delete from orchestration_subscriptions where orchestration_id = p_orchestration;
+  insert into orchestration_subscriptions (orchestration_id, event, scope, selector, creator, needs_source, probe, any_probe)
+  select id, event, coalesce(observed, inntak_orchestration_nil()), selector, creator, needs_source,
+         case when observed is null then format('c|%s|%s|%s', event, creator, selector)
+              else format('o|%s|%s|%s', event, observed, selector) end,
+         case when observed is null then format('%s|%s', event, selector) end
+  from (
+    select o.id, o.metadata -> 'trigger' ->> 'event' as event, ob.target_id as observed,
+           inntak_orchestration_selector(o.metadata -> 'trigger' -> 'conditions') as selector, o.created_by as creator,
+           (o.metadata -> 'trigger' -> 'conditions' ?| array['node_kind', 'has_trait', 'has_tag']) is true as needs_source
+    from nodes o
+    left join (select distinct target_id from edges where source_id = p_orchestration and edge_type = 'observes') ob on true
+    where o.id = p_orchestration and o.node_kind = 'orchestration' and o.created_by is not null
+      and o.metadata -> 'trigger' ->> 'event' is not null
+  ) subscription
+  on conflict do nothing;
+end $function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_orchestration_subscriptions_on_edge()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  if tg_op in ('INSERT', 'UPDATE') and new.edge_type = 'observes' then
+    perform inntak_orchestration_subscribe(new.source_id);
+  end if;
+  if tg_op in ('DELETE', 'UPDATE') and old.edge_type = 'observes' and (tg_op = 'DELETE' or old.source_id is distinct from new.source_id or new.edge_type <> 'observes') then
+    perform inntak_orchestration_subscribe(old.source_id);
+  end if;
+  return null;
+end $function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_orchestration_subscriptions_on_node()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  perform inntak_orchestration_subscribe(new.id);
   return null;
 end $function$
 ;
@@ -779,11 +975,16 @@ end $function$
 CREATE TRIGGER edges_notify_delete BEFORE DELETE ON public.edges FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_edges');
 CREATE TRIGGER edges_notify_write AFTER INSERT OR UPDATE ON public.edges FOR EACH ROW EXECUTE FUNCTION inntak_notify_write('inntak_edges');
 CREATE CONSTRAINT TRIGGER edges_orchestration_match AFTER INSERT ON public.edges DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION inntak_orchestration_on_write();
+CREATE TRIGGER edges_orchestration_subscriptions_delete AFTER DELETE ON public.edges FOR EACH ROW WHEN ((old.edge_type = 'observes'::text)) EXECUTE FUNCTION inntak_orchestration_subscriptions_on_edge();
+CREATE TRIGGER edges_orchestration_subscriptions_insert AFTER INSERT ON public.edges FOR EACH ROW WHEN ((new.edge_type = 'observes'::text)) EXECUTE FUNCTION inntak_orchestration_subscriptions_on_edge();
+CREATE TRIGGER edges_orchestration_subscriptions_update AFTER UPDATE OF source_id, target_id, edge_type ON public.edges FOR EACH ROW WHEN (((new.edge_type = 'observes'::text) OR (old.edge_type = 'observes'::text))) EXECUTE FUNCTION inntak_orchestration_subscriptions_on_edge();
 CREATE TRIGGER mixer_channels_notify AFTER INSERT OR UPDATE ON public.mixer_channels FOR EACH ROW EXECUTE FUNCTION inntak_notify_mixer_change();
 CREATE TRIGGER node_access_notify_delete BEFORE DELETE ON public.node_access FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_access');
 CREATE TRIGGER node_access_notify_write AFTER INSERT OR UPDATE ON public.node_access FOR EACH ROW EXECUTE FUNCTION inntak_notify_write('inntak_access');
 CREATE TRIGGER nodes_notify_delete BEFORE DELETE ON public.nodes FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_nodes');
 CREATE TRIGGER nodes_notify_write AFTER INSERT OR UPDATE ON public.nodes FOR EACH ROW EXECUTE FUNCTION inntak_notify_write('inntak_nodes');
 CREATE CONSTRAINT TRIGGER nodes_orchestration_match AFTER INSERT ON public.nodes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION inntak_orchestration_on_write();
+CREATE TRIGGER nodes_orchestration_subscriptions_insert AFTER INSERT ON public.nodes FOR EACH ROW WHEN ((new.node_kind = 'orchestration'::text)) EXECUTE FUNCTION inntak_orchestration_subscriptions_on_node();
+CREATE TRIGGER nodes_orchestration_subscriptions_update AFTER UPDATE OF node_kind, metadata, created_by ON public.nodes FOR EACH ROW WHEN (((new.node_kind = 'orchestration'::text) OR (old.node_kind = 'orchestration'::text))) EXECUTE FUNCTION inntak_orchestration_subscriptions_on_node();
 CREATE TRIGGER nodes_search_insert AFTER INSERT ON public.nodes FOR EACH ROW EXECUTE FUNCTION node_search_insert();
 CREATE TRIGGER nodes_search_update AFTER UPDATE OF title, content ON public.nodes FOR EACH ROW EXECUTE FUNCTION node_search_update();

@@ -68,6 +68,7 @@ async function main(): Promise<void> {
       crontab: '',
       orchestrationHttpAllow: [],
       orchestrationCliAllow: [],
+      orchestrationBudget: 100,
     };
     const drain = async (workers: number) => {
       await pool.query("delete from job_queue where job_type = 'noop'");

@@ -43,6 +43,8 @@ export interface ApiServerOptions {
   publicPages?: Partial<ApiConfig['publicPages']>;
   /** Text-to-speech and media limits (TTS_*, MEDIA_BYTES_PER_COLLECTION); absent: the defaults. */
   speech?: AppDeps['speech'];
+  /** Orchestrations one person may have (ORCHESTRATIONS_PER_PERSON); default 100. */
+  orchestrationsPerPerson?: number;
   /** Replaces adapters of the Express app (tests). */
   app?: Partial<AppDeps>;
 }
@@ -64,7 +66,7 @@ const DEFAULT_STORAGE_DIR = fileURLToPath(new URL('../../../.data/media', import
 export function postgresAppDeps(
   options: Pick<
     ApiServerOptions,
-    'logger' | 'database' | 'baseUrl' | 'verifier' | 'bodyLimitBytes' | 'slowRequestMs' | 'metricsToken' | 'intakeDatabase' | 'readsPerCaller' | 'storageDir' | 'trustProxy' | 'publicPages' | 'speech'
+    'logger' | 'database' | 'baseUrl' | 'verifier' | 'bodyLimitBytes' | 'slowRequestMs' | 'metricsToken' | 'intakeDatabase' | 'readsPerCaller' | 'storageDir' | 'trustProxy' | 'publicPages' | 'speech' | 'orchestrationsPerPerson'
   > & {
     /** How long the live-room status is cached (spec: 10 s); tests use 0. */
     liveRoomCacheMs?: number;
@@ -79,6 +81,7 @@ export function postgresAppDeps(
     logger: options.logger,
     intakeStore: new PostgresIntakeStore(options.intakeDatabase ?? database),
     readsPerCaller: options.readsPerCaller,
+    orchestrationsPerPerson: options.orchestrationsPerPerson,
     verifier: options.verifier,
     identities: new PostgresIdentityDirectory(database.db),
     db: database.db,

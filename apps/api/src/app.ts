@@ -57,6 +57,8 @@ export interface AppDeps {
   speech?: SpeechQueueLimits;
   /** Expensive reads one caller may run at once (READ_CONCURRENCY_PER_CALLER); default 4. */
   readsPerCaller?: number;
+  /** Orchestrations one person may have (ORCHESTRATIONS_PER_PERSON); default 100. */
+  orchestrationsPerPerson?: number;
   publishing: Omit<PublishingDeps, 'db' | 'logger'>;
   /** TRUST_PROXY: Express's 'trust proxy' (hop count or addresses); absent: the socket's address is the client's. */
   trustProxy?: number | string;

@@ -61,6 +61,8 @@ export interface ApiConfig {
     /** MEDIA_BYTES_PER_COLLECTION: media a collection may hold before new speech is refused (409). */
     collectionMediaBytes: number;
   };
+  /** ORCHESTRATIONS_PER_PERSON: orchestrations one person may have (409 beyond; docs/orchestration.md). */
+  orchestrationsPerPerson: number;
 }
 
 const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'];
@@ -140,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       jobsPerPerson: integer(env.TTS_JOBS_PER_PERSON ?? String(DEFAULT_TTS_JOBS_PER_PERSON), 'TTS_JOBS_PER_PERSON', 1, 1000),
       collectionMediaBytes: parseSize(env.MEDIA_BYTES_PER_COLLECTION ?? '1gb', 'MEDIA_BYTES_PER_COLLECTION'),
     },
+    orchestrationsPerPerson: integer(env.ORCHESTRATIONS_PER_PERSON ?? '100', 'ORCHESTRATIONS_PER_PERSON', 1, 1_000_000),
   };
 }
 

@@ -2,6 +2,8 @@ import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
 import { type Db } from '@inntak/postgres';
 import { createCollection, createEdge, createNode, deleteEdge, grantAccess, revokeAccess, tagNode } from '@inntak/postgres/graph';
+import { DEFAULT_ORCHESTRATIONS_PER_PERSON } from '@inntak/orchestration';
+import { createOrchestration } from '@inntak/postgres/orchestration';
 import { withCheckedTrigger } from './orchestration.js';
 import type { RouteRegistry } from './route-registry.js';
 import { AccessLevel, Id, StorableJsonObject, storableText, Visibility } from './schemas.js';
@@ -16,7 +18,7 @@ const Title = storableText(z.string().max(1000)).nullish();
 const TAGS = ['graph'];
 const ERRORS = [400, 401, 403, 404];
 
-export function installGraphIntentions(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: { db: Db }): void {
+export function installGraphIntentions(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: { db: Db; orchestrationsPerPerson?: number }): void {
   registry.route(
     app,
     {
@@ -50,11 +52,15 @@ export function installGraphIntentions(app: Express, registry: RouteRegistry, au
         collection_id: Id.optional(),
       }),
       response: { status: 201, schema: z.object({ id: Id, edge_ids: z.array(Id) }) },
-      errors: ERRORS,
+      errors: [...ERRORS, 409],
     },
     auth,
-    // An orchestration's trigger and script are checked before it is saved (docs/orchestration.md).
-    ({ body, caller }) => createNode(deps.db, caller, body.node_kind === 'orchestration' ? withCheckedTrigger(body) : body),
+    // An orchestration's trigger and script are checked before it is saved, and its creator's
+    // orchestrations are capped (docs/orchestration.md).
+    ({ body, caller }) =>
+      body.node_kind === 'orchestration'
+        ? createOrchestration(deps.db, caller, withCheckedTrigger(body), deps.orchestrationsPerPerson ?? DEFAULT_ORCHESTRATIONS_PER_PERSON)
+        : createNode(deps.db, caller, body),
   );
 
   registry.route(

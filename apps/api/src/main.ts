@@ -91,6 +91,7 @@ const started = await startApiServer(
     trustProxy: config.trustProxy,
     publicPages: config.publicPages,
     speech: config.speech,
+    orchestrationsPerPerson: config.orchestrationsPerPerson,
     app: oidc ? { issuerStatus: async () => ((await oidc.reachable()) ? 'ok' : 'unreachable') } : {},
   },
   config.port,

@@ -3,6 +3,7 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { recordLogEntry } from '@inntak/postgres/orchestration';
 import { setupTestContext, type TestContext } from './__tests__/helpers.js';
+import { loadConfig } from './config.js';
 
 let ctx: TestContext;
 let app: Express;
@@ -85,6 +86,41 @@ describe('POST /intentions/create_node of an orchestration', () => {
     expect(res.status).toBe(201);
     const node = await request(app).get(`/nodes/${res.body.id}`).set('Authorization', owner);
     expect(node.body.node.metadata).toEqual({ trigger: { event: 'node.created', conditions: { node_kind: 'content', has_tag: 'nyheter' } } });
+  });
+});
+
+describe('orchestrations per person (issue 22, finding 8)', () => {
+  it('ORCHESTRATIONS_PER_PERSON sets the cap: default 100, at least 1', () => {
+    expect(loadConfig({}).orchestrationsPerPerson).toBe(100);
+    expect(loadConfig({ ORCHESTRATIONS_PER_PERSON: '5' }).orchestrationsPerPerson).toBe(5);
+    expect(() => loadConfig({ ORCHESTRATIONS_PER_PERSON: '0' })).toThrow('ORCHESTRATIONS_PER_PERSON must be an integer from 1 to 1000000; got "0"');
+  });
+
+  it('beyond ORCHESTRATIONS_PER_PERSON create_node answers 409 and saves nothing; others are not affected', async () => {
+    const capped = ctx.app({ orchestrationsPerPerson: 2 });
+    const maker = await ctx.addPerson('orkestrerer');
+    const other = await ctx.addPerson('en-annen');
+    const body = { node_kind: 'orchestration', content: SCRIPT, metadata: { trigger: { event: 'node.created', conditions: { node_kind: 'aldri' } } } };
+    const create = (authorization: string) => request(capped).post('/intentions/create_node').set('Authorization', authorization).send(body);
+    expect((await create(maker.authorization)).status).toBe(201);
+    expect((await create(maker.authorization)).status).toBe(201);
+    const refused = await create(maker.authorization);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({ error: 'Konflikt: du har allerede 2 orkestreringer, og det er grensen per person' });
+    const mine = await ctx.database.db.selectFrom('nodes').select('id').where('node_kind', '=', 'orchestration').where('created_by', '=', maker.id).execute();
+    expect(mine).toHaveLength(2);
+    expect((await create(other.authorization)).status).toBe(201);
+    // Other kinds of node are not counted.
+    expect((await request(capped).post('/intentions/create_node').set('Authorization', maker.authorization).send({ node_kind: 'content', title: 'x' })).status).toBe(201);
+  });
+
+  it('concurrent creations cannot pass the cap together', async () => {
+    const capped = ctx.app({ orchestrationsPerPerson: 3 });
+    const maker = await ctx.addPerson('samtidig');
+    const body = { node_kind: 'orchestration', content: SCRIPT, metadata: { trigger: { event: 'node.created', conditions: { node_kind: 'aldri' } } } };
+    const answers = await Promise.all(Array.from({ length: 8 }, () => request(capped).post('/intentions/create_node').set('Authorization', maker.authorization).send(body)));
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(3);
+    expect(answers.filter((a) => a.status === 409)).toHaveLength(5);
   });
 });
 

@@ -281,6 +281,8 @@ export interface DatabaseCommandDeps {
   /** A line of progress for the person at the shell (stderr; stdout is for the JSON answer). */
   progress?: (line: string) => void;
   readStdin?: () => Promise<string>;
+  /** ORCHESTRATIONS_PER_PERSON; absent: the default (100). */
+  orchestrationsPerPerson?: number;
 }
 
 export async function runDatabaseCommand(command: DatabaseCommand, options: Options, deps: DatabaseCommandDeps): Promise<unknown> {
@@ -383,7 +385,7 @@ export async function runDatabaseCommand(command: DatabaseCommand, options: Opti
         event: event as EventType,
         node_kind: optional(options, 'node-kind'),
         title: optional(options, 'title'),
-      });
+      }, deps.orchestrationsPerPerson);
     }
     case 'publication add': {
       const slug = required(options, 'slug');

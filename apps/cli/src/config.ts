@@ -13,6 +13,8 @@ export interface CliConfig {
   env: NodeJS.ProcessEnv;
   /** STORAGE_DIR: where media files live (inntak prune). */
   storageDir: string;
+  /** ORCHESTRATIONS_PER_PERSON: orchestrations one person may have (`orchestration add` runs as the collection's owner). */
+  orchestrationsPerPerson: number;
 }
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -39,6 +41,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): CliConfig {
     logLevel,
     env,
     storageDir: env.STORAGE_DIR ?? `${REPO_ROOT}.data/media`,
+    orchestrationsPerPerson: positiveInteger(env, 'ORCHESTRATIONS_PER_PERSON', 100),
   };
 }
 
@@ -65,3 +68,12 @@ export const APP_CONFIG_MODULES = {
   api: new URL('../../api/dist/config.js', import.meta.url).href,
   worker: new URL('../../worker/dist/config.js', import.meta.url).href,
 };
+
+/** Digits only, at least 1. */
+function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
+  if (!(value >= 1)) throw new Error(`${name} must be a whole number of at least 1; got "${raw}"`);
+  return value;
+}

@@ -45,7 +45,7 @@ async function main(argv: string[]): Promise<number> {
     }
     const handle = openDatabase({ connectionString: database.url, logger, max: 2 });
     try {
-      if (isDatabaseCommand(command.name)) print(await runDatabaseCommand(command.name, values, { db: handle.db, baseUrl: config.baseUrl, progress: (line) => process.stderr.write(`${line}\n`) }));
+      if (isDatabaseCommand(command.name)) print(await runDatabaseCommand(command.name, values, { db: handle.db, baseUrl: config.baseUrl, orchestrationsPerPerson: config.orchestrationsPerPerson, progress: (line) => process.stderr.write(`${line}\n`) }));
       if (isMediaCommand(command.name)) print(await runMediaCommand(command.name, values, { db: handle.db, storageDir: config.storageDir, log: (m) => logger.info(m) }));
       return 0;
     } finally {

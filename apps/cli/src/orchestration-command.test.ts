@@ -22,8 +22,12 @@ beforeAll(async () => {
 afterAll(() => h.dispose());
 
 async function inntak(...args: string[]): Promise<{ code: number; out: Record<string, unknown> }> {
+  return inntakWith({}, ...args);
+}
+
+async function inntakWith(env: Record<string, string>, ...args: string[]): Promise<{ code: number; out: Record<string, unknown> }> {
   try {
-    const { stdout } = await promisify(execFile)(process.execPath, [MAIN, ...args], { env: { ...process.env, DATABASE_URL: h.url, LOG_LEVEL: 'error' } });
+    const { stdout } = await promisify(execFile)(process.execPath, [MAIN, ...args], { env: { ...process.env, DATABASE_URL: h.url, LOG_LEVEL: 'error', ...env } });
     return { code: 0, out: JSON.parse(stdout) as Record<string, unknown> };
   } catch (err) {
     const failure = err as { code: number; stdout: string; stderr: string };
@@ -61,5 +65,21 @@ describe('inntak orchestration add', () => {
     expect((await inntak('orchestration', 'add', '--collection', collection, '--file', file, '--event', 'node.deleted')).code).toBe(2);
     const missing = await inntak('orchestration', 'add', '--collection', collection, '--file', join(dir, 'nope.yaml'));
     expect(missing).toEqual({ code: 2, out: { error: expect.stringMatching(/kan ikke leses \(ENOENT\)$/) } });
+  });
+});
+
+describe('orchestrations per person (issue 22, finding 8)', () => {
+  it('orchestration add is refused beyond ORCHESTRATIONS_PER_PERSON for the collection owner, and saves nothing', async () => {
+    const other = (await createPerson(h.db, { subject: 'capped-owner' })).id;
+    const place = (await createCollection(h.db, { title: 'Begrenset', ownerId: other })).id;
+    const file = join(dir, 'cap.yaml');
+    writeFileSync(file, 'steps:\n  - action: set_metadata\n    with: { node_id: "{event.node.id}", key: sett, value: true }\n');
+    const env = { ORCHESTRATIONS_PER_PERSON: '1' };
+    expect((await inntakWith(env, 'orchestration', 'add', '--collection', place, '--file', file, '--node-kind', 'content')).code).toBe(0);
+    const refused = await inntakWith(env, 'orchestration', 'add', '--collection', place, '--file', file, '--node-kind', 'content');
+    expect(refused.code).toBe(1);
+    expect(refused.out.error).toMatch(/du har allerede 1 orkestreringer, og det er grensen per person/);
+    const theirs = await h.db.selectFrom('nodes').select('id').where('node_kind', '=', 'orchestration').where('created_by', '=', other).execute();
+    expect(theirs).toHaveLength(1);
   });
 });

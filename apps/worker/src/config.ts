@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { usableStorageDir } from '@inntak/files';
 import { DEFAULT_SPEECH_LIMITS, SPEECH_MAX_CHARS, type SpeechLimits } from '@inntak/media';
-import { parseAllowList } from '@inntak/orchestration';
+import { DEFAULT_BUDGET, parseAllowList } from '@inntak/orchestration';
 
 /** The worker's one config module: nothing else reads process.env or argv. */
 export interface WorkerConfig {
@@ -41,6 +41,11 @@ export interface WorkerConfig {
   orchestrationHttpAllow: string[];
   /** ORCHESTRATION_CLI_ALLOW: commands a cli_tool node may run. */
   orchestrationCliAllow: string[];
+  /**
+   * ORCHESTRATION_BUDGET: actions (and runs they queue) one root event's whole orchestration
+   * cascade may take; what exceeds it is logged as skipped (docs/orchestration.md, issue 22).
+   */
+  orchestrationBudget: number;
 }
 
 const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'];
@@ -75,6 +80,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
     crontab: env.WORKER_CRONTAB ?? readFileSync(CRONTAB_FILE, 'utf8'),
     orchestrationHttpAllow: parseAllowList(env.ORCHESTRATION_HTTP_ALLOW),
     orchestrationCliAllow: parseAllowList(env.ORCHESTRATION_CLI_ALLOW),
+    orchestrationBudget: integer(env, 'ORCHESTRATION_BUDGET', DEFAULT_BUDGET, 1),
   };
 }
 

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
+import { existsSync } from 'node:fs';
 import { checkOrchestrationNode, MAX_DEPTH, type Trigger } from '@inntak/orchestration';
 import { createCollection, createEdge, createNode, createPerson, grantAccess, tagNode } from '@inntak/postgres/graph';
 import { getJob } from '@inntak/postgres/jobs';
@@ -9,6 +10,7 @@ import { findWebhook, receiveWebhook } from '@inntak/intake';
 import { createWebhook, PostgresIntakeStore } from '@inntak/postgres/intake';
 import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
 import { runGovernedOnce } from './__tests__/run-governed-once.js';
+import { loadConfig } from './config.js';
 
 let h: OpenTestDatabase;
 let alice: { personId: string; isAdmin: false };
@@ -19,6 +21,8 @@ let inbox: string;
 let server: Server;
 let serverHost: string;
 const received: unknown[] = [];
+/** The request targets the test server saw, as sent (path and query). */
+const paths: string[] = [];
 
 beforeAll(async () => {
   h = await openTestDatabase();
@@ -30,6 +34,7 @@ beforeAll(async () => {
     let body = '';
     req.on('data', (chunk) => (body += String(chunk)));
     req.on('end', () => {
+      paths.push(req.url ?? '');
       received.push(JSON.parse(body));
       res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, n: received.length }));
     });
@@ -322,5 +327,84 @@ describe('http_post and run_cli_tool', () => {
     expect(log[0]).toMatchObject({ status: 'ok' });
     const job = await getJob(h.db, (log[0]!.output as { job_id: number }).job_id);
     expect(job).toMatchObject({ job_type: 'tts_generate', payload: { node_id: node, voice: 'nb', rate: 1.2 } });
+  });
+});
+
+describe('budget per root event (issue 22, finding 7)', () => {
+  it('ORCHESTRATION_BUDGET configures it: default 100, at least 1', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://x/y' }, []).orchestrationBudget).toBe(100);
+    expect(loadConfig({ DATABASE_URL: 'postgres://x/y', ORCHESTRATION_BUDGET: '7' }, []).orchestrationBudget).toBe(7);
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://x/y', ORCHESTRATION_BUDGET: '0' }, [])).toThrow('ORCHESTRATION_BUDGET must be an integer of at least 1; got "0"');
+  });
+
+  it('three create_node steps into the observed collection stop at the budget: at most that many writes, the rest logged as skipped', async () => {
+    const budget = 10;
+    const fan = (await createCollection(h.db, { title: 'Vifte', ownerId: alice.personId })).id;
+    const step = `  - action: create_node\n    with: { collection_id: "${fan}", node_kind: content, title: "Kopi" }\n`;
+    const o = await addOrchestration(alice, { event: 'node.created', conditions: { node_kind: 'content' } }, `steps:\n${step}${step}${step}`);
+    await createEdge(h.db, alice, { source_id: o, target_id: fan, edge_type: 'observes' });
+    const root = await content(alice, { collection_id: fan });
+    for (let i = 0; i < MAX_DEPTH + 2; i++) await runGovernedOnce(h, { ...ALLOW, budget });
+
+    // Without a budget: 3 + 9 + 27 + 81 + 243 = 363 nodes and 121 runs.
+    const { rows } = await sql<{ n: string }>`select count(*) as n from edges where target_id = ${fan} and edge_type = 'belongs_to' and source_id <> ${o}`.execute(h.db);
+    const created = Number(rows[0]!.n) - 1;
+    const runs = await h.db.selectFrom('orchestration_runs').select(['depth', 'root_id']).where('orchestration_id', '=', o).execute();
+    const log = await logOf(o);
+    const actions = log.filter((r) => r.action !== null && r.status !== 'skipped');
+    expect(created).toBeGreaterThan(0);
+    expect(created).toBeLessThanOrEqual(budget);
+    // Every action and every run the cascade queued spent one; the root's own run is its writer's.
+    expect(actions.length + runs.filter((r) => r.depth > 0).length).toBe(budget);
+    expect(runs.every((r) => r.root_id === root)).toBe(true);
+    expect(await h.db.selectFrom('orchestration_budgets').select('spent').where('root_id', '=', root).executeTakeFirstOrThrow()).toEqual({ spent: budget });
+    const skipped = log.filter((r) => r.status === 'skipped');
+    expect(skipped.length).toBeGreaterThan(0);
+    for (const row of skipped) expect(row.error).toMatch(new RegExp(`^Ikke kjørt: budsjettet på ${budget} handlinger for hendelsen ${root} er brukt opp`));
+    // A step the budget refused is a row of its own: visible, with what was left undone.
+    expect(skipped.some((r) => r.action === 'create_node' && r.job_id !== null)).toBe(true);
+  });
+
+  it('a second root event gets a budget of its own', async () => {
+    const fan = (await createCollection(h.db, { title: 'Vifte 2', ownerId: alice.personId })).id;
+    const o = await addOrchestration(alice, { event: 'node.created', conditions: { node_kind: 'budsjett' } }, MARK('sett'));
+    await createEdge(h.db, alice, { source_id: o, target_id: fan, edge_type: 'observes' });
+    const first = await content(alice, { collection_id: fan, node_kind: 'budsjett' });
+    const second = await content(alice, { collection_id: fan, node_kind: 'budsjett' });
+    await runGovernedOnce(h, { ...ALLOW, budget: 1 });
+    expect(await metadataOf(first)).toEqual({ sett: 'sett av node.created' });
+    expect(await metadataOf(second)).toEqual({ sett: 'sett av node.created' });
+  });
+});
+
+describe('execution: no shell, encoded URLs (issue 22, finding 14)', () => {
+  it('run_cli_tool passes sender text with shell metacharacters as one argv entry, never to a shell', async () => {
+    const marker = `/tmp/inntak-shell-${process.pid}`;
+    const title = `x'; touch ${marker}; echo "$(id)" \`id\` | cat > ${marker} && rm -rf ~ & $HOME *`;
+    const echo = (await createNode(h.db, alice, { node_kind: 'cli_tool', title: 'echo', metadata: { command: 'echo' } })).id;
+    const o = await addOrchestration(alice, { event: 'node.created', conditions: { has_trait: 'skall' } }, `steps:
+  - action: run_cli_tool
+    with: { tool_id: "${echo}", args: ["{event.node.title}", "-n"] }
+`);
+    await createNode(h.db, alice, { node_kind: 'content', title, collection_id: inbox, metadata: { traits: ['skall'] } });
+    await runGovernedOnce(h, ALLOW);
+    expect((await logOf(o))[0]).toMatchObject({ status: 'ok', output: { exit_code: 0, stdout: `${title} -n\n` } });
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('a variable in an http_post URL is percent-encoded: it cannot change the path or add a query', async () => {
+    const o = await addOrchestration(alice, { event: 'node.created', conditions: { has_trait: 'url' } }, `steps:
+  - action: http_post
+    with: { url: "http://${serverHost}/hooks/{event.node.title}?from=inntak", body: { id: "{event.node.id}" } }
+`);
+    await createNode(h.db, alice, { node_kind: 'content', title: '..%2F..%2Fadmin?x=1#', collection_id: inbox, metadata: { traits: ['url'] } });
+    await createNode(h.db, alice, { node_kind: 'content', title: '../admin', collection_id: inbox, metadata: { traits: ['url'] } });
+    await createNode(h.db, alice, { node_kind: 'content', title: '..', collection_id: inbox, metadata: { traits: ['url'] } });
+    const before = paths.length;
+    await runGovernedOnce(h, ALLOW);
+    expect(paths.slice(before).sort()).toEqual(['/hooks/%2E%2E%252F%2E%2E%252Fadmin%3Fx%3D1%23?from=inntak', '/hooks/%2E%2E%2Fadmin?from=inntak'].sort());
+    const log = await logOf(o);
+    expect(log.filter((r) => r.status === 'ok')).toHaveLength(2);
+    expect(log.find((r) => r.status === 'failed')).toMatchObject({ error: 'Variablene i url gir stisegmentet . eller .., som ville endre stien' });
   });
 });

@@ -1,6 +1,7 @@
 import type { TaskList } from 'graphile-worker';
 import type { FileStore, SpeechLimits, SpeechSynthesizer } from '@inntak/media';
 import type { Db } from '@inntak/postgres';
+import { DEFAULT_BUDGET } from '@inntak/orchestration';
 import { governed, type GovernedDeps, type JobBody } from './governed-task.js';
 import type { DiskMonitorDeps } from './disk-monitor.js';
 import { accessRepair } from './tasks/access-repair.js';
@@ -22,13 +23,15 @@ export interface MediaDeps {
 export interface OrchestrationAllowLists {
   httpAllow: readonly string[];
   cliAllow: readonly string[];
+  /** ORCHESTRATION_BUDGET; absent: DEFAULT_BUDGET. */
+  budget?: number;
 }
 
 /** The governed job types, one task file each; bodies stay thin. */
 export function jobBodies(db: Db, media: MediaDeps, allow: OrchestrationAllowLists = { httpAllow: [], cliAllow: [] }): Record<string, JobBody<never>> {
   return {
     access_repair: accessRepair(db),
-    orchestrate: orchestrate({ db, ...allow }),
+    orchestrate: orchestrate({ db, ...allow, budget: allow.budget ?? DEFAULT_BUDGET }),
     tts_generate: ttsGenerate({ db, ...media }),
   } as Record<string, JobBody<never>>;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseScript, resolveVariables, runScript, type ActionName, type EventVariables, type JsonObject, type StepRecord } from './index.js';
+import { ActionSkipped, parseScript, resolveUrl, resolveVariables, runScript, type ActionName, type EventVariables, type JsonObject, type StepRecord } from './index.js';
 
 const ID = '0190a0a0-0000-7000-8000-000000000001';
 const event: EventVariables = {
@@ -131,5 +131,66 @@ fallback:
     const { log, calls } = await run(text, { http_post: () => new Error('Verten a.test er ikke tillatt') });
     expect(log.map((r) => r.status)).toEqual(['failed', 'skipped']);
     expect(calls).toHaveLength(1);
+  });
+});
+
+describe('an action the port skips (the budget is spent)', () => {
+  const script = `steps:
+  - action: create_node
+    with: { node_kind: content, title: "a" }
+    fallback:
+      action: create_node
+      with: { node_kind: content, title: "b" }
+  - action: create_node
+    with: { node_kind: content, title: "c" }
+fallback:
+  action: set_metadata
+  with: { node_id: "{event.node.id}", key: orchestration_error, value: "{error}" }
+`;
+
+  it('is one skipped row naming what was left undone; no fallback runs and the run stops', async () => {
+    const { outcome, log, calls } = await run(script, { create_node: () => new ActionSkipped('Ikke kjørt: budsjettet er brukt opp') });
+    expect(outcome).toEqual({ kind: 'stopped', step: 1, error: 'Ikke kjørt: budsjettet er brukt opp' });
+    expect(log).toEqual([{ step: 1, action: 'create_node', fallback: null, status: 'skipped', error: 'Ikke kjørt: budsjettet er brukt opp; 2 steg hoppet over', duration_ms: 0 }]);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('a skipped fallback stops the run too, after the failed step', async () => {
+    let first = true;
+    const { log } = await run(script, { create_node: () => (first ? ((first = false), new Error('nei')) : new ActionSkipped('Ikke kjørt: brukt opp')) });
+    expect(log.map((r) => [r.step, r.fallback, r.status, r.error])).toEqual([
+      [1, null, 'failed', 'nei'],
+      [1, 'step', 'skipped', 'Ikke kjørt: brukt opp; 1 steg hoppet over'],
+    ]);
+  });
+});
+
+describe('variables in an http_post URL (issue 22, finding 14)', () => {
+  const context = (title: unknown) => ({ event: { type: 'node.created' as const, node: { id: ID, title } }, outputs: new Map() });
+
+  it('are percent-encoded, dots included: a value cannot change the path, query or fragment', () => {
+    expect(resolveUrl('https://a.test/hooks/{event.node.title}?x={event.node.id}', context('..%2F..%2Fadmin?x=1#'))).toBe(
+      `https://a.test/hooks/%2E%2E%252F%2E%2E%252Fadmin%3Fx%3D1%23?x=${ID}`,
+    );
+    expect(new URL(resolveUrl('https://a.test/hooks/{event.node.title}', context('../../admin'))).pathname).toBe('/hooks/%2E%2E%2F%2E%2E%2Fadmin');
+    expect(resolveUrl('https://a.test/n/{event.node.title}', context({ a: 1 }))).toBe('https://a.test/n/%7B%22a%22%3A1%7D');
+  });
+
+  it('a value that would make a . or .. segment fails the step', () => {
+    expect(() => resolveUrl('https://a.test/hooks/{event.node.title}/x', context('..'))).toThrow('Variablene i url gir stisegmentet . eller ..');
+    expect(() => resolveUrl('https://a.test/hooks/.{event.node.title}', context('.'))).toThrow('Variablene i url gir stisegmentet . eller ..');
+    expect(resolveUrl('https://a.test/hooks/v{event.node.title}', context('..'))).toBe('https://a.test/hooks/v%2E%2E');
+  });
+
+  it('the runner fills the URL so, and other fields as text', async () => {
+    const text = `steps:\n  - action: http_post\n    with: { url: "https://a.test/{event.node.title}", body: { t: "{event.node.title}" } }\n`;
+    const log: StepRecord[] = [];
+    const calls: JsonObject[] = [];
+    await runScript(parseScript(text), { type: 'node.created', node: { id: ID, title: 'a/b?c' } }, {
+      port: { run: async (_action, input) => (calls.push(input), {}) },
+      record: async (r) => void log.push(r),
+      signal: new AbortController().signal,
+    });
+    expect(calls).toEqual([{ url: 'https://a.test/a%2Fb%3Fc', body: { t: 'a/b?c' } }]);
   });
 });

@@ -2,7 +2,14 @@ import { coerceError } from '@inntak/core';
 import { ACTION_INPUTS } from './actions.js';
 import { describePath } from './script.js';
 import type { ActionCall, ActionPort, EventVariables, JsonObject, Script, StepRecord } from './types.js';
-import { resolveVariables, type VariableContext } from './variables.js';
+import { resolveUrl, resolveVariables, type VariableContext } from './variables.js';
+
+/**
+ * Thrown by an action port for an action it did not run and will not run in this run (the root
+ * event's budget is spent): the step is logged as `skipped` and the run stops, without fallbacks,
+ * which would be refused the same way.
+ */
+export class ActionSkipped extends Error {}
 
 export interface RunDeps {
   port: ActionPort;
@@ -23,11 +30,12 @@ export type RunOutcome = { kind: 'completed'; steps: number } | { kind: 'stopped
 export async function runScript(script: Script, event: EventVariables, deps: RunDeps): Promise<RunOutcome> {
   const outputs = new Map<number, JsonObject>();
   const now = deps.now ?? (() => performance.now());
-  const attempt = async (call: ActionCall, context: VariableContext): Promise<{ ok: true; output: JsonObject; ms: number } | { ok: false; error: string; ms: number }> => {
+  type Attempt = { ok: true; output: JsonObject; ms: number } | { ok: false; error: string; ms: number; skipped?: true };
+  const attempt = async (call: ActionCall, context: VariableContext): Promise<Attempt> => {
     const started = now();
     const ms = () => Math.round(now() - started);
     try {
-      const resolved = resolveVariables(call.with, context);
+      const resolved = resolveInput(call, context);
       const input = ACTION_INPUTS[call.action].safeParse(resolved);
       if (!input.success) {
         const issue = input.error.issues[0]!;
@@ -36,14 +44,21 @@ export async function runScript(script: Script, event: EventVariables, deps: Run
       const output = await deps.port.run(call.action, input.data as JsonObject, deps.signal);
       return { ok: true, output, ms: ms() };
     } catch (error) {
+      if (error instanceof ActionSkipped) return { ok: false, error: error.message, ms: ms(), skipped: true };
       return { ok: false, error: coerceError(error).message, ms: ms() };
     }
+  };
+  const stopSkipped = async (number: number, action: ActionCall['action'], fallback: StepRecord['fallback'], error: string): Promise<RunOutcome> => {
+    const left = script.steps.length - number + (fallback === null ? 1 : 0);
+    await deps.record({ step: number, action, fallback, status: 'skipped', error: `${error}; ${left} steg hoppet over`, duration_ms: 0 });
+    return { kind: 'stopped', step: number, error };
   };
 
   for (const [index, step] of script.steps.entries()) {
     deps.signal.throwIfAborted();
     const number = index + 1;
     const first = await attempt(step, { event, outputs });
+    if (!first.ok && first.skipped) return stopSkipped(number, step.action, null, first.error);
     if (first.ok) {
       await deps.record({ step: number, action: step.action, fallback: null, status: 'ok', output: first.output, duration_ms: first.ms });
       outputs.set(number, first.output);
@@ -53,6 +68,7 @@ export async function runScript(script: Script, event: EventVariables, deps: Run
     let error = first.error;
     if (step.fallback) {
       const fallback = await attempt(step.fallback, { event, outputs, error });
+      if (!fallback.ok && fallback.skipped) return stopSkipped(number, step.fallback.action, 'step', fallback.error);
       if (fallback.ok) {
         await deps.record({ step: number, action: step.fallback.action, fallback: 'step', status: 'fallback_ok', output: fallback.output, duration_ms: fallback.ms });
         outputs.set(number, fallback.output);
@@ -63,6 +79,7 @@ export async function runScript(script: Script, event: EventVariables, deps: Run
     }
     if (script.fallback) {
       const global = await attempt(script.fallback, { event, outputs, error });
+      if (!global.ok && global.skipped) return stopSkipped(number, script.fallback.action, 'global', global.error);
       await deps.record(
         global.ok
           ? { step: number, action: script.fallback.action, fallback: 'global', status: 'fallback_ok', output: global.output, duration_ms: global.ms }
@@ -74,4 +91,15 @@ export async function runScript(script: Script, event: EventVariables, deps: Run
     return { kind: 'stopped', step: number, error };
   }
   return { kind: 'completed', steps: script.steps.length };
+}
+
+/**
+ * An action's input with its variables filled in. In an http_post URL every variable is
+ * percent-encoded: what an event's sender wrote fills one part of the URL and cannot change its
+ * path or query (docs/orchestration.md).
+ */
+function resolveInput(call: ActionCall, context: VariableContext): unknown {
+  if (call.action !== 'http_post' || typeof call.with.url !== 'string') return resolveVariables(call.with, context);
+  const { url, ...rest } = call.with;
+  return { ...(resolveVariables(rest, context) as JsonObject), url: resolveUrl(url, context) };
 }

@@ -11,6 +11,8 @@ import type { JsonObject } from '@inntak/graph';
  * - log entry: one row per step, fallback and stop, with a status of LOG_STATUSES.
  * - depth: how many orchestration runs led to an event (0 for a person's own write); an event at
  *   MAX_DEPTH is not run but logged as skipped, so a script that triggers itself ends.
+ * - root event: the person's write a cascade of runs comes from; its budget bounds the cascade's
+ *   actions and queued runs, however wide (what exceeds it is logged as skipped).
  */
 
 export const EVENT_TYPES = ['node.created', 'edge.created'] as const;
@@ -24,6 +26,15 @@ export type LogStatus = (typeof LOG_STATUSES)[number];
 
 /** Events caused by orchestrations deeper than this are skipped (logged), never run. */
 export const MAX_DEPTH = 5;
+
+/**
+ * Actions (and runs they queue) one root event's whole cascade may take, unless ORCHESTRATION_BUDGET
+ * says otherwise; the database's own default is the same (inntak_orchestration_default_budget()).
+ */
+export const DEFAULT_BUDGET = 100;
+
+/** Orchestrations one person may have, unless ORCHESTRATIONS_PER_PERSON says otherwise. */
+export const DEFAULT_ORCHESTRATIONS_PER_PERSON = 100;
 
 export interface ActionCall {
   action: ActionName;

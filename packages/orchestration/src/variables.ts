@@ -84,6 +84,28 @@ export function resolveVariables(value: unknown, context: VariableContext): unkn
   return value;
 }
 
+/**
+ * An http_post URL with its variables filled in, each percent-encoded as one URL component
+ * (encodeURIComponent, and `.` too): a value cannot add a path segment, a query or a fragment.
+ * Nor can values make a `.` or `..` segment (the URL parser resolves `%2E` like `.`).
+ */
+export function resolveUrl(template: string, context: VariableContext): string {
+  const filled = template.replace(VARIABLE, (_match, path: string) => {
+    const found = lookup(path, context);
+    return encodeURIComponent(typeof found === 'string' ? found : JSON.stringify(found)).replaceAll('.', '%2E');
+  });
+  if (dotSegments(filled) !== dotSegments(template.replace(VARIABLE, 'x'))) {
+    throw new VariableError('Variablene i url gir stisegmentet . eller .., som ville endre stien');
+  }
+  return filled;
+}
+
+/** How many `.` and `..` segments the path of a URL string has, as the URL parser would see them. */
+function dotSegments(url: string): number {
+  const path = url.replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/, '').split(/[?#]/)[0]!;
+  return path.split(/[/\\]/).filter((segment) => /^(?:\.|%2e){1,2}$/i.test(segment)).length;
+}
+
 function lookup(path: string, context: VariableContext): unknown {
   const segments = path.split('.');
   let current: unknown;

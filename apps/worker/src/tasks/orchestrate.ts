@@ -1,8 +1,8 @@
 import { AppError, coerceError } from '@inntak/core';
 import type { JobPayloads } from '@inntak/jobs';
-import { parseScript, runScript, type ActionInputs, type ActionPort, type StepRecord } from '@inntak/orchestration';
+import { ActionSkipped, parseScript, runScript, type ActionInputs, type ActionPort, type StepRecord } from '@inntak/orchestration';
 import { type Db } from '@inntak/postgres';
-import { loadCliTool, loadEventVariables, loadOrchestration, recordLogEntry, runGraphAction } from '@inntak/postgres/orchestration';
+import { loadCliTool, loadEventVariables, loadOrchestration, recordLogEntry, runGraphAction, spendBudget, type RunContext } from '@inntak/postgres/orchestration';
 import type { JobBody } from '../governed-task.js';
 import { httpPost, runCliTool } from '../orchestration-io.js';
 
@@ -12,6 +12,8 @@ export interface OrchestrateDeps {
   httpAllow: readonly string[];
   /** ORCHESTRATION_CLI_ALLOW: commands run_cli_tool may run. */
   cliAllow: readonly string[];
+  /** ORCHESTRATION_BUDGET: actions and queued runs one root event's whole cascade may take. */
+  budget: number;
 }
 
 /**
@@ -46,8 +48,14 @@ export function orchestrate(deps: OrchestrateDeps): JobBody<JobPayloads['orchest
     }
 
     const { actor } = orchestration;
+    // Jobs queued before 017 carry no root: their own event stands in for it.
+    const run: RunContext = { depth: ref.depth, root: payload.root ?? ref.id, budget: deps.budget };
     const port: ActionPort = {
       async run(action, input, actionSignal) {
+        // Every action of the cascade spends one of the root event's budget, whether it succeeds or not.
+        if (!(await spendBudget(db, run))) {
+          throw new ActionSkipped(`Ikke kjørt: budsjettet på ${run.budget} handlinger for hendelsen ${run.root} er brukt opp (ORCHESTRATION_BUDGET)`);
+        }
         try {
           switch (action) {
             case 'http_post':
@@ -57,7 +65,7 @@ export function orchestrate(deps: OrchestrateDeps): JobBody<JobPayloads['orchest
               return await runCliTool(await loadCliTool(db, actor, tool_id), args ?? [], deps.cliAllow, actionSignal);
             }
             default:
-              return await runGraphAction(db, actor, ref.depth, action, input as ActionInputs[typeof action]);
+              return await runGraphAction(db, actor, run, action, input as ActionInputs[typeof action]);
           }
         } catch (error) {
           throw new Error(describeFailure(action, error), { cause: error });

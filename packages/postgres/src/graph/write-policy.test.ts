@@ -18,6 +18,8 @@ import { createCollection, createEdge, createNode, createPerson, deleteEdge, gra
  */
 
 let h: OpenTestDatabase;
+/** A run at depth 0 of its own root event, with the default budget. */
+const RUN = { depth: 0, root: '00000000-0000-7000-8000-000000000001', budget: 100 };
 type Person = Actor & { personId: string };
 
 beforeAll(async () => {
@@ -168,11 +170,11 @@ describe('an orchestration: nothing below admin on it changes what it sees (find
   it('an orchestration’s create_node makes no cli_tool unless its creator is a system administrator, and never an orchestration', async () => {
     const s = await orchestrationScene('14');
     const tool = { node_kind: 'cli_tool', title: 'echo', metadata: { command: 'echo' } };
-    await expect(runGraphAction(h.db, s.owner, 0, 'create_node', tool)).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(runGraphAction(h.db, s.owner, RUN, 'create_node', tool)).rejects.toMatchObject({ code: 'forbidden' });
     await expect(createNode(h.db, s.owner, tool)).rejects.toMatchObject({ code: 'forbidden' });
     const root = await person('root-14', true);
-    await expect(runGraphAction(h.db, root, 0, 'create_node', tool)).resolves.toMatchObject({ id: expect.any(String) });
-    await expect(runGraphAction(h.db, root, 0, 'create_node', { node_kind: 'orchestration', title: 'o' })).rejects.toMatchObject({ code: 'invalid_input' });
+    await expect(runGraphAction(h.db, root, RUN, 'create_node', tool)).resolves.toMatchObject({ id: expect.any(String) });
+    await expect(runGraphAction(h.db, root, RUN, 'create_node', { node_kind: 'orchestration', title: 'o' })).rejects.toMatchObject({ code: 'invalid_input' });
   });
 });
 
@@ -196,18 +198,18 @@ describe('set_metadata follows the node kind’s rule (finding 2)', () => {
     const member = await person('member-2');
     const pub = (await createPublication(h.db, { title: 'Nyheter', slug: 'nyheter-2', ownerId: owner.personId })).id;
     await grantAccess(h.db, owner, { subject_id: member.personId, object_id: pub, access: 'member' });
-    await expect(runGraphAction(h.db, member, 0, 'set_metadata', { node_id: pub, key: 'publication', value: { slug: 'nyheter-old' } })).rejects.toMatchObject({ code: 'invalid_input' });
-    await expect(runGraphAction(h.db, member, 0, 'set_metadata', { node_id: pub, key: 'theme', value: 'dark' })).rejects.toMatchObject({ code: 'forbidden' });
-    await expect(runGraphAction(h.db, owner, 0, 'set_metadata', { node_id: pub, key: 'publication', value: { slug: 'nyheter-old' } })).rejects.toMatchObject({ code: 'invalid_input' });
-    await runGraphAction(h.db, owner, 0, 'set_metadata', { node_id: pub, key: 'theme', value: 'dark' });
+    await expect(runGraphAction(h.db, member, RUN, 'set_metadata', { node_id: pub, key: 'publication', value: { slug: 'nyheter-old' } })).rejects.toMatchObject({ code: 'invalid_input' });
+    await expect(runGraphAction(h.db, member, RUN, 'set_metadata', { node_id: pub, key: 'theme', value: 'dark' })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(runGraphAction(h.db, owner, RUN, 'set_metadata', { node_id: pub, key: 'publication', value: { slug: 'nyheter-old' } })).rejects.toMatchObject({ code: 'invalid_input' });
+    await runGraphAction(h.db, owner, RUN, 'set_metadata', { node_id: pub, key: 'theme', value: 'dark' });
     const row = await h.db.selectFrom('nodes').select('metadata').where('id', '=', pub).executeTakeFirstOrThrow();
     expect(row.metadata).toMatchObject({ publication: { slug: 'nyheter-2' }, theme: 'dark' });
 
     const content = (await createNode(h.db, member, { node_kind: 'content', title: 'Mitt', collection_id: pub })).id;
-    await runGraphAction(h.db, member, 0, 'set_metadata', { node_id: content, key: 'seen', value: true });
+    await runGraphAction(h.db, member, RUN, 'set_metadata', { node_id: content, key: 'seen', value: true });
     const root = await person('root-2', true);
     const tool = (await createNode(h.db, root, { node_kind: 'cli_tool', title: 'echo', metadata: { command: 'echo' }, collection_id: pub })).id;
-    await expect(runGraphAction(h.db, owner, 0, 'set_metadata', { node_id: tool, key: 'command', value: 'rm' })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(runGraphAction(h.db, owner, RUN, 'set_metadata', { node_id: tool, key: 'command', value: 'rm' })).rejects.toMatchObject({ code: 'forbidden' });
   });
 });
 

@@ -2,12 +2,28 @@ import { sql, type Transaction } from 'kysely';
 import { AppError } from '@inntak/core';
 import { metadataWriteNeed, type Actor } from '@inntak/access';
 import type { JsonObject } from '@inntak/graph';
-import { checkOrchestrationNode, type ActionInputs, type EventType } from '@inntak/orchestration';
+import { checkOrchestrationNode, DEFAULT_ORCHESTRATIONS_PER_PERSON, type ActionInputs, type EventType } from '@inntak/orchestration';
 import type { Database, Db } from '../platform/index.js';
-import { createEdge, createNode, graphWrite, requireLevel } from '../graph/index.js';
+import { createEdge, createNode, graphWrite, requireLevel, type NewNodeInput } from '../graph/index.js';
 import { enqueueJob } from '../jobs/index.js';
 
 type Trx = Transaction<Database>;
+
+/** Where a run stands in its cascade: its depth, the root event, and the root's budget (017). */
+export interface RunContext {
+  depth: number;
+  root: string;
+  budget: number;
+}
+
+/**
+ * Spends one of the root event's budget for an action a run is about to take; false when the
+ * budget is used up (then nothing is spent, and the action must not run).
+ */
+export async function spendBudget(db: Db, run: RunContext): Promise<boolean> {
+  const { rows } = await sql<{ ok: boolean }>`select inntak_orchestration_spend(${run.root}::uuid, ${run.budget}::integer) as ok`.execute(db);
+  return rows[0]!.ok;
+}
 
 /**
  * The actions that write the graph, as the orchestration's creator: the same checked writes the
@@ -17,12 +33,14 @@ type Trx = Transaction<Database>;
 export async function runGraphAction<A extends 'create_node' | 'create_edge' | 'set_metadata' | 'generate_tts'>(
   db: Db,
   actor: Actor & { personId: string },
-  depth: number,
+  run: RunContext,
   action: A,
   input: ActionInputs[A],
 ): Promise<JsonObject> {
   return graphWrite(db, async (trx) => {
-    await sql`select set_config('inntak.orchestration_depth', ${String(depth)}, true)`.execute(trx);
+    await sql`select set_config('inntak.orchestration_depth', ${String(run.depth)}, true),
+                     set_config('inntak.orchestration_root', ${run.root}, true),
+                     set_config('inntak.orchestration_budget', ${String(run.budget)}, true)`.execute(trx);
     switch (action) {
       case 'create_node':
         return await createNode(trx, actor, input as ActionInputs['create_node'], 'orchestration');
@@ -59,6 +77,34 @@ async function setMetadata(trx: Trx, actor: Actor, input: ActionInputs['set_meta
 }
 
 /**
+ * Refuses a new orchestration to a person who has `cap` already (issue 22: each is matched on
+ * writes, so their number is bounded). Called in the creating transaction, after a lock per person,
+ * so concurrent creations cannot pass the cap together.
+ */
+export async function requireOrchestrationRoom(trx: Trx, personId: string, cap: number): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`inntak.orchestrations:${personId}`}, 0))`.execute(trx);
+  const { rows } = await sql<{ n: number }>`
+    select count(*)::integer as n
+    from (select 1 from nodes where created_by = ${personId} and node_kind = 'orchestration' limit ${cap}) mine`.execute(trx);
+  if (rows[0]!.n >= cap) {
+    throw new AppError('conflict', { detail: `du har allerede ${cap} orkestreringer, og det er grensen per person` });
+  }
+}
+
+/** create_node of an orchestration (already checked: withCheckedTrigger), within the creator's cap. */
+export async function createOrchestration(
+  db: Db,
+  actor: Actor & { personId: string },
+  input: NewNodeInput,
+  cap: number,
+): Promise<{ id: string; edge_ids: string[] }> {
+  return graphWrite(db, async (trx) => {
+    await requireOrchestrationRoom(trx, actor.personId, cap);
+    return createNode(trx, actor, input);
+  });
+}
+
+/**
  * A registered `cli_tool` node the creator may read (an access row or their own). Registering
  * one takes a system administrator (the write policy); a tool someone else made before that rule
  * (or a node turned into one) is not registered and does not run.
@@ -83,6 +129,7 @@ export async function loadCliTool(db: Db, actor: Actor, toolId: string): Promise
 export async function addCollectionOrchestration(
   db: Db,
   input: { collection_id: string; script: string; event: EventType; node_kind?: string; title?: string },
+  cap: number = DEFAULT_ORCHESTRATIONS_PER_PERSON,
 ): Promise<{ id: string; owner_id: string; observes_edge_id: string; steps: number }> {
   const conditions = input.node_kind === undefined ? {} : { conditions: { node_kind: input.node_kind } };
   const { trigger, script } = checkOrchestrationNode({ metadata: { trigger: { event: input.event, ...conditions } }, content: input.script });
@@ -96,6 +143,7 @@ export async function addCollectionOrchestration(
   if (!owner) throw new AppError('invalid_input', { detail: 'collection_id: samlingen har ingen eier å kjøre som' });
   const actor = { personId: owner.source_id, isAdmin: false };
   return graphWrite(db, async (trx) => {
+    await requireOrchestrationRoom(trx, owner.source_id, cap);
     const node = await createNode(trx, actor, {
       node_kind: 'orchestration',
       title: input.title ?? `Orkestrering (${input.event})`,

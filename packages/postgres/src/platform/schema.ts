@@ -175,6 +175,8 @@ export interface Database {
   mixer_channels: MixerChannelsTable;
   orchestration_log: OrchestrationLogTable;
   orchestration_runs: OrchestrationRunsTable;
+  orchestration_budgets: OrchestrationBudgetsTable;
+  orchestration_subscriptions: OrchestrationSubscriptionsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_delivery_ids: WebhookDeliveryIdsTable;
   webhook_secrets: WebhookSecretsTable;
@@ -249,6 +251,27 @@ export interface OrchestrationRunsTable {
   subject_id: string;
   depth: number;
   job_id: string | null;
+  created_at: Generated<Date>;
+  /** The cascade's root event (017); null for runs queued before it. */
+  root_id: string | null;
+}
+
+/** Orchestrations indexed for matching (017), maintained by triggers: read-only to the code. */
+export interface OrchestrationSubscriptionsTable {
+  orchestration_id: string;
+  event: string;
+  scope: string;
+  selector: string;
+  creator: string;
+  needs_source: boolean;
+  probe: string;
+  any_probe: string | null;
+}
+
+/** What one root event's orchestration cascade has spent of its budget (017). */
+export interface OrchestrationBudgetsTable {
+  root_id: string;
+  spent: number;
   created_at: Generated<Date>;
 }
 
