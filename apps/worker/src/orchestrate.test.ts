@@ -381,7 +381,7 @@ describe('execution: no shell, encoded URLs (issue 22, finding 14)', () => {
   it('run_cli_tool passes sender text with shell metacharacters as one argv entry, never to a shell', async () => {
     const marker = `/tmp/inntak-shell-${process.pid}`;
     const title = `x'; touch ${marker}; echo "$(id)" \`id\` | cat > ${marker} && rm -rf ~ & $HOME *`;
-    const echo = (await createNode(h.db, alice, { node_kind: 'cli_tool', title: 'echo', metadata: { command: 'echo' } })).id;
+    const echo = await registerTool('echo', { command: 'echo' });
     const o = await addOrchestration(alice, { event: 'node.created', conditions: { has_trait: 'skall' } }, `steps:
   - action: run_cli_tool
     with: { tool_id: "${echo}", args: ["{event.node.title}", "-n"] }

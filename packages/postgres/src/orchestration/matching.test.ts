@@ -31,7 +31,7 @@ async function runsFor(subjectId: string): Promise<string[]> {
   return rows.map((r) => r.orchestration_id);
 }
 
-async function content(owner = alice, extra: { node_kind?: string } = {}) {
+async function content(owner = alice, extra: { node_kind?: string; collection_id?: string } = {}) {
   return (await createNode(h.db, owner, { node_kind: 'content', title: 'Hei', collection_id: inbox, ...extra })).id;
 }
 
@@ -52,17 +52,20 @@ async function matchingMedian(node: string): Promise<number> {
 }
 
 describe('the index follows the orchestrations', () => {
-  it('deleting the last observes edge makes an orchestration match as an unscoped one; adding one scopes it again', async () => {
+  it('an added observes edge widens what an orchestration matches to that node; a deleted one narrows it again', async () => {
     const watched = (await createCollection(h.db, { title: 'Overvåket', ownerId: alice.personId })).id;
+    const other = (await createCollection(h.db, { title: 'Også overvåket', ownerId: alice.personId })).id;
     const o = await orchestration(alice, { event: 'node.created', conditions: { node_kind: 'omfang' } });
-    const edge = await createEdge(h.db, alice, { source_id: o, target_id: watched, edge_type: 'observes' });
-    const outside = await content(alice, { node_kind: 'omfang' });
-    expect(await runsFor(outside)).not.toContain(o);
-    await deleteEdge(h.db, alice, { edge_id: edge.id });
-    const now = await content(alice, { node_kind: 'omfang' });
-    expect(await runsFor(now)).toContain(o);
-    await createEdge(h.db, alice, { source_id: o, target_id: watched, edge_type: 'observes' });
+    const first = await createEdge(h.db, alice, { source_id: o, target_id: watched, edge_type: 'observes' });
     expect(await runsFor(await content(alice, { node_kind: 'omfang' }))).not.toContain(o);
+    expect(await runsFor(await content(alice, { node_kind: 'omfang', collection_id: other }))).not.toContain(o);
+    await createEdge(h.db, alice, { source_id: o, target_id: other, edge_type: 'observes' });
+    expect(await runsFor(await content(alice, { node_kind: 'omfang', collection_id: other }))).toContain(o);
+    expect(await runsFor(await content(alice, { node_kind: 'omfang', collection_id: watched }))).toContain(o);
+    // The last observes edge cannot go (the write policy); one of two can, and the index forgets it.
+    await deleteEdge(h.db, alice, { edge_id: first.id });
+    expect(await runsFor(await content(alice, { node_kind: 'omfang', collection_id: watched }))).not.toContain(o);
+    expect(await runsFor(await content(alice, { node_kind: 'omfang', collection_id: other }))).toContain(o);
   });
 
   it('a changed trigger is matched by its new conditions', async () => {
