@@ -15,9 +15,11 @@ const person = { personId: 'p', isAdmin: false };
 const root = { personId: 'r', isAdmin: true };
 
 describe('the write-policy table', () => {
-  it('docs/access.md carries the table the code has (writePolicyMarkdown)', async () => {
-    const doc = await readFile(new URL('../../../docs/access.md', import.meta.url), 'utf8');
-    expect(doc).toContain(writePolicyMarkdown());
+  it('docs/access.md and docs/security.md carry the table the code has (writePolicyMarkdown)', async () => {
+    for (const name of ['access.md', 'security.md']) {
+      const doc = await readFile(new URL(`../../../docs/${name}`, import.meta.url), 'utf8');
+      expect(doc).toContain(writePolicyMarkdown());
+    }
   });
 
   it('a user-defined edge type gets the generic row: member on both ends, admin of either end may clean it up', () => {
