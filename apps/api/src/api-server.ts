@@ -10,7 +10,7 @@ import { PostgresIdentityDirectory, PostgresNodeQueryStore, queryCursorKey } fro
 import { PostgresIntakeStore } from '@inntak/postgres/intake';
 import { LocalFileStore } from '@inntak/files';
 import { PostgresLiveRoomStatus } from '@inntak/postgres/jobs';
-import { recordAbCounts } from '@inntak/postgres/publishing';
+import { PostgresPublishedPages, PostgresPublishingStore, recordAbCounts } from '@inntak/postgres/publishing';
 import { AbRecorder } from './ab-recorder.js';
 import { startPageCache } from './page-cache.js';
 import { AbClientGate, SearchLimiter } from './public-clients.js';
@@ -97,6 +97,8 @@ export function postgresAppDeps(
     slowRequestMs: options.slowRequestMs,
     files: new LocalFileStore(options.storageDir ?? DEFAULT_STORAGE_DIR),
     speech: options.speech,
+    publishingStore: new PostgresPublishingStore(database.db),
+    publishedPages: new PostgresPublishedPages(database.db),
     jobAdmin: { db: database.db, liveRooms: cachedLiveRoomStatus(new PostgresLiveRoomStatus(database.db), options.liveRoomCacheMs) },
     publishing: {
       recorder: new AbRecorder((rows) => recordAbCounts(database.db, rows), options.logger, { flushMs: options.abFlushMs }),
