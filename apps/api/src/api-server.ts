@@ -7,7 +7,8 @@ import type { TokenVerifier } from '@inntak/access';
 import { cachedLiveRoomStatus } from '@inntak/jobs';
 import { readDatabaseStats, type DatabaseHandle } from '@inntak/postgres';
 import { PostgresIdentityDirectory, PostgresNodeQueryStore, queryCursorKey } from '@inntak/postgres/graph';
-import { PostgresIntakeStore } from '@inntak/postgres/intake';
+import { PostgresIntakeStore, PostgresWebhookAdminStore } from '@inntak/postgres/intake';
+import { PostgresDeliveriesStore } from '@inntak/postgres/deliveries';
 import { LocalFileStore } from '@inntak/files';
 import { PostgresLiveRoomStatus } from '@inntak/postgres/jobs';
 import { PostgresPublishedPages, PostgresPublishingStore, recordAbCounts } from '@inntak/postgres/publishing';
@@ -99,6 +100,8 @@ export function postgresAppDeps(
     speech: options.speech,
     publishingStore: new PostgresPublishingStore(database.db),
     publishedPages: new PostgresPublishedPages(database.db),
+    webhookAdmin: new PostgresWebhookAdminStore(database.db),
+    deliveries: new PostgresDeliveriesStore(database.db),
     jobAdmin: { db: database.db, liveRooms: cachedLiveRoomStatus(new PostgresLiveRoomStatus(database.db), options.liveRoomCacheMs) },
     publishing: {
       recorder: new AbRecorder((rows) => recordAbCounts(database.db, rows), options.logger, { flushMs: options.abFlushMs }),

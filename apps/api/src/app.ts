@@ -1,7 +1,7 @@
 import express, { type Express } from 'express';
 import type { Logger } from '@inntak/core';
 import type { IdentityDirectory, TokenVerifier } from '@inntak/access';
-import type { IntakeStore } from '@inntak/intake';
+import type { DeliveriesStore, IntakeStore, WebhookAdminStore } from '@inntak/intake';
 import type { PublishedPages, PublishingStore } from '@inntak/publishing';
 import type { Db } from '@inntak/postgres';
 import type { NodeQueryStore } from '@inntak/graph';
@@ -66,6 +66,10 @@ export interface AppDeps {
   publishingStore: PublishingStore;
   /** The published pages' reads. */
   publishedPages: PublishedPages;
+  /** Webhook administration's store (create, template, token, delete, list). */
+  webhookAdmin: WebhookAdminStore;
+  /** The deliveries' store (delivery log, signing secrets, re-rendering). */
+  deliveries: DeliveriesStore;
   /** TRUST_PROXY: Express's 'trust proxy' (hop count or addresses); absent: the socket's address is the client's. */
   trustProxy?: number | string;
 }
