@@ -1,5 +1,13 @@
 import type { AbStatus } from './types.js';
 
+/** One batch row of counted impressions and clicks of a variant in an hour of the week (ab_events). */
+export interface AbCountRow {
+  variant_edge_id: string;
+  hour_of_week: number;
+  impressions: number;
+  clicks: number;
+}
+
 /** A variant still `testing`, with its AB events summed. */
 export interface TestingVariant {
   id: string;

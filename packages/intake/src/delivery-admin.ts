@@ -21,7 +21,7 @@ export function listDeliveries(store: DeliveriesStore, actor: Actor, webhookId: 
  * set_webhook_secret: sets or removes (`none`) a webhook's signing secret. The answer names the
  * scheme only: the secret is never read back by anything but the intake's token lookup.
  */
-export function setWebhookSecret(
+export async function setWebhookSecret(
   store: DeliveriesStore,
   actor: Actor,
   input: { webhook_id: string; scheme: SignatureScheme | 'none'; secret?: string | null },

@@ -1,14 +1,9 @@
 import { sql } from 'kysely';
-import type { TestingVariant } from '@inntak/ab-testing';
+import type { AbCountRow, TestingVariant } from '@inntak/ab-testing';
 import { FRONT_PAGE_VARIANT } from './articles.js';
 import type { Db, Trx } from './trx.js';
 
-export interface AbCountRow {
-  variant_edge_id: string;
-  hour_of_week: number;
-  impressions: number;
-  clicks: number;
-}
+export type { AbCountRow };
 
 /**
  * One batch of counted impressions and clicks, one statement. Rows of variants deleted since
