@@ -7,10 +7,11 @@ import type { TokenVerifier } from '@inntak/access';
 import { cachedLiveRoomStatus } from '@inntak/jobs';
 import { readDatabaseStats, type DatabaseHandle } from '@inntak/postgres';
 import { PostgresIdentityDirectory, PostgresNodeQueryStore, queryCursorKey } from '@inntak/postgres/graph';
-import { PostgresIntakeStore } from '@inntak/postgres/intake';
+import { PostgresIntakeStore, PostgresWebhookAdminStore } from '@inntak/postgres/intake';
+import { PostgresDeliveriesStore } from '@inntak/postgres/deliveries';
 import { LocalFileStore } from '@inntak/files';
 import { PostgresLiveRoomStatus } from '@inntak/postgres/jobs';
-import { recordAbCounts } from '@inntak/postgres/publishing';
+import { PostgresPublishedPages, PostgresPublishingStore, recordAbCounts } from '@inntak/postgres/publishing';
 import { AbRecorder } from './ab-recorder.js';
 import { startPageCache } from './page-cache.js';
 import { AbClientGate, SearchLimiter } from './public-clients.js';
@@ -97,6 +98,10 @@ export function postgresAppDeps(
     slowRequestMs: options.slowRequestMs,
     files: new LocalFileStore(options.storageDir ?? DEFAULT_STORAGE_DIR),
     speech: options.speech,
+    publishingStore: new PostgresPublishingStore(database.db),
+    publishedPages: new PostgresPublishedPages(database.db),
+    webhookAdmin: new PostgresWebhookAdminStore(database.db),
+    deliveries: new PostgresDeliveriesStore(database.db),
     jobAdmin: { db: database.db, liveRooms: cachedLiveRoomStatus(new PostgresLiveRoomStatus(database.db), options.liveRoomCacheMs) },
     publishing: {
       recorder: new AbRecorder((rows) => recordAbCounts(database.db, rows), options.logger, { flushMs: options.abFlushMs }),

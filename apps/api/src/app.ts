@@ -1,7 +1,8 @@
 import express, { type Express } from 'express';
 import type { Logger } from '@inntak/core';
 import type { IdentityDirectory, TokenVerifier } from '@inntak/access';
-import type { IntakeStore } from '@inntak/intake';
+import type { DeliveriesStore, IntakeStore, WebhookAdminStore } from '@inntak/intake';
+import type { PublishedPages, PublishingStore } from '@inntak/publishing';
 import type { Db } from '@inntak/postgres';
 import type { NodeQueryStore } from '@inntak/graph';
 import type { DatabaseStats } from '@inntak/postgres';
@@ -22,7 +23,8 @@ import { createMetrics, installMetrics, installRequestCounting } from './metrics
 import { installQueryNodes } from './query-nodes.js';
 import { authThen, readsPerCaller } from './read-limits.js';
 import { installRequestLogging } from './request-logging.js';
-import { installPublishedDomains, installPublishedPages, installPublishingIntentions, publishingDeps, type PublishingDeps } from './publishing.js';
+import { installPublishedDomains, installPublishedPages, publishingDeps, type PublishingDeps } from './publishing.js';
+import { installPublishingIntentions } from './publishing-intentions.js';
 import { RouteRegistry } from './route-registry.js';
 import { installWebhookAdmin } from './webhook-admin.js';
 import { installDeliveries } from './deliveries.js';
@@ -59,7 +61,15 @@ export interface AppDeps {
   readsPerCaller?: number;
   /** Orchestrations one person may have (ORCHESTRATIONS_PER_PERSON); default 100. */
   orchestrationsPerPerson?: number;
-  publishing: Omit<PublishingDeps, 'db' | 'logger'>;
+  publishing: Omit<PublishingDeps, 'pages' | 'logger'>;
+  /** The publishing use cases' store (create_publication, publish_article, variants, overrides). */
+  publishingStore: PublishingStore;
+  /** The published pages' reads. */
+  publishedPages: PublishedPages;
+  /** Webhook administration's store (create, template, token, delete, list). */
+  webhookAdmin: WebhookAdminStore;
+  /** The deliveries' store (delivery log, signing secrets, re-rendering). */
+  deliveries: DeliveriesStore;
   /** TRUST_PROXY: Express's 'trust proxy' (hop count or addresses); absent: the socket's address is the client's. */
   trustProxy?: number | string;
 }
@@ -79,7 +89,7 @@ export function createApp(deps: AppDeps): Express {
   const routes = new RouteRegistry({ checkResponses: deps.checkResponses });
   // Tests walk every declared route (string-fields.test.ts): registryOf(app).
   app.locals.routeRegistry = routes;
-  const publishing = publishingDeps({ db: deps.db, logger: deps.logger, ...deps.publishing });
+  const publishing = publishingDeps({ pages: deps.publishedPages, logger: deps.logger, ...deps.publishing });
   installPublishedDomains(app, publishing);
   installHealth(app, routes, deps);
   installWebhookIntake(app, routes, { store: deps.intakeStore, logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes });
@@ -95,7 +105,7 @@ export function createApp(deps: AppDeps): Express {
   installJobAdmin(app, routes, auth, deps.jobAdmin);
   installMedia(app, routes, auth, { db: deps.db, files: deps.files, logger: deps.logger, speech: deps.speech });
   installMixer(app, routes, auth, deps);
-  installPublishingIntentions(app, routes, auth, publishing);
+  installPublishingIntentions(app, routes, auth, { store: deps.publishingStore });
   installPublishedPages(app, routes, publishing);
   installOrchestration(app, routes, auth, deps);
   installOpenApi(app, routes, { version: API_VERSION, baseUrl: deps.baseUrl });

@@ -1,13 +1,11 @@
 import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
-import { SIGNATURE_SCHEMES } from '@inntak/intake';
-import type { Db } from '@inntak/postgres';
-import { listDeliveries, rerenderNode, setWebhookSecret } from '@inntak/postgres/deliveries';
+import { listDeliveries, rerenderNode, setWebhookSecret, SIGNATURE_SCHEMES, type DeliveriesStore } from '@inntak/intake';
 import type { RouteRegistry } from './route-registry.js';
 import { Id, storableText, Timestamp } from './schemas.js';
 
 export interface DeliveriesDeps {
-  db: Db;
+  deliveries: DeliveriesStore;
 }
 
 const TAGS = ['webhooks'];
@@ -61,7 +59,7 @@ export function installDeliveries(app: Express, registry: RouteRegistry, auth: R
       errors: [400, 401, 403, 404],
     },
     auth,
-    async ({ params, query, caller }) => listDeliveries(deps.db, caller, params.id, { limit: query.limit, before: query.cursor, status: query.status }),
+    async ({ params, query, caller }) => listDeliveries(deps.deliveries, caller, params.id, { limit: query.limit, before: query.cursor, status: query.status }),
   );
 
   registry.route(
@@ -82,7 +80,7 @@ export function installDeliveries(app: Express, registry: RouteRegistry, auth: R
       errors: [400, 401, 403, 404],
     },
     auth,
-    async ({ body, caller }) => setWebhookSecret(deps.db, caller, body),
+    async ({ body, caller }) => setWebhookSecret(deps.deliveries, caller, body),
   );
 
   registry.route(
@@ -109,6 +107,6 @@ export function installDeliveries(app: Express, registry: RouteRegistry, auth: R
       errors: [400, 401, 403, 404, 409],
     },
     auth,
-    async ({ body, caller }) => rerenderNode(deps.db, caller, body.node_id),
+    async ({ body, caller }) => rerenderNode(deps.deliveries, caller, body.node_id),
   );
 }

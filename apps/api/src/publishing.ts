@@ -1,24 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { Express, Request, RequestHandler, Response } from 'express';
+import type { Express, Request, Response } from 'express';
 import { z } from 'zod';
 import { selectVariant } from '@inntak/ab-testing';
-import { AppError, storable, type Logger } from '@inntak/core';
+import { storable, type Logger } from '@inntak/core';
 import { normalizeTag } from '@inntak/graph';
-import type { Db } from '@inntak/postgres';
-import {
-  abOverride,
-  createPublication,
-  createVariant,
-  frontPageEntries,
-  publicationByDomain,
-  publicationBySlug,
-  publishArticle,
-  publishedArticle,
-  publishedArticles,
-  searchArticles,
-  taggedArticles,
-  unpublishArticle,
-} from '@inntak/postgres/publishing';
 import {
   hostName,
   normalizeDomain,
@@ -35,15 +20,16 @@ import {
   renderTooManySearches,
   type PageContext,
   type Publication,
+  type PublishedPages,
 } from '@inntak/publishing';
 import type { AbRecorder } from './ab-recorder.js';
 import { ROUTING, type PageCache } from './page-cache.js';
 import { AbClientGate, ClientKeys, SearchLimiter, type PublicClient } from './public-clients.js';
 import type { RouteRegistry } from './route-registry.js';
-import { Id, storableText } from './schemas.js';
 
 export interface PublishingDeps {
-  db: Db;
+  /** The pages' reads (the composition root gives the PostgreSQL ones). */
+  pages: PublishedPages;
   logger: Logger;
   recorder: AbRecorder;
   /** Page models cached until the change stream invalidates them; absent: every page reads the database. */
@@ -73,108 +59,6 @@ type PageDeps = ReturnType<typeof publishingDeps>;
 const TAGS = ['publishing'];
 /** Search words beyond this are ignored: a page of results needs no essay. */
 const MAX_SEARCH_CHARS = 200;
-
-/** The intentions that make publications, publish articles and run front-page tests (docs/publishing.md). */
-export function installPublishingIntentions(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: PublishingDeps): void {
-  registry.route(
-    app,
-    {
-      method: 'post',
-      path: '/intentions/create_publication',
-      summary: 'Create a publication (a collection with metadata.publication) owned by the caller',
-      tags: TAGS,
-      auth: 'jwt',
-      body: z.strictObject({
-        title: storableText(z.string().min(1).max(300)),
-        slug: storableText(z.string().min(1).max(63)),
-        about: storableText(z.string().max(20_000)).optional(),
-        domains: z.array(storableText(z.string().min(1).max(253))).max(20).optional(),
-      }),
-      description: 'Custom domains (`domains`) may only be given by a system administrator (403 otherwise).',
-      response: { status: 201, schema: z.object({ id: Id }) },
-      errors: [400, 401, 403, 409],
-    },
-    auth,
-    ({ body, caller }) => {
-      // A custom domain takes over a host name for this publication: a system administrator's decision.
-      if ((body.domains?.length ?? 0) > 0 && !caller.isAdmin) throw new AppError('forbidden', { detail: 'bare en systemadministrator kan legge til domener' });
-      return createPublication(deps.db, { ...body, ownerId: caller.personId });
-    },
-  );
-
-  registry.route(
-    app,
-    {
-      method: 'post',
-      path: '/intentions/publish_article',
-      summary: 'Publish a node in a publication (a published_in edge article → publication)',
-      description:
-        'Needs admin on the publication, admin on the node and on every collection it belongs to; collections, people, webhooks, orchestrations and cli_tools are never published (docs/access.md, Write policy).',
-      tags: TAGS,
-      auth: 'jwt',
-      body: z.strictObject({ publication_id: Id, node_id: Id }),
-      response: { status: 201, schema: z.object({ edge_id: Id }) },
-      errors: [400, 401, 403, 404, 409],
-    },
-    auth,
-    ({ body, caller }) => publishArticle(deps.db, caller, body),
-  );
-
-  registry.route(
-    app,
-    {
-      method: 'post',
-      path: '/intentions/unpublish_article',
-      summary: 'Remove a published_in edge (admin on the publication, or admin on the node: its collections’ admins can always unpublish it)',
-      tags: TAGS,
-      auth: 'jwt',
-      body: z.strictObject({ edge_id: Id }),
-      response: { status: 200, schema: z.object({ edge_id: Id }) },
-      errors: [400, 401, 403, 404],
-    },
-    auth,
-    ({ body, caller }) => unpublishArticle(deps.db, caller, body),
-  );
-
-  registry.route(
-    app,
-    {
-      method: 'post',
-      path: '/intentions/create_variant',
-      summary: 'Add a front-page variant of a published article; a second of its type starts an A/B test',
-      tags: TAGS,
-      auth: 'jwt',
-      body: z.strictObject({
-        publication_id: Id,
-        article_id: Id,
-        variant_type: z.string().regex(/^[a-z][a-z0-9_-]{0,62}$/, 'forventet et kort navn i små bokstaver'),
-        title: storableText(z.string().min(1).max(300)),
-        teaser: storableText(z.string().max(1000)).nullish(),
-      }),
-      response: { status: 201, schema: z.object({ edge_id: Id, ab_status: z.enum(['testing']).nullable() }) },
-      errors: [400, 401, 403, 404, 409],
-    },
-    auth,
-    ({ body, caller }) => createVariant(deps.db, caller, body),
-  );
-
-  registry.route(
-    app,
-    {
-      method: 'post',
-      path: '/intentions/ab_override',
-      summary: "Editor override of an A/B test: this variant wins, the others of its type are retired",
-      description: 'Owner or admin of the publication only (403 otherwise).',
-      tags: TAGS,
-      auth: 'jwt',
-      body: z.strictObject({ edge_id: Id }),
-      response: { status: 200, schema: z.object({ edge_id: Id, ab_status: z.literal('winner'), retired: z.array(Id) }) },
-      errors: [400, 401, 403, 404],
-    },
-    auth,
-    ({ body, caller }) => abOverride(deps.db, caller, body),
-  );
-}
 
 const PAGE_ROUTES: Array<[path: string, summary: string]> = [
   ['/pub/{slug}', 'Front page: newest published articles, each with its selected variant'],
@@ -271,16 +155,16 @@ class Pages {
 
   bySlug(slug: string): Promise<Publication | undefined> {
     if (slug.length > 63) return Promise.resolve(undefined);
-    return this.cached(ROUTING, `slug:${slug}`, async () => (await publicationBySlug(this.deps.db, slug)) ?? null).then((p) => p ?? undefined);
+    return this.cached(ROUTING, `slug:${slug}`, async () => (await this.deps.pages.publicationBySlug(slug)) ?? null).then((p) => p ?? undefined);
   }
 
   byDomain(domain: string): Promise<Publication | undefined> {
-    return this.cached(ROUTING, `host:${domain}`, async () => (await publicationByDomain(this.deps.db, domain)) ?? null).then((p) => p ?? undefined);
+    return this.cached(ROUTING, `host:${domain}`, async () => (await this.deps.pages.publicationByDomain(domain)) ?? null).then((p) => p ?? undefined);
   }
 
   async serve(req: Request, res: Response, ctx: PageContext, path: string): Promise<void> {
     if (req.method !== 'GET' && req.method !== 'HEAD') return this.notFound(res, ctx);
-    const { db } = this.deps;
+    const { pages } = this.deps;
     const pub = ctx.publication;
     const parts = path.split('/').filter((p) => p !== '');
     const page = parsePage(req.query.side);
@@ -290,7 +174,7 @@ class Pages {
       if (page === undefined) return this.notFound(res, ctx);
       // Prepared once per model and base path: a render only picks a variant per article.
       const front = await this.cached(pub.id, `front:${pub.id}:${ctx.base}:${page}`, async () => {
-        const listing = paginate(await frontPageEntries(db, pub.id, pageWindow(page)), page);
+        const listing = paginate(await pages.frontPageEntries(pub.id, pageWindow(page)), page);
         return { etag: etagOf(listing ?? null), prepared: listing && prepareFrontPage(ctx, listing) };
       });
       if (!front.prepared) return this.notFound(res, ctx);
@@ -313,7 +197,7 @@ class Pages {
         pub.id,
         `article:${pub.id}:${ctx.base}:${param}`,
         async () => {
-          const value = await publishedArticle(db, pub.id, param!);
+          const value = await pages.publishedArticle(pub.id, param!);
           return value ? { etag: etagOf(value), page: Buffer.from(renderArticle(ctx, value)) } : null;
         },
         (a) => 200 + (a?.page.length ?? 0),
@@ -333,13 +217,13 @@ class Pages {
     if (section === 'kategori' && parts.length === 2 && page !== undefined) {
       const tag = normalizeTag(safeDecode(param!) ?? '');
       if (!tag) return this.notFound(res, ctx);
-      const listing = await this.cached(pub.id, `tag:${pub.id}:${page}:${tag}`, async () => withEtag(paginate(await taggedArticles(db, pub.id, tag, pageWindow(page)), page)));
+      const listing = await this.cached(pub.id, `tag:${pub.id}:${page}:${tag}`, async () => withEtag(paginate(await pages.taggedArticles(pub.id, tag, pageWindow(page)), page)));
       if (!listing.value) return this.notFound(res, ctx);
       if (this.fresh(req, res, listing.etag)) return;
       return this.send(res, renderCategory(ctx, tag, listing.value));
     }
     if (section === 'arkiv' && parts.length === 1 && page !== undefined) {
-      const listing = await this.cached(pub.id, `archive:${pub.id}:${page}`, async () => withEtag(paginate(await publishedArticles(db, pub.id, pageWindow(page)), page)));
+      const listing = await this.cached(pub.id, `archive:${pub.id}:${page}`, async () => withEtag(paginate(await pages.publishedArticles(pub.id, pageWindow(page)), page)));
       if (!listing.value) return this.notFound(res, ctx);
       if (this.fresh(req, res, listing.etag)) return;
       return this.send(res, renderArchive(ctx, listing.value));
@@ -358,7 +242,7 @@ class Pages {
           return;
         }
         try {
-          listing = paginate(await searchArticles(db, pub.id, words, pageWindow(page)), page);
+          listing = paginate(await pages.searchArticles(pub.id, words, pageWindow(page)), page);
         } finally {
           slot.release();
         }

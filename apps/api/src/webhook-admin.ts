@@ -1,15 +1,25 @@
 import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
 import { AppError } from '@inntak/core';
-import { intakeUrl, knownTemplateId, SIGNATURE_SCHEMES } from '@inntak/intake';
+import {
+  createWebhook,
+  deleteWebhook,
+  findAdministeredWebhook,
+  intakeUrl,
+  knownTemplateId,
+  listWebhooks,
+  rotateWebhookToken,
+  setWebhookTemplate,
+  SIGNATURE_SCHEMES,
+  type AdministeredWebhook,
+  type WebhookAdminStore,
+} from '@inntak/intake';
 import { findTemplate, listTemplates } from '@inntak/templates';
-import { type Db } from '@inntak/postgres';
-import { createWebhook, deleteWebhook, findAdministeredWebhook, listWebhooks, rotateWebhookToken, setWebhookTemplate, type AdministeredWebhook } from '@inntak/postgres/intake';
 import type { RouteRegistry } from './route-registry.js';
 import { Id, JsonObject, storableText, TemplateId, Timestamp } from './schemas.js';
 
 export interface WebhookAdminDeps {
-  db: Db;
+  webhookAdmin: WebhookAdminStore;
   baseUrl: string;
 }
 
@@ -58,8 +68,8 @@ export function installWebhookAdmin(app: Express, registry: RouteRegistry, auth:
     auth,
     async ({ body, caller }) => {
       const templateId = knownTemplateId(body.template_id);
-      const created = await createWebhook(deps.db, { collectionId: body.collection_id, templateId, title: body.title ?? null }, caller);
-      return view((await findAdministeredWebhook(deps.db, caller, created.id))!);
+      const created = await createWebhook(deps.webhookAdmin, caller, { collectionId: body.collection_id, templateId, title: body.title ?? null });
+      return view((await findAdministeredWebhook(deps.webhookAdmin, caller, created.id))!);
     },
   );
 
@@ -77,7 +87,7 @@ export function installWebhookAdmin(app: Express, registry: RouteRegistry, auth:
     },
     auth,
     async ({ body, caller }) =>
-      view(await setWebhookTemplate(deps.db, caller, { webhook_id: body.webhook_id, template_id: knownTemplateId(body.template_id) })),
+      view(await setWebhookTemplate(deps.webhookAdmin, caller, { webhook_id: body.webhook_id, template_id: knownTemplateId(body.template_id) })),
   );
 
   registry.route(
@@ -93,7 +103,7 @@ export function installWebhookAdmin(app: Express, registry: RouteRegistry, auth:
       errors: [400, 401, 403, 404],
     },
     auth,
-    async ({ body, caller }) => view(await rotateWebhookToken(deps.db, caller, body)),
+    async ({ body, caller }) => view(await rotateWebhookToken(deps.webhookAdmin, caller, body)),
   );
 
   registry.route(
@@ -109,7 +119,7 @@ export function installWebhookAdmin(app: Express, registry: RouteRegistry, auth:
       errors: [400, 401, 403, 404],
     },
     auth,
-    async ({ body, caller }) => deleteWebhook(deps.db, caller, body),
+    async ({ body, caller }) => deleteWebhook(deps.webhookAdmin, caller, body),
   );
 
   registry.route(
@@ -124,7 +134,7 @@ export function installWebhookAdmin(app: Express, registry: RouteRegistry, auth:
       errors: [401],
     },
     auth,
-    async ({ caller }) => (await listWebhooks(deps.db, caller)).map(view),
+    async ({ caller }) => (await listWebhooks(deps.webhookAdmin, caller)).map(view),
   );
 
   registry.route(

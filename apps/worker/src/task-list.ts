@@ -1,6 +1,7 @@
 import type { TaskList } from 'graphile-worker';
 import type { FileStore, SpeechLimits, SpeechSynthesizer } from '@inntak/media';
 import type { Db } from '@inntak/postgres';
+import { PostgresPublishingStore } from '@inntak/postgres/publishing';
 import { DEFAULT_BUDGET } from '@inntak/orchestration';
 import { governed, type GovernedDeps, type JobBody } from './governed-task.js';
 import type { DiskMonitorDeps } from './disk-monitor.js';
@@ -40,7 +41,7 @@ export function jobBodies(db: Db, media: MediaDeps, allow: OrchestrationAllowLis
 export const HOUSEKEEPING_TASKS = ['disk_monitor', 'ab_evaluate', 'prune', 'prune_deliveries'] as const;
 
 export function createTaskList(bodies: Record<string, JobBody<never>>, governedDeps: GovernedDeps, diskDeps: DiskMonitorDeps, media: MediaDeps): TaskList {
-  const list: TaskList = { disk_monitor: diskMonitor(diskDeps), ab_evaluate: abEvaluate(governedDeps), prune: prune({ ...diskDeps, files: media.files }),
+  const list: TaskList = { disk_monitor: diskMonitor(diskDeps), ab_evaluate: abEvaluate({ abTests: new PostgresPublishingStore(governedDeps.db), logger: governedDeps.logger }), prune: prune({ ...diskDeps, files: media.files }),
     prune_deliveries: pruneDeliveriesTask(diskDeps),
   };
   for (const [type, body] of Object.entries(bodies)) list[type] = governed(type, body, governedDeps);

@@ -42,3 +42,4 @@ export {
   type NodeKindRule,
   type NodeNeed,
 } from './write-policy.js';
+export { requireLevelOn, type NodeLevel } from './level-check.js';

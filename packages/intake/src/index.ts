@@ -1,4 +1,23 @@
-export { IntakeWriteError, type IntakeStore, type WebhookTarget, type DeliveryLogEntry, type FailedDelivery, type WriteOutcome } from './ports.js';
+export {
+  IntakeWriteError,
+  type IntakeStore,
+  type WebhookTarget,
+  type DeliveryLogEntry,
+  type FailedDelivery,
+  type WriteOutcome,
+  type WebhookAdminStore,
+  type WebhookAdminTx,
+  type DeliveriesStore,
+  type DeliveriesTx,
+  type AdministeredWebhook,
+  type DeliveryView,
+  type DeliveryStatusFilter,
+  type DeliveryPage,
+  type StoredDelivery,
+  type DeliveredSince,
+} from './ports.js';
+export { createWebhook, setWebhookTemplate, rotateWebhookToken, deleteWebhook, listWebhooks, findAdministeredWebhook, requireWebhookAdmin, requireCollectionAdmin, type WebhookInput } from './webhook-admin.js';
+export { listDeliveries, setWebhookSecret, rerenderNode, rerenderWebhook, type RerenderResult } from './delivery-admin.js';
 export { senderDeliveryId, loggableDeliveryId, senderEvent } from './delivery-facts.js';
 export { verifySignature, signaturePlausible, secretProblem, SIGNATURE_SCHEMES, type SignatureScheme, type WebhookSecret } from './signatures.js';
 export {

@@ -1,5 +1,7 @@
-import type { NewEdge, NewNode } from '@inntak/graph';
-import type { WebhookSecret } from './signatures.js';
+import type { Actor, NodeLevel } from '@inntak/access';
+import type { JsonObject, NewEdge, NewNode } from '@inntak/graph';
+import type { Rerendered } from './rerender.js';
+import type { SignatureScheme, WebhookSecret } from './signatures.js';
 
 /** What the token lookup yields: the webhook, its target collection and its template. */
 export interface WebhookTarget {
@@ -71,4 +73,115 @@ export class IntakeWriteError extends Error {
     super(`intake ${step} insert failed`, options);
     this.name = 'IntakeWriteError';
   }
+}
+
+/** A webhook as its administrators see it (token included: only they ever see it). */
+export interface AdministeredWebhook {
+  id: string;
+  title: string | null;
+  token: string;
+  template_id: string | null;
+  collection_id: string;
+  /** The signature scheme requests must be signed with, or null (docs/deliveries.md); never the secret. */
+  signature_scheme: SignatureScheme | null;
+  created_at: Date;
+}
+
+/**
+ * One row of a webhook's delivery log as admins read it (docs/deliveries.md): an accepted
+ * delivery, or the refusals of one minute, status and reason counted in one row (`count`,
+ * `last_received_at`; `received_at`, `error`, `delivery_id` and `event` are the first's).
+ */
+export interface DeliveryView {
+  id: string;
+  webhook_id: string;
+  received_at: string;
+  status: number;
+  error?: string;
+  node_id?: string;
+  edge_id?: string;
+  delivery_id?: string;
+  event?: string;
+  duplicate: boolean;
+  bytes: number;
+  duration_ms: number;
+  /** Refusals only: how many requests this row counts, and when the last of them came. */
+  count?: number;
+  last_received_at?: string;
+}
+
+/** `status` filter: one HTTP status, `failed` (anything but 200), or `duplicate`. */
+export type DeliveryStatusFilter = number | 'failed' | 'duplicate';
+
+/** A page of the delivery log: newest first, before a row id (keyset). */
+export interface DeliveryPage {
+  limit: number;
+  before?: string;
+  status?: DeliveryStatusFilter;
+}
+
+/** A content node a webhook delivered, as re-rendering reads it. */
+export interface StoredDelivery {
+  node_kind: string;
+  metadata: JsonObject;
+  created_by: string | null;
+}
+
+/** Which of a webhook's content nodes: created since `since`, with ids after `after`. */
+export interface DeliveredSince {
+  since?: Date;
+  after?: string;
+}
+
+/**
+ * Plain reads and writes inside one webhook-administration transaction: webhooks, their
+ * secrets, their delivery log, re-rendering what they delivered. Who may is the use cases'
+ * business (webhook-admin.ts, delivery-admin.ts).
+ */
+export interface WebhookAdminTx {
+  /** The node's kind and the actor's level on it; undefined when it is missing or hidden from the actor. */
+  levelOn(actor: Actor, nodeId: string): Promise<NodeLevel | undefined>;
+  /** The node's kind, whoever asks; undefined when there is no such node. */
+  nodeKindOf(nodeId: string): Promise<string | undefined>;
+  /** The collection a node belongs to (the target of its first belongs_to edge). */
+  firstCollectionOf(nodeId: string): Promise<string | undefined>;
+  /** The webhook node (token and template in its metadata) and its belongs_to edge to the collection. */
+  insertWebhook(webhook: { collectionId: string; token: string; templateId: string | null; title: string | null; createdBy: string | null }): Promise<{ id: string; edgeId: string }>;
+  setWebhookTemplate(webhookId: string, templateId: string | null): Promise<void>;
+  setWebhookToken(webhookId: string, token: string): Promise<void>;
+  /** The webhook node, its edges, its delivery log and claimed delivery ids (content it created stays). */
+  deleteWebhook(webhookId: string): Promise<void>;
+  /** The webhooks (or the one) whose collection the actor administers (every one for a system administrator), oldest first. */
+  administeredWebhooks(actor: Actor, webhookId?: string): Promise<AdministeredWebhook[]>;
+}
+
+/** The webhook-administration port (packages/postgres implements it). */
+export interface WebhookAdminStore {
+  transaction<T>(work: (tx: WebhookAdminTx) => Promise<T>): Promise<T>;
+}
+
+/**
+ * A deliveries transaction (delivery-admin.ts): webhook administration's reads (who administers
+ * a webhook) and the webhook's signing secret, delivery log and stored deliveries.
+ */
+export interface DeliveriesTx extends WebhookAdminTx {
+  /** Sets (scheme and secret) or, with null, removes the webhook's signing secret. */
+  setWebhookSecret(webhookId: string, secret: WebhookSecret | null): Promise<void>;
+  /** Accepted deliveries and counted refusals, merged, newest first. */
+  deliveryLog(webhookId: string, page: DeliveryPage): Promise<{ deliveries: DeliveryView[]; next_cursor: string | null }>;
+  /** The node as re-rendering needs it, its row locked; undefined when there is none. */
+  storedDelivery(nodeId: string): Promise<StoredDelivery | undefined>;
+  /** The webhook's template id (null: generic extraction); undefined when it is not a webhook (gone). */
+  webhookTemplate(webhookId: string): Promise<string | null | undefined>;
+  /** Writes a rendering over the node's title, content and template keys. */
+  writeRendering(nodeId: string, rendered: Rerendered): Promise<void>;
+  /** How many content nodes the webhook delivered (created_by it), from `from`. */
+  countDelivered(webhookId: string, from: DeliveredSince): Promise<number>;
+  /** The next `limit` of them, by id. */
+  deliveredNodes(webhookId: string, from: DeliveredSince, limit: number): Promise<Array<{ id: string; metadata: JsonObject }>>;
+}
+
+/** The deliveries port (packages/postgres implements it). */
+export interface DeliveriesStore {
+  transaction<T>(work: (tx: DeliveriesTx) => Promise<T>): Promise<T>;
 }

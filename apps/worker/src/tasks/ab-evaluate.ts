@@ -1,15 +1,14 @@
 import type { Task } from 'graphile-worker';
 import type { Logger } from '@inntak/core';
-import type { Db } from '@inntak/postgres';
-import { runAbEvaluation } from '@inntak/postgres/publishing';
+import { runAbEvaluation, type AbTestStore } from '@inntak/ab-testing';
 
 /**
  * The crontab's A/B evaluator (spec: every 300 s). Housekeeping outside the governor, like the
  * disk check: one short transaction of SQL, no CPU weight worth governing.
  */
-export function abEvaluate(deps: { db: Db; logger: Logger }): Task {
+export function abEvaluate(deps: { abTests: AbTestStore; logger: Logger }): Task {
   return async () => {
-    const reports = await runAbEvaluation(deps.db);
+    const reports = await runAbEvaluation(deps.abTests);
     const decided = reports.filter((r) => r.decision === 'winner');
     deps.logger.info('A/B tests evaluated', { tests: reports.length, decided: decided.length, winners: decided.map((r) => r.winner) });
   };

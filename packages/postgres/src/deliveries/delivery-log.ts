@@ -1,46 +1,14 @@
 import { sql } from 'kysely';
-import type { Actor } from '@inntak/access';
+import type { DeliveryPage, DeliveryView } from '@inntak/intake';
 import type { Db } from '../platform/index.js';
-import { requireWebhookAdmin } from '../intake/index.js';
+
+export type { DeliveryView, DeliveryStatusFilter } from '@inntak/intake';
 
 /**
- * One row of a webhook's delivery log as admins read it (docs/deliveries.md): an accepted
- * delivery, or the refusals of one minute, status and reason counted in one row (`count`,
- * `last_received_at`; `received_at`, `error`, `delivery_id` and `event` are the first's).
- */
-export interface DeliveryView {
-  id: string;
-  webhook_id: string;
-  received_at: string;
-  status: number;
-  error?: string;
-  node_id?: string;
-  edge_id?: string;
-  delivery_id?: string;
-  event?: string;
-  duplicate: boolean;
-  bytes: number;
-  duration_ms: number;
-  /** Refusals only: how many requests this row counts, and when the last of them came. */
-  count?: number;
-  last_received_at?: string;
-}
-
-/** `status` filter: one HTTP status, `failed` (anything but 200), or `duplicate`. */
-export type DeliveryStatusFilter = number | 'failed' | 'duplicate';
-
-/**
- * A webhook's delivery log, newest first, for its administrators (admin or owner on its
- * collection) and system administrators: accepted deliveries and counted refusals, merged.
+ * A webhook's delivery log, newest first: accepted deliveries and counted refusals, merged.
  * Keyset pages on the row id (UUIDv7 of the arrival; of a refusal row, its first request's).
  */
-export async function listDeliveries(
-  db: Db,
-  actor: Actor,
-  webhookId: string,
-  page: { limit: number; before?: string; status?: DeliveryStatusFilter },
-): Promise<{ deliveries: DeliveryView[]; next_cursor: string | null }> {
-  await requireWebhookAdmin(db, actor, webhookId);
+export async function deliveryLog(db: Db, webhookId: string, page: DeliveryPage): Promise<{ deliveries: DeliveryView[]; next_cursor: string | null }> {
   const { status } = page;
   const wantAccepted = status === undefined || status === 'duplicate' || status === 200;
   const wantRefused = status === undefined || status === 'failed' || (typeof status === 'number' && status !== 200);

@@ -21,5 +21,6 @@ export {
 export { readNode, MAX_EDGE_PAGE, type EdgePage } from './node-reads.js';
 export { queryNodes, PostgresNodeQueryStore, SEARCH_TIMEOUT_MS, type QueryOptions } from './node-query.js';
 export { requireLevel } from './authorize.js';
+export { levelOn, nodeKindOf } from './level-on.js';
 export { readServerSecret, queryCursorKey } from './server-secrets.js';
 export { tagNode, nodeHasTag } from './tags.js';

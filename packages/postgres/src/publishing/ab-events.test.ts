@@ -3,10 +3,8 @@ import { sql } from 'kysely';
 import { OPERATOR } from '@inntak/access';
 import { createNode, createPerson } from '../graph/index.js';
 import { openTestDatabase, type OpenTestDatabase } from '../testing/index.js';
-import { createPublication } from './publications.js';
-import { publishArticle } from './articles.js';
-import { createVariant } from './variants.js';
-import { recordAbCounts, runAbEvaluation } from './ab-events.js';
+import { createPublication, createVariant, publishArticle, runAbEvaluation } from './use-cases.js';
+import { recordAbCounts } from './ab-events.js';
 
 let db: OpenTestDatabase;
 let ownerId: string;

@@ -1,84 +1,33 @@
-import { type Transaction } from 'kysely';
-import { AppError } from '@inntak/core';
-import { edgeRule, requirePublishable, type Actor, type EndNeed } from '@inntak/access';
-import type { Database, Db } from '../platform/index.js';
-import { deleteEdges, insertEdge, requireEnd, requireLevel } from '../graph/index.js';
-import { requirePublication } from './publications.js';
+import { sql } from 'kysely';
+import { FRONT_PAGE_VARIANT, PUBLISHED_IN } from '@inntak/publishing';
+import { insertEdge } from '../graph/index.js';
+import type { Trx } from './trx.js';
 
-type Trx = Transaction<Database>;
+export { FRONT_PAGE_VARIANT, PUBLISHED_IN };
 
-/** The publishing edge (article → publication) that storage pruning honours: keep name and direction. */
-export const PUBLISHED_IN = 'published_in';
-/** A front-page variant: publication → article. */
-export const FRONT_PAGE_VARIANT = 'front_page_variant';
+/** The targets of the node's belongs_to edges (its collections). */
+export async function collectionsOf(trx: Trx, nodeId: string): Promise<string[]> {
+  const rows = await trx.selectFrom('edges').select('target_id').where('source_id', '=', nodeId).where('edge_type', '=', 'belongs_to').execute();
+  return rows.map((r) => r.target_id);
+}
 
-/**
- * Publishes a node in a publication, by the write policy's published_in rule: admin on the
- * publication, admin on the node and on every collection the node belongs to (publishing shows
- * the whole node to everyone: only those who administer where it lives may), and a kind that is
- * publishable (never a collection, person, webhook, orchestration or cli_tool).
- */
-export async function publishArticle(db: Db, actor: Actor, input: { publication_id: string; node_id: string }): Promise<{ edge_id: string }> {
-  const rule = edgeRule(PUBLISHED_IN).create;
+/** The published_in edge node → publication; null when it is there already (the unique violation). */
+export async function insertPublishedIn(trx: Trx, nodeId: string, publicationId: string, createdBy: string | null): Promise<string | null> {
   try {
-    return await db.transaction().execute(async (trx) => {
-      await requirePublication(trx, actor, input.publication_id, 'publication_id', rule.target);
-      const node = await requireLevel(trx, actor, input.node_id, null, 'node_id');
-      requirePublishable(node.node_kind, 'node_id');
-      await requireEnd(trx, actor, input.node_id, rule.source, 'node_id');
-      await requireCollectionsAdmin(trx, actor, input.node_id, rule.source);
-      const edgeId = await insertEdge(trx, {
-        source_id: input.node_id,
-        target_id: input.publication_id,
-        edge_type: PUBLISHED_IN,
-        created_by: actor.personId,
-      });
-      return { edge_id: edgeId };
-    });
+    return await insertEdge(trx, { source_id: nodeId, target_id: publicationId, edge_type: PUBLISHED_IN, created_by: createdBy });
   } catch (error) {
-    if ((error as { code?: string }).code === '23505') {
-      throw new AppError('conflict', { detail: 'artikkelen er allerede publisert i publikasjonen', cause: error });
-    }
+    if ((error as { code?: string }).code === '23505') return null;
     throw error;
   }
 }
 
-/**
- * The node's own collections (the targets of its belongs_to edges): the caller must hold `level`
- * on each, or 403 naming the field (the collections' existence is not news: the node's edges show them).
- */
-async function requireCollectionsAdmin(trx: Trx, actor: Actor, nodeId: string, level: EndNeed): Promise<void> {
-  const collections = await trx.selectFrom('edges').select('target_id').where('source_id', '=', nodeId).where('edge_type', '=', 'belongs_to').execute();
-  for (const { target_id } of collections) {
-    try {
-      await requireEnd(trx, actor, target_id, level, 'node_id');
-    } catch (err) {
-      if (err instanceof AppError && err.code === 'not_found') throw new AppError('forbidden', { detail: 'node_id: krever admin på samlingene noden hører til' });
-      throw err;
-    }
-  }
+export async function isPublishedIn(trx: Trx, articleId: string, publicationId: string): Promise<boolean> {
+  const { rows } = await sql`
+    select 1 from edges where source_id = ${articleId} and target_id = ${publicationId} and edge_type = ${PUBLISHED_IN}`.execute(trx);
+  return rows.length > 0;
 }
 
-/**
- * Removes a published_in edge, by the write policy's rule: admin on its publication, or admin
- * on the node (its collections' admins hold it through belongs_to), so whoever administers the
- * node can always take it off any publication. The article's variants stay (they show again if
- * it is republished).
- */
-export async function unpublishArticle(db: Db, actor: Actor, input: { edge_id: string }): Promise<{ edge_id: string }> {
-  const rule = edgeRule(PUBLISHED_IN);
-  return db.transaction().execute(async (trx) => {
-    const edge = await trx.selectFrom('edges').select(['id', 'source_id', 'target_id']).where('id', '=', input.edge_id).where('edge_type', '=', PUBLISHED_IN).executeTakeFirst();
-    if (!edge) throw new AppError('not_found', { detail: 'edge_id' });
-    try {
-      await requirePublication(trx, actor, edge.target_id, 'edge_id', rule.delete.target);
-    } catch (err) {
-      if (!(err instanceof AppError) || (err.code !== 'forbidden' && err.code !== 'not_found') || !rule.cleanup) throw err;
-      await requireLevel(trx, actor, edge.source_id, rule.cleanup, 'edge_id').catch(() => {
-        throw err;
-      });
-    }
-    await deleteEdges(trx, [edge.id]);
-    return { edge_id: edge.id };
-  });
+/** An edge of a type by id, with its ends and metadata. */
+export function edgeOfType(trx: Trx, edgeId: string, edgeType: string) {
+  return trx.selectFrom('edges').select(['id', 'source_id', 'target_id', 'metadata']).where('id', '=', edgeId).where('edge_type', '=', edgeType).executeTakeFirst();
 }

@@ -1,8 +1,12 @@
-// Publishing: publications, published articles, front-page variants, the pages' reads, AB events.
-export { createPublication, publicationBySlug, publicationByDomain, type NewPublication } from './publications.js';
-export { publishArticle, unpublishArticle, PUBLISHED_IN, FRONT_PAGE_VARIANT } from './articles.js';
-export { createVariant, abOverride, type NewVariant } from './variants.js';
-export { recordAbCounts, runAbEvaluation, type AbCountRow, type TestReport } from './ab-events.js';
+// Publishing: the queries behind the publishing and A/B ports (publishing-store.ts), the pages'
+// reads, AB events; use-cases.ts runs the domain's use cases over them (the CLI's signatures).
+export { publicationBySlug, publicationByDomain } from './publications.js';
+export { PUBLISHED_IN, FRONT_PAGE_VARIANT } from './articles.js';
+export { recordAbCounts, type AbCountRow } from './ab-events.js';
+export { PostgresPublishingStore, PostgresPublishedPages } from './publishing-store.js';
+export { createPublication, publishArticle, unpublishArticle, createVariant, abOverride, runAbEvaluation } from './use-cases.js';
+export type { NewPublication, NewVariant } from '@inntak/publishing';
+export type { TestReport } from '@inntak/ab-testing';
 export {
   publishedArticles,
   frontPageEntries,

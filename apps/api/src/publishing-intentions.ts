@@ -1,0 +1,105 @@
+import type { Express, RequestHandler } from 'express';
+import { z } from 'zod';
+import { abOverride, createPublication, createVariant, publishArticle, unpublishArticle, type PublishingStore } from '@inntak/publishing';
+import type { RouteRegistry } from './route-registry.js';
+import { Id, storableText } from './schemas.js';
+
+const TAGS = ['publishing'];
+
+/** The intentions that make publications, publish articles and run front-page tests (docs/publishing.md). */
+export function installPublishingIntentions(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: { store: PublishingStore }): void {
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/create_publication',
+      summary: 'Create a publication (a collection with metadata.publication) owned by the caller',
+      tags: TAGS,
+      auth: 'jwt',
+      body: z.strictObject({
+        title: storableText(z.string().min(1).max(300)),
+        slug: storableText(z.string().min(1).max(63)),
+        about: storableText(z.string().max(20_000)).optional(),
+        domains: z.array(storableText(z.string().min(1).max(253))).max(20).optional(),
+      }),
+      description: 'Custom domains (`domains`) may only be given by a system administrator (403 otherwise).',
+      response: { status: 201, schema: z.object({ id: Id }) },
+      errors: [400, 401, 403, 409],
+    },
+    auth,
+    ({ body, caller }) => createPublication(deps.store, caller, { ...body, ownerId: caller.personId }),
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/publish_article',
+      summary: 'Publish a node in a publication (a published_in edge article → publication)',
+      description:
+        'Needs admin on the publication, admin on the node and on every collection it belongs to; collections, people, webhooks, orchestrations and cli_tools are never published (docs/access.md, Write policy).',
+      tags: TAGS,
+      auth: 'jwt',
+      body: z.strictObject({ publication_id: Id, node_id: Id }),
+      response: { status: 201, schema: z.object({ edge_id: Id }) },
+      errors: [400, 401, 403, 404, 409],
+    },
+    auth,
+    ({ body, caller }) => publishArticle(deps.store, caller, body),
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/unpublish_article',
+      summary: 'Remove a published_in edge (admin on the publication, or admin on the node: its collections’ admins can always unpublish it)',
+      tags: TAGS,
+      auth: 'jwt',
+      body: z.strictObject({ edge_id: Id }),
+      response: { status: 200, schema: z.object({ edge_id: Id }) },
+      errors: [400, 401, 403, 404],
+    },
+    auth,
+    ({ body, caller }) => unpublishArticle(deps.store, caller, body),
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/create_variant',
+      summary: 'Add a front-page variant of a published article; a second of its type starts an A/B test',
+      tags: TAGS,
+      auth: 'jwt',
+      body: z.strictObject({
+        publication_id: Id,
+        article_id: Id,
+        variant_type: z.string().regex(/^[a-z][a-z0-9_-]{0,62}$/, 'forventet et kort navn i små bokstaver'),
+        title: storableText(z.string().min(1).max(300)),
+        teaser: storableText(z.string().max(1000)).nullish(),
+      }),
+      response: { status: 201, schema: z.object({ edge_id: Id, ab_status: z.enum(['testing']).nullable() }) },
+      errors: [400, 401, 403, 404, 409],
+    },
+    auth,
+    ({ body, caller }) => createVariant(deps.store, caller, body),
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/ab_override',
+      summary: "Editor override of an A/B test: this variant wins, the others of its type are retired",
+      description: 'Owner or admin of the publication only (403 otherwise).',
+      tags: TAGS,
+      auth: 'jwt',
+      body: z.strictObject({ edge_id: Id }),
+      response: { status: 200, schema: z.object({ edge_id: Id, ab_status: z.literal('winner'), retired: z.array(Id) }) },
+      errors: [400, 401, 403, 404],
+    },
+    auth,
+    ({ body, caller }) => abOverride(deps.store, caller, body),
+  );
+}

@@ -1,0 +1,44 @@
+import { describe, expect, it } from '@jest/globals';
+import { runAbEvaluation } from './evaluation.js';
+import type { AbTestStore, AbTestTx, TestingVariant } from './ports.js';
+import type { AbStatus } from './types.js';
+
+/** An in-memory evaluator port: the variants still testing, and what the use case wrote. */
+class MemoryAbTests implements AbTestStore {
+  readonly counted: string[][] = [];
+  readonly statuses = new Map<string, AbStatus>();
+  transactions = 0;
+  constructor(private readonly testing: TestingVariant[]) {}
+
+  transaction<T>(work: (tx: AbTestTx) => Promise<T>): Promise<T> {
+    this.transactions += 1;
+    return work({
+      testingVariants: async (limit) => this.testing.slice(0, limit),
+      writeCounters: async (ids) => void this.counted.push([...ids]),
+      setStatus: async (ids, status) => ids.forEach((id) => this.statuses.set(id, status)),
+    });
+  }
+}
+
+const variant = (id: string, articleId: string, clicks: number, impressions = 100): TestingVariant => ({ id, publicationId: 'p', articleId, variantType: 'headline', impressions, clicks });
+
+describe('the A/B evaluator use case', () => {
+  it('decides each test apart in one transaction: a significant one gets its winner and retired, an undecided one only its counters', async () => {
+    const store = new MemoryAbTests([variant('a1', 'a', 30), variant('a2', 'a', 15), variant('b1', 'b', 20, 50), variant('b2', 'b', 10, 50)]);
+    const reports = await runAbEvaluation(store);
+    expect(store.transactions).toBe(1);
+    expect(store.counted).toEqual([
+      ['a1', 'a2'],
+      ['b1', 'b2'],
+    ]);
+    expect(Object.fromEntries(store.statuses)).toEqual({ a1: 'winner', a2: 'retired' });
+    expect(reports).toMatchObject([
+      { publication_id: 'p', article_id: 'a', variant_type: 'headline', decision: 'winner', winner: 'a1', retired: ['a2'] },
+      { article_id: 'b', decision: 'none', reason: 'too_few_impressions' },
+    ]);
+    expect(reports[0]!.variants).toEqual([
+      { edge_id: 'a1', impressions: 100, clicks: 30, ctr: 0.3 },
+      { edge_id: 'a2', impressions: 100, clicks: 15, ctr: 0.15 },
+    ]);
+  });
+});

@@ -1,0 +1,26 @@
+import { AppError } from '@inntak/core';
+import { effectiveLevel, meets } from './grants.js';
+import type { Actor } from './identity.js';
+import type { AccessLevel } from './levels.js';
+
+/**
+ * What a store's `levelOn(actor, id)` answers: the node's kind and the actor's level on it as
+ * the access matrix holds it; undefined when the node does not exist or the actor may not see it.
+ */
+export interface NodeLevel {
+  nodeKind: string;
+  level: AccessLevel | null;
+}
+
+/**
+ * The one check of a node an actor wants to write to (the use cases' side of requireLevel): a
+ * node the actor may not see answers 404 naming `field` (its existence is not revealed), a
+ * visible node without `required` answers 403. Returns the kind and the effective level
+ * (a system administrator holds owner everywhere).
+ */
+export function requireLevelOn(actor: Actor, node: NodeLevel | undefined, required: AccessLevel | null, field: string): NodeLevel {
+  if (!node) throw new AppError('not_found', { detail: field });
+  const level = effectiveLevel(actor, node.level);
+  if (!meets(level, required)) throw new AppError('forbidden');
+  return { nodeKind: node.nodeKind, level };
+}

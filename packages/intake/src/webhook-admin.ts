@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import { AppError, isUuid } from '@inntak/core';
+import { requireLevelOn, type Actor } from '@inntak/access';
+import type { AdministeredWebhook, WebhookAdminStore, WebhookAdminTx } from './ports.js';
+
+/**
+ * Webhook administration. Who administers a webhook: whoever holds admin or owner on the
+ * collection it belongs to, and system administrators. Only they ever see its token.
+ * Template ids are checked by the caller (the API, the CLI) against the template registry.
+ */
+
+export interface WebhookInput {
+  collectionId: string;
+  templateId?: string | null;
+  title?: string | null;
+  /** Who the node and edge are recorded as made by; default the actor. */
+  createdBy?: string | null;
+}
+
+/**
+ * create_webhook: a webhook node (secret token in its metadata) with its `belongs_to` edge to
+ * the collection (admin on it); the collection's access rows are copied to it like to any member.
+ */
+export function createWebhook(store: WebhookAdminStore, actor: Actor, input: WebhookInput): Promise<{ id: string; token: string; edgeId: string }> {
+  return store.transaction(async (tx) => {
+    if (!isUuid(input.collectionId)) throw new AppError('invalid_input', { detail: 'collection_id: forventet UUID' });
+    const collection = requireLevelOn(actor, await tx.levelOn(actor, input.collectionId), 'admin', 'collection_id');
+    if (collection.nodeKind !== 'collection') throw new AppError('not_found', { detail: 'collection_id' });
+    const token = randomUUID();
+    const created = await tx.insertWebhook({
+      collectionId: input.collectionId,
+      token,
+      templateId: input.templateId || null,
+      title: input.title ?? null,
+      createdBy: input.createdBy ?? actor.personId,
+    });
+    return { ...created, token };
+  });
+}
+
+/** set_template: the webhook's payload template (null: generic extraction). */
+export function setWebhookTemplate(store: WebhookAdminStore, actor: Actor, input: { webhook_id: string; template_id: string | null }): Promise<AdministeredWebhook> {
+  return store.transaction(async (tx) => {
+    await requireWebhookAdmin(tx, actor, input.webhook_id);
+    await tx.setWebhookTemplate(input.webhook_id, input.template_id);
+    return (await tx.administeredWebhooks(actor, input.webhook_id))[0]!;
+  });
+}
+
+/** rotate_webhook_token: a fresh token; the old one stops working at once (intake answers 404 to it). */
+export function rotateWebhookToken(store: WebhookAdminStore, actor: Actor, input: { webhook_id: string }): Promise<AdministeredWebhook> {
+  return store.transaction(async (tx) => {
+    await requireWebhookAdmin(tx, actor, input.webhook_id);
+    await tx.setWebhookToken(input.webhook_id, randomUUID());
+    return (await tx.administeredWebhooks(actor, input.webhook_id))[0]!;
+  });
+}
+
+/** delete_webhook: the webhook node and its edges, its delivery log; content it created stays in the collection. */
+export function deleteWebhook(store: WebhookAdminStore, actor: Actor, input: { webhook_id: string }): Promise<{ id: string }> {
+  return store.transaction(async (tx) => {
+    await requireWebhookAdmin(tx, actor, input.webhook_id);
+    await tx.deleteWebhook(input.webhook_id);
+    return { id: input.webhook_id };
+  });
+}
+
+/** The webhooks the actor administers, oldest first. */
+export function listWebhooks(store: WebhookAdminStore, actor: Actor): Promise<AdministeredWebhook[]> {
+  return store.transaction((tx) => tx.administeredWebhooks(actor));
+}
+
+/** One webhook, if the actor administers it. */
+export async function findAdministeredWebhook(store: WebhookAdminStore, actor: Actor, webhookId: string): Promise<AdministeredWebhook | undefined> {
+  return (await store.transaction((tx) => tx.administeredWebhooks(actor, webhookId)))[0];
+}
+
+/**
+ * Who administers a webhook: admin or owner on its collection, or a system administrator. A
+ * caller who cannot see the webhook gets 404, one who can but is not its admin 403.
+ */
+export async function requireWebhookAdmin(tx: WebhookAdminTx, actor: Actor, webhookId: string): Promise<void> {
+  const webhook = requireLevelOn(actor, await tx.levelOn(actor, webhookId), null, 'webhook_id');
+  if (webhook.nodeKind !== 'webhook') throw new AppError('not_found', { detail: 'webhook_id' });
+  await requireCollectionAdmin(tx, actor, webhookId, 'webhook_id');
+}
+
+/**
+ * Admin or owner on the collection a node belongs to (its first `belongs_to`): who administers
+ * a webhook and what it delivered. No collection: 404 naming `field`.
+ */
+export async function requireCollectionAdmin(tx: WebhookAdminTx, actor: Actor, nodeId: string, field: string): Promise<void> {
+  const collectionId = await tx.firstCollectionOf(nodeId);
+  if (collectionId === undefined) throw new AppError('not_found', { detail: field });
+  requireLevelOn(actor, await tx.levelOn(actor, collectionId), 'admin', field);
+}

@@ -1,0 +1,28 @@
+import type { Transaction } from 'kysely';
+import type { Actor } from '@inntak/access';
+import type { WebhookAdminStore, WebhookAdminTx } from '@inntak/intake';
+import type { Database, Db } from '../platform/index.js';
+import { levelOn, nodeKindOf } from '../graph/index.js';
+import { deleteWebhookRows, firstCollectionOf, insertWebhookNode, updateWebhookTemplate, updateWebhookToken, webhookRows } from './webhook-queries.js';
+
+/** One webhook-administration transaction's reads and writes: the queries, nothing decided here. */
+export class PostgresWebhookAdminTx implements WebhookAdminTx {
+  constructor(protected readonly trx: Transaction<Database>) {}
+  levelOn = (actor: Actor, nodeId: string) => levelOn(this.trx, actor, nodeId);
+  nodeKindOf = (nodeId: string) => nodeKindOf(this.trx, nodeId);
+  firstCollectionOf = (nodeId: string) => firstCollectionOf(this.trx, nodeId);
+  insertWebhook = (webhook: Parameters<WebhookAdminTx['insertWebhook']>[0]) => insertWebhookNode(this.trx, webhook);
+  setWebhookTemplate = (webhookId: string, templateId: string | null) => updateWebhookTemplate(this.trx, webhookId, templateId);
+  setWebhookToken = (webhookId: string, token: string) => updateWebhookToken(this.trx, webhookId, token);
+  deleteWebhook = (webhookId: string) => deleteWebhookRows(this.trx, webhookId);
+  administeredWebhooks = (actor: Actor, webhookId?: string) => webhookRows(this.trx, actor, webhookId);
+}
+
+/** The webhook-administration port (packages/intake) on PostgreSQL: each transaction one kysely transaction. */
+export class PostgresWebhookAdminStore implements WebhookAdminStore {
+  constructor(private readonly db: Db) {}
+
+  transaction<T>(work: (tx: PostgresWebhookAdminTx) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute((trx) => work(new PostgresWebhookAdminTx(trx)));
+  }
+}

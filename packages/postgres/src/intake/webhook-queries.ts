@@ -1,0 +1,86 @@
+import { sql, type Transaction } from 'kysely';
+import type { Actor } from '@inntak/access';
+import type { JsonObject } from '@inntak/graph';
+import type { AdministeredWebhook, SignatureScheme } from '@inntak/intake';
+import type { Database, Db } from '../platform/index.js';
+import { deleteEdges, hasAccessAtLeast, insertEdge, insertNode } from '../graph/index.js';
+
+/** The queries behind webhook administration (WebhookAdminTx); who may is packages/intake's. */
+
+type Trx = Transaction<Database>;
+
+/** A webhook node (token and template in its metadata) and its belongs_to edge to the collection. */
+export async function insertWebhookNode(
+  trx: Trx,
+  webhook: { collectionId: string; token: string; templateId: string | null; title: string | null; createdBy: string | null },
+): Promise<{ id: string; edgeId: string }> {
+  const { token, templateId, createdBy } = webhook;
+  const id = await insertNode(trx, { node_kind: 'webhook', title: webhook.title, metadata: templateId ? { token, template_id: templateId } : { token }, created_by: createdBy });
+  const edgeId = await insertEdge(trx, { source_id: id, target_id: webhook.collectionId, edge_type: 'belongs_to', created_by: createdBy });
+  return { id, edgeId };
+}
+
+export async function updateWebhookTemplate(trx: Trx, webhookId: string, templateId: string | null): Promise<void> {
+  const metadata = templateId === null ? sql<JsonObject>`metadata - 'template_id'` : sql<JsonObject>`metadata || jsonb_build_object('template_id', ${templateId}::text)`;
+  await trx.updateTable('nodes').set({ metadata }).where('id', '=', webhookId).execute();
+}
+
+export async function updateWebhookToken(trx: Trx, webhookId: string, token: string): Promise<void> {
+  await trx
+    .updateTable('nodes')
+    .set({ metadata: sql<JsonObject>`metadata || jsonb_build_object('token', ${token}::text)` })
+    .where('id', '=', webhookId)
+    .execute();
+}
+
+/** The webhook node and its edges; its delivery log and claimed delivery ids; its secret by cascade. */
+export async function deleteWebhookRows(trx: Trx, webhookId: string): Promise<void> {
+  const edges = await trx.selectFrom('edges').select('id').where((eb) => eb.or([eb('source_id', '=', webhookId), eb('target_id', '=', webhookId)])).execute();
+  await deleteEdges(
+    trx,
+    edges.map((e) => e.id),
+  );
+  await trx.deleteFrom('nodes').where('id', '=', webhookId).execute();
+  // Its delivery log and claimed delivery ids go with it (no foreign keys: docs/deliveries.md);
+  // its secret by the foreign key's cascade.
+  await trx.deleteFrom('webhook_deliveries').where('webhook_id', '=', webhookId).execute();
+  await trx.deleteFrom('webhook_refusals').where('webhook_id', '=', webhookId).execute();
+  await trx.deleteFrom('webhook_delivery_ids').where('webhook_id', '=', webhookId).execute();
+}
+
+/** The collection a node belongs to: the target of its first belongs_to edge. */
+export async function firstCollectionOf(trx: Db | Trx, nodeId: string): Promise<string | undefined> {
+  const edge = await trx
+    .selectFrom('edges')
+    .select('target_id')
+    .where('source_id', '=', nodeId)
+    .where('edge_type', '=', 'belongs_to')
+    .orderBy('created_at')
+    .executeTakeFirst();
+  return edge?.target_id;
+}
+
+/** The webhooks (or the one) whose collection the actor holds admin on (every one for a system administrator), oldest first. */
+export function webhookRows(db: Db | Trx, actor: Actor, webhookId?: string): Promise<AdministeredWebhook[]> {
+  const callerId = actor.personId;
+  return db
+    .selectFrom('nodes as w')
+    .innerJoin('edges as e', (join) => join.onRef('e.source_id', '=', 'w.id').on('e.edge_type', '=', 'belongs_to'))
+    .innerJoin('nodes as c', 'c.id', 'e.target_id')
+    .leftJoin('webhook_secrets as s', 's.webhook_id', 'w.id')
+    .select([
+      sql<SignatureScheme | null>`s.scheme`.as('signature_scheme'),
+      'w.id',
+      'w.title',
+      sql<string>`w.metadata ->> 'token'`.as('token'),
+      sql<string | null>`w.metadata ->> 'template_id'`.as('template_id'),
+      'c.id as collection_id',
+      'w.created_at',
+    ])
+    .where('w.node_kind', '=', 'webhook')
+    .$if(webhookId !== undefined, (q) => q.where('w.id', '=', webhookId!))
+    .$if(!actor.isAdmin, (q) => q.where(hasAccessAtLeast(callerId!, 'admin', 'c')))
+    .orderBy('w.created_at')
+    .orderBy('w.id')
+    .execute();
+}

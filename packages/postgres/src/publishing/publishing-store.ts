@@ -1,0 +1,50 @@
+import type { Actor } from '@inntak/access';
+import type { AbStatus, AbTestStore, AbTestTx } from '@inntak/ab-testing';
+import type { NewEdgeRow, PageWindow, PublicationSettings, PublishedPages, PublishingStore, PublishingTx } from '@inntak/publishing';
+import { deleteEdges, insertEdge, levelOn, nodeKindOf } from '../graph/index.js';
+import { testingVariants } from './ab-events.js';
+import { collectionsOf, edgeOfType, insertPublishedIn, isPublishedIn } from './articles.js';
+import { frontPageEntries, publishedArticle, publishedArticles, searchArticles, taggedArticles } from './pages.js';
+import { insertPublication, lockPublication, publicationByDomain, publicationBySlug } from './publications.js';
+import type { Db, Trx } from './trx.js';
+import { setStatus, variantsOfType, writeCounters } from './variants.js';
+
+/** One publishing transaction's reads and writes: the queries of this folder, nothing decided here. */
+export class PostgresPublishingTx implements PublishingTx, AbTestTx {
+  constructor(private readonly trx: Trx) {}
+  levelOn = (actor: Actor, nodeId: string) => levelOn(this.trx, actor, nodeId);
+  nodeKindOf = (nodeId: string) => nodeKindOf(this.trx, nodeId);
+  lockPublication = (nodeId: string) => lockPublication(this.trx, nodeId);
+  insertPublication = (settings: PublicationSettings, ownerId: string) => insertPublication(this.trx, settings, ownerId);
+  collectionsOf = (nodeId: string) => collectionsOf(this.trx, nodeId);
+  insertPublishedIn = (nodeId: string, publicationId: string, createdBy: string | null) => insertPublishedIn(this.trx, nodeId, publicationId, createdBy);
+  isPublishedIn = (articleId: string, publicationId: string) => isPublishedIn(this.trx, articleId, publicationId);
+  edgeOfType = (edgeId: string, edgeType: string) => edgeOfType(this.trx, edgeId, edgeType);
+  insertEdge = (edge: NewEdgeRow) => insertEdge(this.trx, edge);
+  deleteEdges = (edgeIds: readonly string[]) => deleteEdges(this.trx, edgeIds);
+  variantsOfType = (publicationId: string, articleId: string, variantType: string) => variantsOfType(this.trx, publicationId, articleId, variantType);
+  writeCounters = (edgeIds: readonly string[]) => writeCounters(this.trx, edgeIds);
+  setStatus = (edgeIds: readonly string[], status: AbStatus) => setStatus(this.trx, edgeIds, status);
+  testingVariants = (limit: number) => testingVariants(this.trx, limit);
+}
+
+/** The publishing and A/B evaluation ports on PostgreSQL: each transaction one kysely transaction. */
+export class PostgresPublishingStore implements PublishingStore, AbTestStore {
+  constructor(private readonly db: Db) {}
+
+  transaction<T>(work: (tx: PostgresPublishingTx) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute((trx) => work(new PostgresPublishingTx(trx)));
+  }
+}
+
+/** The published pages' reads (pages.ts) on PostgreSQL. */
+export class PostgresPublishedPages implements PublishedPages {
+  constructor(private readonly db: Db) {}
+  publicationBySlug = (slug: string) => publicationBySlug(this.db, slug);
+  publicationByDomain = (domain: string) => publicationByDomain(this.db, domain);
+  publishedArticles = (publicationId: string, window: PageWindow) => publishedArticles(this.db, publicationId, window);
+  frontPageEntries = (publicationId: string, window: PageWindow) => frontPageEntries(this.db, publicationId, window);
+  publishedArticle = (publicationId: string, articleId: string) => publishedArticle(this.db, publicationId, articleId);
+  taggedArticles = (publicationId: string, tag: string, window: PageWindow) => taggedArticles(this.db, publicationId, tag, window);
+  searchArticles = (publicationId: string, words: string, window: PageWindow) => searchArticles(this.db, publicationId, words, window);
+}
