@@ -42,7 +42,7 @@ export {
   type NodeKindRule,
   type NodeNeed,
 } from './write-policy.js';
-export type { GraphStore, GraphTx, NodeLevel, NodeRow, EdgeRow, StoredEdge } from './ports.js';
+export { inTransaction, type GraphStore, type GraphTx, type NodeLevel, type NodeRow, type EdgeRow, type StoredEdge } from './ports.js';
 export { requireLevel, requireSubject, requireEnd, requireEnds, requireAnyOf, type NodeForWrite } from './authorize.js';
 export { createPerson, createCollection, createNode, createEdge, deleteEdge, MAX_BELONGS_TO_DEPTH, type NewNodeInput, type NewEdgeInput } from './graph-writes.js';
 export { grantAccess, revokeAccess, keepAnOwner } from './grant-access.js';

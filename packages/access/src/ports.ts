@@ -85,3 +85,8 @@ export interface GraphTx {
   /** The tag's node (made, open and owned by nobody, when it does not exist yet): its id. */
   tagNodeId(tag: string): Promise<string>;
 }
+
+/** A store whose every transaction is `tx`, already open: a use case's step run inside another's transaction. */
+export function inTransaction<Tx extends GraphTx>(tx: Tx): GraphStore {
+  return { transaction: (work) => work(tx) };
+}

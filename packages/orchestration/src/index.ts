@@ -5,3 +5,5 @@ export { checkOrchestrationNode } from './trigger.js';
 export { resolveVariables, resolveUrl, variablesIn, checkVariable, VariableError, type VariableContext, type VariableScope } from './variables.js';
 export { runScript, ActionSkipped, type RunDeps, type RunOutcome } from './runner.js';
 export { parseAllowList, hostAllowed, commandAllowed } from './allow-lists.js';
+export type { OrchestrationStore, OrchestrationTx, OrchestrationToRun, LogEntryView, RunContext } from './ports.js';
+export { runGraphAction, requireOrchestrationRoom, createOrchestration, loadCliTool, addCollectionOrchestration, readOrchestrationLog } from './graph-actions.js';

@@ -53,7 +53,7 @@ export class PostgresGraphStore implements GraphStore {
  * pool for a lone read such as requireLevel outside a write.
  */
 export class PostgresGraphTx implements GraphTx {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(protected readonly db: Kysely<Database>) {}
 
   private get trx(): Trx {
     return this.db as Trx;
