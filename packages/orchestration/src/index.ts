@@ -1,3 +1,5 @@
+// Orchestration: scripts, variables, triggers, the runner, and the run's use cases (graph actions, the cap per
+// person, cli tools, the log's access) over the OrchestrationStore port (ports.ts).
 export * from './types.js';
 export { ACTION_INPUTS, templateSchema, type ActionInputs } from './actions.js';
 export { parseScript, stepCount, describePath, ScriptError, MAX_SCRIPT_BYTES, MAX_STEPS } from './script.js';
