@@ -6,7 +6,8 @@ import type { Logger } from '@inntak/core';
 import type { TokenVerifier } from '@inntak/access';
 import { cachedLiveRoomStatus } from '@inntak/jobs';
 import { readDatabaseStats, type DatabaseHandle } from '@inntak/postgres';
-import { PostgresIdentityDirectory, PostgresNodeQueryStore, queryCursorKey } from '@inntak/postgres/graph';
+import { PostgresGraphStore, PostgresIdentityDirectory, PostgresNodeQueryStore, queryCursorKey } from '@inntak/postgres/graph';
+import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
 import { PostgresIntakeStore, PostgresWebhookAdminStore } from '@inntak/postgres/intake';
 import { PostgresDeliveriesStore } from '@inntak/postgres/deliveries';
 import { LocalFileStore } from '@inntak/files';
@@ -86,6 +87,8 @@ export function postgresAppDeps(
     verifier: options.verifier,
     identities: new PostgresIdentityDirectory(database.db),
     db: database.db,
+    graphStore: new PostgresGraphStore(database.db),
+    orchestrationStore: new PostgresOrchestrationStore(database.db),
     baseUrl: options.baseUrl,
     nodeQueries: new PostgresNodeQueryStore(database.db),
     cursorKey: queryCursorKey(database.db),

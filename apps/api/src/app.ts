@@ -1,12 +1,13 @@
 import express, { type Express } from 'express';
 import type { Logger } from '@inntak/core';
-import type { IdentityDirectory, TokenVerifier } from '@inntak/access';
+import type { GraphStore, IdentityDirectory, TokenVerifier } from '@inntak/access';
 import type { DeliveriesStore, IntakeStore, WebhookAdminStore } from '@inntak/intake';
 import type { PublishedPages, PublishingStore } from '@inntak/publishing';
 import type { Db } from '@inntak/postgres';
 import type { NodeQueryStore } from '@inntak/graph';
 import type { DatabaseStats } from '@inntak/postgres';
 import type { FileStore } from '@inntak/media';
+import type { OrchestrationStore } from '@inntak/orchestration';
 import type { SpeechQueueLimits } from '@inntak/postgres/media';
 import { requireCaller } from './auth.js';
 import { installMe } from './me.js';
@@ -37,6 +38,10 @@ export interface AppDeps {
   identities: IdentityDirectory;
   /** The database the admin and graph operations read and write. */
   db: Db;
+  /** The graph's write port: the graph intentions' use cases (packages/access) write through it. */
+  graphStore: GraphStore;
+  /** Orchestration's port: creating an orchestration (its cap) and its log. */
+  orchestrationStore: OrchestrationStore;
   /** Public base URL, for the intake URLs the webhook operations hand out. */
   baseUrl: string;
   databaseReady: () => Promise<void>;

@@ -1,9 +1,7 @@
 import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
-import { type Db } from '@inntak/postgres';
-import { createCollection, createEdge, createNode, deleteEdge, grantAccess, revokeAccess, tagNode } from '@inntak/postgres/graph';
-import { DEFAULT_ORCHESTRATIONS_PER_PERSON } from '@inntak/orchestration';
-import { createOrchestration } from '@inntak/postgres/orchestration';
+import { createCollection, createEdge, createNode, deleteEdge, grantAccess, revokeAccess, tagNode, type GraphStore } from '@inntak/access';
+import { createOrchestration, DEFAULT_ORCHESTRATIONS_PER_PERSON, type OrchestrationStore } from '@inntak/orchestration';
 import { withCheckedTrigger } from './orchestration.js';
 import type { RouteRegistry } from './route-registry.js';
 import { AccessLevel, Id, StorableJsonObject, storableText, Visibility } from './schemas.js';
@@ -18,7 +16,15 @@ const Title = storableText(z.string().max(1000)).nullish();
 const TAGS = ['graph'];
 const ERRORS = [400, 401, 403, 404];
 
-export function installGraphIntentions(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: { db: Db; orchestrationsPerPerson?: number }): void {
+export interface GraphIntentionsDeps {
+  /** The graph's write port (packages/access/src/ports.ts). */
+  graphStore: GraphStore;
+  /** Orchestration's port, for create_node of an orchestration (its cap). */
+  orchestrationStore: OrchestrationStore;
+  orchestrationsPerPerson?: number;
+}
+
+export function installGraphIntentions(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: GraphIntentionsDeps): void {
   registry.route(
     app,
     {
@@ -32,7 +38,7 @@ export function installGraphIntentions(app: Express, registry: RouteRegistry, au
       errors: [400, 401],
     },
     auth,
-    ({ body, caller }) => createCollection(deps.db, { title: body.title, visibility: body.visibility, ownerId: caller.personId }),
+    ({ body, caller }) => createCollection(deps.graphStore, { title: body.title, visibility: body.visibility, ownerId: caller.personId }),
   );
 
   registry.route(
@@ -59,8 +65,8 @@ export function installGraphIntentions(app: Express, registry: RouteRegistry, au
     // orchestrations are capped (docs/orchestration.md).
     ({ body, caller }) =>
       body.node_kind === 'orchestration'
-        ? createOrchestration(deps.db, caller, withCheckedTrigger(body), deps.orchestrationsPerPerson ?? DEFAULT_ORCHESTRATIONS_PER_PERSON)
-        : createNode(deps.db, caller, body),
+        ? createOrchestration(deps.orchestrationStore, caller, withCheckedTrigger(body), deps.orchestrationsPerPerson ?? DEFAULT_ORCHESTRATIONS_PER_PERSON)
+        : createNode(deps.graphStore, caller, body),
   );
 
   registry.route(
@@ -76,7 +82,7 @@ export function installGraphIntentions(app: Express, registry: RouteRegistry, au
       errors: [...ERRORS, 409],
     },
     auth,
-    ({ body, caller }) => createEdge(deps.db, caller, body),
+    ({ body, caller }) => createEdge(deps.graphStore, caller, body),
   );
 
   registry.route(
@@ -92,7 +98,7 @@ export function installGraphIntentions(app: Express, registry: RouteRegistry, au
       errors: ERRORS,
     },
     auth,
-    ({ body, caller }) => deleteEdge(deps.db, caller, body),
+    ({ body, caller }) => deleteEdge(deps.graphStore, caller, body),
   );
 
   registry.route(
@@ -108,7 +114,7 @@ export function installGraphIntentions(app: Express, registry: RouteRegistry, au
       errors: ERRORS,
     },
     auth,
-    ({ body, caller }) => grantAccess(deps.db, caller, body),
+    ({ body, caller }) => grantAccess(deps.graphStore, caller, body),
   );
 
   registry.route(
@@ -124,7 +130,7 @@ export function installGraphIntentions(app: Express, registry: RouteRegistry, au
       errors: ERRORS,
     },
     auth,
-    ({ body, caller }) => revokeAccess(deps.db, caller, body),
+    ({ body, caller }) => revokeAccess(deps.graphStore, caller, body),
   );
 
   registry.route(
@@ -140,6 +146,6 @@ export function installGraphIntentions(app: Express, registry: RouteRegistry, au
       errors: ERRORS,
     },
     auth,
-    ({ body, caller }) => tagNode(deps.db, caller, body),
+    ({ body, caller }) => tagNode(deps.graphStore, caller, body),
   );
 }

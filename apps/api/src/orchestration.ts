@@ -1,9 +1,17 @@
 import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
-import { checkOrchestrationNode, EVENT_TYPES, LOG_STATUSES, parseScript, ScriptError, stepCount, ACTIONS } from '@inntak/orchestration';
+import {
+  checkOrchestrationNode,
+  EVENT_TYPES,
+  LOG_STATUSES,
+  parseScript,
+  readOrchestrationLog,
+  ScriptError,
+  stepCount,
+  ACTIONS,
+  type OrchestrationStore,
+} from '@inntak/orchestration';
 import type { JsonObject } from '@inntak/graph';
-import { type Db } from '@inntak/postgres';
-import { readOrchestrationLog } from '@inntak/postgres/orchestration';
 import type { RouteRegistry } from './route-registry.js';
 import { Id, Timestamp } from './schemas.js';
 
@@ -28,7 +36,7 @@ const LogEntry = z.object({
   at: Timestamp,
 });
 
-export function installOrchestration(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: { db: Db }): void {
+export function installOrchestration(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: { orchestrationStore: OrchestrationStore }): void {
   registry.route(
     app,
     {
@@ -71,7 +79,7 @@ export function installOrchestration(app: Express, registry: RouteRegistry, auth
       errors: [400, 401, 403, 404],
     },
     auth,
-    async ({ params, query, caller }) => readOrchestrationLog(deps.db, caller, params.id, { limit: query.limit, before: query.cursor }),
+    async ({ params, query, caller }) => readOrchestrationLog(deps.orchestrationStore, caller, params.id, { limit: query.limit, before: query.cursor }),
   );
 }
 

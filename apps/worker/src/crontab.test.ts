@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { parseCrontab } from 'graphile-worker';
 import winston from 'winston';
 import { openDatabase } from '@inntak/postgres';
+import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
 import { CRONTAB_FILE, loadConfig } from './config.js';
 import { LocalFileStore } from '@inntak/files';
 import { EspeakSpeechSynthesizer } from './espeak-speech-synthesizer.js';
@@ -16,7 +17,7 @@ describe('the worker crontab (apps/worker/crontab)', () => {
   it('parses, and names only tasks the worker has', () => {
     const items = parseCrontab(readFileSync(CRONTAB_FILE, 'utf8'));
     const media = { files: new LocalFileStore('/nonexistent'), synthesizer: new EspeakSpeechSynthesizer() };
-    const known = [...HOUSEKEEPING_TASKS, ...Object.keys(jobBodies(database.db, media))];
+    const known = [...HOUSEKEEPING_TASKS, ...Object.keys(jobBodies(database.db, media, { httpAllow: [], cliAllow: [], store: new PostgresOrchestrationStore(database.db) }))];
     expect(items.length).toBeGreaterThan(0);
     for (const item of items) expect(known).toContain(item.task);
   });

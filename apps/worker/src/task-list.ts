@@ -2,7 +2,7 @@ import type { TaskList } from 'graphile-worker';
 import type { FileStore, SpeechLimits, SpeechSynthesizer } from '@inntak/media';
 import type { Db } from '@inntak/postgres';
 import { PostgresPublishingStore } from '@inntak/postgres/publishing';
-import { DEFAULT_BUDGET } from '@inntak/orchestration';
+import { DEFAULT_BUDGET, type OrchestrationStore } from '@inntak/orchestration';
 import { governed, type GovernedDeps, type JobBody } from './governed-task.js';
 import type { DiskMonitorDeps } from './disk-monitor.js';
 import { accessRepair } from './tasks/access-repair.js';
@@ -28,11 +28,16 @@ export interface OrchestrationAllowLists {
   budget?: number;
 }
 
+/** What orchestrate runs with: its allow lists and budget, and its port (built by worker.ts). */
+export interface OrchestrationDeps extends OrchestrationAllowLists {
+  store: OrchestrationStore;
+}
+
 /** The governed job types, one task file each; bodies stay thin. */
-export function jobBodies(db: Db, media: MediaDeps, allow: OrchestrationAllowLists = { httpAllow: [], cliAllow: [] }): Record<string, JobBody<never>> {
+export function jobBodies(db: Db, media: MediaDeps, orchestration: OrchestrationDeps): Record<string, JobBody<never>> {
   return {
     access_repair: accessRepair(db),
-    orchestrate: orchestrate({ db, ...allow, budget: allow.budget ?? DEFAULT_BUDGET }),
+    orchestrate: orchestrate({ ...orchestration, budget: orchestration.budget ?? DEFAULT_BUDGET }),
     tts_generate: ttsGenerate({ db, ...media }),
   } as Record<string, JobBody<never>>;
 }

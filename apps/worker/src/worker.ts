@@ -5,6 +5,7 @@ import type { DiskProbe } from '@inntak/jobs';
 import { LocalFileStore } from '@inntak/files';
 import type { SpeechSynthesizer } from '@inntak/media';
 import { openDatabase } from '@inntak/postgres';
+import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
 import { heartbeat, newWorkerProcess, PostgresLiveRoomStatus, reconcileDeadWorkers, registerWorker, unregisterWorkerProcess } from '@inntak/postgres/jobs';
 import type { WorkerConfig } from './config.js';
 import type { JobBody } from './governed-task.js';
@@ -42,7 +43,7 @@ export async function startWorker(config: WorkerConfig, logger: winston.Logger, 
   const { db, pool } = database;
   const worker = newWorkerProcess();
   const media = { files: new LocalFileStore(config.storageDir), synthesizer: overrides.synthesizer ?? new EspeakSpeechSynthesizer(), speechLimits: config.speech };
-  const allow = { httpAllow: config.orchestrationHttpAllow, cliAllow: config.orchestrationCliAllow, budget: config.orchestrationBudget };
+  const allow = { httpAllow: config.orchestrationHttpAllow, cliAllow: config.orchestrationCliAllow, budget: config.orchestrationBudget, store: new PostgresOrchestrationStore(db) };
   const bodies = { ...jobBodies(db, media, allow), ...overrides.extraBodies };
   const governor = new Governor({
     db,

@@ -1,3 +1,6 @@
+// Access and the graph's writes: levels and grants, identity, read rules, the write policy, and the
+// graph's write use cases (createNode, createEdge, deleteEdge, grantAccess, revokeAccess, tagNode)
+// over the GraphStore port (ports.ts; packages/postgres/src/graph/graph-store.ts implements it).
 export { ACCESS_LEVELS, grants, isAccessLevel, type AccessLevel, type AccessRow } from './levels.js';
 export { authenticate, authenticateSession, OPERATOR, type Session, type Actor, type Caller, type IdentityDirectory, type TokenVerifier } from './identity.js';
 export { nodeForReader, viewOf, canAdminister, FULL_VISIBILITIES, SUMMARY_VISIBILITIES, type NodeView, type ReaderRelation } from './read-rules.js';
@@ -42,4 +45,9 @@ export {
   type NodeKindRule,
   type NodeNeed,
 } from './write-policy.js';
-export { requireLevelOn, type NodeLevel } from './level-check.js';
+export { requireLevelOn, type WriterLevel } from './level-check.js';
+export { inTransaction, type GraphStore, type GraphTx, type NodeLevel, type NodeRow, type EdgeRow, type StoredEdge } from './ports.js';
+export { requireLevel, requireSubject, requireEnd, requireEnds, requireAnyOf, type NodeForWrite } from './authorize.js';
+export { createPerson, createCollection, createNode, createEdge, deleteEdge, MAX_BELONGS_TO_DEPTH, type NewNodeInput, type NewEdgeInput } from './graph-writes.js';
+export { grantAccess, revokeAccess, keepAnOwner } from './grant-access.js';
+export { tagNode } from './tag-node.js';

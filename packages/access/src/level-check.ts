@@ -7,7 +7,7 @@ import type { AccessLevel } from './levels.js';
  * What a store's `levelOn(actor, id)` answers: the node's kind and the actor's level on it as
  * the access matrix holds it; undefined when the node does not exist or the actor may not see it.
  */
-export interface NodeLevel {
+export interface WriterLevel {
   nodeKind: string;
   level: AccessLevel | null;
 }
@@ -18,7 +18,7 @@ export interface NodeLevel {
  * visible node without `required` answers 403. Returns the kind and the effective level
  * (a system administrator holds owner everywhere).
  */
-export function requireLevelOn(actor: Actor, node: NodeLevel | undefined, required: AccessLevel | null, field: string): NodeLevel {
+export function requireLevelOn(actor: Actor, node: WriterLevel | undefined, required: AccessLevel | null, field: string): WriterLevel {
   if (!node) throw new AppError('not_found', { detail: field });
   const level = effectiveLevel(actor, node.level);
   if (!meets(level, required)) throw new AppError('forbidden');

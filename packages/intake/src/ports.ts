@@ -1,4 +1,4 @@
-import type { Actor, NodeLevel } from '@inntak/access';
+import type { Actor, WriterLevel } from '@inntak/access';
 import type { JsonObject, NewEdge, NewNode } from '@inntak/graph';
 import type { Rerendered } from './rerender.js';
 import type { SignatureScheme, WebhookSecret } from './signatures.js';
@@ -140,7 +140,7 @@ export interface DeliveredSince {
  */
 export interface WebhookAdminTx {
   /** The node's kind and the actor's level on it; undefined when it is missing or hidden from the actor. */
-  levelOn(actor: Actor, nodeId: string): Promise<NodeLevel | undefined>;
+  levelOn(actor: Actor, nodeId: string): Promise<WriterLevel | undefined>;
   /** The node's kind, whoever asks; undefined when there is no such node. */
   nodeKindOf(nodeId: string): Promise<string | undefined>;
   /** The collection a node belongs to (the target of its first belongs_to edge). */

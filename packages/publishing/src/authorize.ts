@@ -1,9 +1,9 @@
 import { AppError } from '@inntak/core';
-import { endNeed, requireLevelOn, type AccessLevel, type Actor, type EndNeed, type NodeLevel } from '@inntak/access';
+import { endNeed, requireLevelOn, type AccessLevel, type Actor, type EndNeed, type WriterLevel } from '@inntak/access';
 import type { PublishingTx } from './ports.js';
 
 /** requireLevel through the port: 404 naming `field` for a node the actor cannot see, 403 below `required`. */
-export async function requireLevel(tx: PublishingTx, actor: Actor, nodeId: string, required: AccessLevel | null, field: string): Promise<NodeLevel> {
+export async function requireLevel(tx: PublishingTx, actor: Actor, nodeId: string, required: AccessLevel | null, field: string): Promise<WriterLevel> {
   return requireLevelOn(actor, await tx.levelOn(actor, nodeId), required, field);
 }
 

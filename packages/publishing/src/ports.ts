@@ -1,4 +1,4 @@
-import type { Actor, NodeLevel } from '@inntak/access';
+import type { Actor, WriterLevel } from '@inntak/access';
 import type { AbDecisionWrites, AbStatus } from '@inntak/ab-testing';
 import type { Article, ArticleSummary, FrontPageEntry, Publication } from './models.js';
 import type { PageWindow } from './pagination.js';
@@ -27,7 +27,7 @@ export interface NewEdgeRow {
 /** Plain reads and writes inside one publishing transaction (row locks as named). */
 export interface PublishingTx extends AbDecisionWrites {
   /** The node's kind and the actor's level on it; undefined when it is missing or hidden from the actor. */
-  levelOn(actor: Actor, nodeId: string): Promise<NodeLevel | undefined>;
+  levelOn(actor: Actor, nodeId: string): Promise<WriterLevel | undefined>;
   /** The node's kind, whoever asks; undefined when there is no such node. */
   nodeKindOf(nodeId: string): Promise<string | undefined>;
   /** Locks the node's row if it is a publication (a collection with metadata.publication); false if it is not. */

@@ -3,6 +3,7 @@ import { Logger as GraphileLogger, runOnce } from 'graphile-worker';
 import { LocalFileStore } from '@inntak/files';
 import { type DatabaseHandle } from '@inntak/postgres';
 import { newWorkerProcess, PostgresLiveRoomStatus } from '@inntak/postgres/jobs';
+import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
 import { Governor } from '../governor.js';
 import { StatfsDiskProbe } from '../statfs-disk-probe.js';
 import { createTaskList, jobBodies, type MediaDeps, type OrchestrationAllowLists } from '../task-list.js';
@@ -17,7 +18,7 @@ export async function runGovernedOnce(
   media: MediaDeps = { files: new LocalFileStore(tmpdir()), synthesizer: new EspeakSpeechSynthesizer() },
 ): Promise<void> {
   const worker = newWorkerProcess();
-  const bodies = jobBodies(h.db, media, allow);
+  const bodies = jobBodies(h.db, media, { httpAllow: [], cliAllow: [], ...allow, store: new PostgresOrchestrationStore(h.db) });
   const governor = new Governor({ db: h.db, pool: h.pool, logger: quiet, liveRooms: new PostgresLiveRoomStatus(h.db), liveRoomCacheMs: 0, rulesCacheMs: 0, jobTypes: Object.keys(bodies) });
   const taskList = createTaskList(
     bodies,

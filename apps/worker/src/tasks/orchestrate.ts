@@ -1,13 +1,23 @@
 import { AppError, coerceError } from '@inntak/core';
 import type { JobPayloads } from '@inntak/jobs';
-import { ActionSkipped, parseScript, runScript, type ActionInputs, type ActionPort, type StepRecord } from '@inntak/orchestration';
-import { type Db } from '@inntak/postgres';
-import { loadCliTool, loadEventVariables, loadOrchestration, recordLogEntry, runGraphAction, spendBudget, type RunContext } from '@inntak/postgres/orchestration';
+import {
+  ActionSkipped,
+  loadCliTool,
+  parseScript,
+  runGraphAction,
+  runScript,
+  type ActionInputs,
+  type ActionPort,
+  type OrchestrationStore,
+  type RunContext,
+  type StepRecord,
+} from '@inntak/orchestration';
 import type { JobBody } from '../governed-task.js';
 import { httpPost, runCliTool } from '../orchestration-io.js';
 
 export interface OrchestrateDeps {
-  db: Db;
+  /** Orchestration's port (packages/orchestration/src/ports.ts). */
+  store: OrchestrationStore;
   /** ORCHESTRATION_HTTP_ALLOW: hosts http_post may reach. */
   httpAllow: readonly string[];
   /** ORCHESTRATION_CLI_ALLOW: commands run_cli_tool may run. */
@@ -23,15 +33,15 @@ export interface OrchestrateDeps {
  * cannot be written.
  */
 export function orchestrate(deps: OrchestrateDeps): JobBody<JobPayloads['orchestrate']> {
-  const { db } = deps;
+  const { store } = deps;
   return async (payload, { signal, logger, jobId }) => {
     const { event: ref } = payload;
-    const orchestration = await loadOrchestration(db, payload.orchestration_id);
+    const orchestration = await store.loadOrchestration(payload.orchestration_id);
     if (!orchestration) {
       logger.info('orchestration gone before its job ran', { orchestration_id: payload.orchestration_id, job_id: jobId });
       return;
     }
-    const record = (entry: StepRecord) => recordLogEntry(db, { orchestrationId: orchestration.id, jobId, event: ref, record: entry });
+    const record = (entry: StepRecord) => store.recordLogEntry({ orchestrationId: orchestration.id, jobId, event: ref, record: entry });
     const skip = (error: string, status: 'failed' | 'skipped') => record({ step: null, action: null, fallback: null, status, error, duration_ms: 0 });
 
     let script;
@@ -41,7 +51,7 @@ export function orchestrate(deps: OrchestrateDeps): JobBody<JobPayloads['orchest
       await skip(`Skriptet kan ikke kompileres: ${coerceError(error).message}`, 'failed');
       return;
     }
-    const loaded = await loadEventVariables(db, orchestration.actor.personId, ref);
+    const loaded = await store.loadEventVariables(orchestration.actor.personId, ref);
     if ('skipped' in loaded) {
       await skip(loaded.skipped, 'skipped');
       return;
@@ -53,7 +63,7 @@ export function orchestrate(deps: OrchestrateDeps): JobBody<JobPayloads['orchest
     const port: ActionPort = {
       async run(action, input, actionSignal) {
         // Every action of the cascade spends one of the root event's budget, whether it succeeds or not.
-        if (!(await spendBudget(db, run))) {
+        if (!(await store.spendBudget(run))) {
           throw new ActionSkipped(`Ikke kjørt: budsjettet på ${run.budget} handlinger for hendelsen ${run.root} er brukt opp (ORCHESTRATION_BUDGET)`);
         }
         try {
@@ -62,10 +72,10 @@ export function orchestrate(deps: OrchestrateDeps): JobBody<JobPayloads['orchest
               return await httpPost(input as ActionInputs['http_post'], deps.httpAllow, actionSignal);
             case 'run_cli_tool': {
               const { tool_id, args } = input as ActionInputs['run_cli_tool'];
-              return await runCliTool(await loadCliTool(db, actor, tool_id), args ?? [], deps.cliAllow, actionSignal);
+              return await runCliTool(await loadCliTool(store, actor, tool_id), args ?? [], deps.cliAllow, actionSignal);
             }
             default:
-              return await runGraphAction(db, actor, run, action, input as ActionInputs[typeof action]);
+              return await runGraphAction(store, actor, run, action, input as ActionInputs[typeof action]);
           }
         } catch (error) {
           throw new Error(describeFailure(action, error), { cause: error });

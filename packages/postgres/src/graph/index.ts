@@ -6,21 +6,20 @@ export {
   createPerson,
   createCollection,
   createNode,
-  graphWrite,
   createEdge,
   deleteEdge,
   grantAccess,
   revokeAccess,
-  insertNode,
-  insertEdge,
-  deleteEdges,
   requireEnd,
+  requireLevel,
+  tagNode,
+  MAX_BELONGS_TO_DEPTH,
   type NewNodeInput,
   type NewEdgeInput,
 } from './graph-writes.js';
 export { readNode, MAX_EDGE_PAGE, type EdgePage } from './node-reads.js';
 export { queryNodes, PostgresNodeQueryStore, SEARCH_TIMEOUT_MS, type QueryOptions } from './node-query.js';
-export { requireLevel } from './authorize.js';
 export { levelOn, nodeKindOf } from './level-on.js';
 export { readServerSecret, queryCursorKey } from './server-secrets.js';
-export { tagNode, nodeHasTag } from './tags.js';
+export { nodeHasTag } from './tags.js';
+export { PostgresGraphStore, PostgresGraphTx, graphWrite, insertNode, insertEdge, deleteEdges } from './graph-store.js';

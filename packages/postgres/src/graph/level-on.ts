@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { AccessLevel, Actor, NodeLevel } from '@inntak/access';
+import type { AccessLevel, Actor, WriterLevel } from '@inntak/access';
 import type { Database } from '../platform/index.js';
 import { accessLevelOf, nodeVisibleTo } from './read-filter.js';
 
@@ -8,7 +8,7 @@ import { accessLevelOf, nodeVisibleTo } from './read-filter.js';
  * matrix, through the read filter (the query requireLevel asks); undefined when the node does
  * not exist or the actor may not see it. The use case decides what that means (requireLevelOn).
  */
-export async function levelOn(db: Kysely<Database>, actor: Actor, nodeId: string): Promise<NodeLevel | undefined> {
+export async function levelOn(db: Kysely<Database>, actor: Actor, nodeId: string): Promise<WriterLevel | undefined> {
   const callerId = actor.personId;
   const node = await db
     .selectFrom('nodes as n')

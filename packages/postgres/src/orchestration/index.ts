@@ -1,4 +1,6 @@
-// Orchestration: the log, the run's orchestration and event as its creator reads them, the graph actions.
+// Orchestration: the log, the run's orchestration and event as its creator reads them, the run's writes (the port).
 // Matching and exactly-once queueing are SQL (db/migrations/011.do.orchestration.sql).
-export { loadOrchestration, loadEventVariables, recordLogEntry, readOrchestrationLog, type OrchestrationToRun, type LogEntryView } from './orchestration-runs.js';
-export { runGraphAction, spendBudget, loadCliTool, addCollectionOrchestration, createOrchestration, requireOrchestrationRoom, type RunContext } from './graph-actions.js';
+export { loadOrchestration, loadEventVariables, recordLogEntry, orchestrationLogPage } from './orchestration-runs.js';
+export { PostgresOrchestrationStore } from './orchestration-store.js';
+export { runGraphAction, spendBudget, loadCliTool, addCollectionOrchestration, createOrchestration } from './graph-actions.js';
+export type { OrchestrationToRun, LogEntryView, RunContext } from '@inntak/orchestration';

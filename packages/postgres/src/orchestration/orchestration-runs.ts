@@ -1,17 +1,9 @@
 import { sql } from 'kysely';
-import { AppError } from '@inntak/core';
-import { nodeForReader, viewOf, type AccessLevel, type Actor, type Caller } from '@inntak/access';
+import { nodeForReader, viewOf, type AccessLevel } from '@inntak/access';
 import type { GraphEdge, GraphNode, JsonObject } from '@inntak/graph';
-import type { ActionName, EventRef, EventVariables, LogStatus, StepRecord } from '@inntak/orchestration';
+import type { ActionName, EventRef, EventVariables, LogEntryView, LogStatus, OrchestrationToRun, StepRecord } from '@inntak/orchestration';
 import type { Db } from '../platform/index.js';
-import { accessLevelOf, edgeVisibleTo, requireLevel } from '../graph/index.js';
-
-export interface OrchestrationToRun {
-  id: string;
-  script: string;
-  /** The creator, with their own access: the orchestration acts as them. */
-  actor: Actor & { personId: string };
-}
+import { accessLevelOf, edgeVisibleTo } from '../graph/index.js';
 
 /** The orchestration a job names, or undefined when it (or its creator) is gone. */
 export async function loadOrchestration(db: Db, orchestrationId: string): Promise<OrchestrationToRun | undefined> {
@@ -84,33 +76,12 @@ export async function recordLogEntry(db: Db, entry: { orchestrationId: string; j
     .execute();
 }
 
-export interface LogEntryView {
-  id: number;
-  job_id: number | null;
-  step: number | null;
-  action: ActionName | null;
-  fallback: 'step' | 'global' | null;
-  status: LogStatus;
-  output?: JsonObject;
-  error?: string;
-  duration_ms: number;
-  event: EventRef;
-  at: string;
-}
-
-/**
- * An orchestration's log, newest first, for its administrators (admin or owner on it) and system
- * administrators; a caller who may not see it gets 404, like every write. Keyset pagination on
- * the row id.
- */
-export async function readOrchestrationLog(
+/** A page of an orchestration's log, newest first (keyset on the row id); who may read it is readOrchestrationLog's (packages/orchestration). */
+export async function orchestrationLogPage(
   db: Db,
-  caller: Caller,
   orchestrationId: string,
   page: { limit: number; before?: number },
 ): Promise<{ entries: LogEntryView[]; next_cursor: number | null }> {
-  const node = await requireLevel(db, caller, orchestrationId, 'admin', 'id');
-  if (node.node_kind !== 'orchestration') throw new AppError('not_found', { detail: 'id' });
   const rows = await db
     .selectFrom('orchestration_log')
     .selectAll()

@@ -1,0 +1,92 @@
+import type { JsonObject, Visibility } from '@inntak/graph';
+import type { AccessLevel } from './levels.js';
+
+/**
+ * The graph's write port: what the graph use cases (graph-writes.ts, grant-access.ts,
+ * tag-node.ts) read and write, in one transaction. Plain reads and writes, no actor logic: the
+ * use cases authorize (the write policy), check invariants and throw. packages/postgres
+ * implements it (src/graph/graph-store.ts).
+ */
+export interface GraphStore {
+  /**
+   * Runs `work` in one transaction. A transaction the database aborted as a deadlock or
+   * serialization failure is run again whole (the adapter's business), still failing it answers
+   * 409; inside an open transaction the work joins it and its owner decides about retries.
+   */
+  transaction<T>(work: (tx: GraphTx) => Promise<T>): Promise<T>;
+}
+
+/** A node as an actor's write sees it: its kind, the person's access row, and whether the read filter shows it. */
+export interface NodeLevel {
+  node_kind: string;
+  /** The person's level from the access matrix (null: none, or no person). */
+  level: AccessLevel | null;
+  /** Whether the read filter shows the node to the person (true when there is no person). */
+  visible: boolean;
+}
+
+export interface NodeRow {
+  id?: string;
+  node_kind: string;
+  title?: string | null;
+  content?: string | null;
+  visibility?: Visibility;
+  metadata?: JsonObject;
+  created_by: string | null;
+}
+
+export interface EdgeRow {
+  source_id: string;
+  target_id: string;
+  edge_type: string;
+  metadata?: JsonObject;
+  created_by: string | null;
+  system?: boolean;
+}
+
+export interface StoredEdge {
+  id: string;
+  source_id: string;
+  target_id: string;
+  edge_type: string;
+  system: boolean;
+}
+
+export interface GraphTx {
+  /** The node's kind and the person's level on it; undefined when it does not exist. */
+  levelOn(personId: string | null, nodeId: string): Promise<NodeLevel | undefined>;
+  /** The node's kind; undefined when it does not exist. `forUpdate` takes its row lock. */
+  nodeKind(nodeId: string, options?: { forUpdate?: boolean }): Promise<string | undefined>;
+  /** Inserts a node (hidden and with empty metadata unless given); returns its id. */
+  insertNode(node: NodeRow): Promise<string>;
+  /** Inserts an edge and propagates the access it grants or passes down; returns its id. */
+  insertEdge(edge: EdgeRow): Promise<string>;
+  /** Deletes edges; the access rows they granted are recomputed. */
+  deleteEdges(edgeIds: readonly string[]): Promise<void>;
+  /** A person node with its identity (and system administrator row). */
+  insertPerson(person: { subject: string; issuer: string; name: string | null; admin: boolean }): Promise<string>;
+  edge(edgeId: string): Promise<StoredEdge | undefined>;
+  /** The id of an edge of the type between the two nodes, if there is one. */
+  edgeBetween(sourceId: string, targetId: string, edgeType: string): Promise<string | undefined>;
+  /** Whether the source has an `observes` edge other than `exceptEdgeId`. */
+  hasOtherObservesEdge(sourceId: string, exceptEdgeId: string): Promise<boolean>;
+  /** The one lock every user-made belongs_to edge is checked under (held to the end of the transaction). */
+  lockBelongsTo(): Promise<void>;
+  /** True when `from` reaches `to` along belongs_to edges. */
+  reaches(from: string, to: string): Promise<boolean>;
+  /** The longest chain of belongs_to edges going up from `id`, walked to one past `limit`. */
+  chainAbove(id: string, limit: number): Promise<number>;
+  /** The longest chain of belongs_to edges coming down into `id`, walked to one past `limit`. */
+  chainBelow(id: string, limit: number): Promise<number>;
+  /** The granting edges (owner, member_of) from the subject to the object. */
+  explicitGrantEdges(subjectId: string, objectId: string): Promise<Array<{ id: string; edge_type: string }>>;
+  /** The sources of the object's owner edges, each edge locked for update. */
+  ownersForUpdate(objectId: string): Promise<string[]>;
+  /** The tag's node (made, open and owned by nobody, when it does not exist yet): its id. */
+  tagNodeId(tag: string): Promise<string>;
+}
+
+/** A store whose every transaction is `tx`, already open: a use case's step run inside another's transaction. */
+export function inTransaction<Tx extends GraphTx>(tx: Tx): GraphStore {
+  return { transaction: (work) => work(tx) };
+}
