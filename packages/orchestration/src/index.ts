@@ -4,4 +4,4 @@ export { parseScript, stepCount, describePath, ScriptError, MAX_SCRIPT_BYTES, MA
 export { checkOrchestrationNode } from './trigger.js';
 export { resolveVariables, resolveUrl, variablesIn, checkVariable, VariableError, type VariableContext, type VariableScope } from './variables.js';
 export { runScript, ActionSkipped, type RunDeps, type RunOutcome } from './runner.js';
-export { parseAllowList, hostAllowed, commandAllowed } from './allow-lists.js';
+export { hostAllowed, commandAllowed } from './allow-lists.js';
