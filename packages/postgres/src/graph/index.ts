@@ -23,3 +23,4 @@ export { queryNodes, PostgresNodeQueryStore, SEARCH_TIMEOUT_MS, type QueryOption
 export { requireLevel } from './authorize.js';
 export { readServerSecret, queryCursorKey } from './server-secrets.js';
 export { tagNode, nodeHasTag } from './tags.js';
+export { nodeKindOf, personOfIdentity } from './lookups.js';
