@@ -67,4 +67,11 @@ export default tseslint.config(
     files: ['packages/postgres/src/**/*.ts'],
     rules: { 'inntak/postgres-folders': 'error' },
   },
+  {
+    // Apps only wire: their composition root imports the database adapter, everything else gets
+    // operations through deps. The CLI is converted (issue 23); the API and worker follow.
+    files: ['apps/cli/src/**/*.ts'],
+    ignores: ['apps/cli/src/main.ts', 'apps/cli/src/compose.ts', '**/*.test.ts', '**/__tests__/**'],
+    rules: { 'inntak/app-wiring': 'error' },
+  },
 );
