@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import pg from 'pg';
 import ts from 'typescript';
-import { sql } from 'kysely';
-import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { createTestDatabase, type TestDatabase } from '@inntak/postgres/testing';
 
 // packages/postgres/src/platform/schema.ts is written by hand (its column types say how the
 // code reads and writes each column: domain enums, jsonb as objects, bigint ids never inserted).
@@ -96,20 +96,25 @@ function typedTables(): Map<string, Map<string, TsColumn>> {
   return tables;
 }
 
-let database: OpenTestDatabase;
+let database: TestDatabase;
 beforeAll(async () => {
-  database = await openTestDatabase();
+  database = await createTestDatabase();
 });
-afterAll(() => database.dispose());
+afterAll(() => database.drop());
 
 it('schema.ts has the tables, columns, nullability and column kinds of the migrated database', async () => {
-  const { rows } = await sql<DbColumn>`
-    select table_name, column_name, data_type, is_nullable,
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  const { rows } = await client
+    .query<DbColumn>(
+      `select table_name, column_name, data_type, is_nullable,
            (column_default is not null or is_identity = 'YES' or is_generated = 'ALWAYS' or is_nullable = 'YES') as omittable
       from information_schema.columns c
      where table_schema = 'public'
        and exists (select 1 from information_schema.tables t where t.table_schema = 'public' and t.table_name = c.table_name and t.table_type = 'BASE TABLE')
-     order by table_name, ordinal_position`.execute(database.db);
+     order by table_name, ordinal_position`,
+    )
+    .finally(() => client.end());
   const migrated = new Map<string, DbColumn[]>();
   for (const row of rows) migrated.set(row.table_name, [...(migrated.get(row.table_name) ?? []), row]);
   const typed = typedTables();
