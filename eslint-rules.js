@@ -1,6 +1,8 @@
-// The project's dependency rules as two small ESLint rules: an allow-list for domain packages
+// The project's dependency rules as three small ESLint rules: an allow-list for domain packages
 // (a deny-list always misses the next adapter) and "folders of packages/postgres meet only
-// through their index.ts". eslint.config.js applies them; test/eslint-rules.test.ts proves they fire.
+// through their index.ts", and "apps only wire" (app-wiring: only an app's composition root
+// imports the database adapter). eslint.config.js applies them; test/dependency-rules.test.ts
+// proves they fire.
 import { dirname, relative, resolve, sep } from 'node:path';
 
 /** packages/<name>/src/… of a file, or null. */
@@ -68,4 +70,18 @@ const postgresFolders = {
   },
 };
 
-export default { rules: { 'domain-imports': domainImports, 'postgres-folders': postgresFolders } };
+/** Apps only wire (issue 23): outside an app's composition root, no database adapter or driver. */
+const appWiring = {
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: { adapter: "only the app's composition root (main.ts, compose.ts) imports '{{source}}'; take the operation through its deps" },
+  },
+  create(context) {
+    return importSources(context, (node, source) => {
+      if (/^(@inntak\/postgres(\/.*)?|kysely(\/.*)?|pg)$/.test(source)) context.report({ node, messageId: 'adapter', data: { source } });
+    });
+  },
+};
+
+export default { rules: { 'domain-imports': domainImports, 'postgres-folders': postgresFolders, 'app-wiring': appWiring } };

@@ -44,6 +44,16 @@ export default tseslint.config(
     rules: { 'inntak/domain-imports': ['error', { domains: DOMAIN_PACKAGES, extra: ['yaml', 'zod', '@jest/globals', 'fast-check'] }] },
   },
   {
+    // The shared kernel's kept libraries (issue 23): uuid's v7() for ids, zod for the config pieces.
+    files: ['packages/core/src/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/__tests__/**'],
+    rules: { 'inntak/domain-imports': ['error', { domains: DOMAIN_PACKAGES, extra: ['uuid', 'zod'] }] },
+  },
+  {
+    files: ['packages/core/src/**/*.test.ts'],
+    rules: { 'inntak/domain-imports': ['error', { domains: DOMAIN_PACKAGES, extra: ['uuid', 'zod', '@jest/globals', 'fast-check'] }] },
+  },
+  {
     // Standard Webhooks' own verifier (issue 17 names it): pure, no I/O.
     files: ['packages/intake/src/**/*.ts'],
     ignores: ['**/*.test.ts', '**/__tests__/**'],
@@ -56,5 +66,12 @@ export default tseslint.config(
   {
     files: ['packages/postgres/src/**/*.ts'],
     rules: { 'inntak/postgres-folders': 'error' },
+  },
+  {
+    // Apps only wire: their composition root imports the database adapter, everything else gets
+    // operations through deps. The CLI is converted (issue 23); the API and worker follow.
+    files: ['apps/cli/src/**/*.ts'],
+    ignores: ['apps/cli/src/main.ts', 'apps/cli/src/compose.ts', '**/*.test.ts', '**/__tests__/**'],
+    rules: { 'inntak/app-wiring': 'error' },
   },
 );

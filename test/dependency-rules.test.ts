@@ -64,3 +64,17 @@ describe('folders of packages/postgres import each other only through their inde
     expect(await messages('packages/postgres/src/jobs/fine.ts', code)).toEqual([]);
   });
 });
+
+describe('apps only wire: outside the composition root, no database adapter or driver', () => {
+  for (const line of ["import { migrate } from '@inntak/postgres';", "import { createWebhook } from '@inntak/postgres/intake';", "import { sql } from 'kysely';", "import pg from 'pg';"]) {
+    it(`a CLI command refuses ${line}`, async () => {
+      expect(await messages('apps/cli/src/commands/leak.ts', line)).toEqual([expect.stringMatching(/^inntak\/app-wiring: /)]);
+    });
+  }
+
+  it('the composition root, main.ts and tests may import them', async () => {
+    for (const file of ['apps/cli/src/compose.ts', 'apps/cli/src/main.ts', 'apps/cli/src/x.test.ts']) {
+      expect(await messages(file, "import { migrate } from '@inntak/postgres';\nexport const m = migrate;")).toEqual([]);
+    }
+  });
+});

@@ -1,4 +1,6 @@
 import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { envVar } from '@inntak/core';
 import { usableStorageDir } from '@inntak/files';
 import { DEFAULT_SPEECH_LIMITS, DEFAULT_TTS_JOBS_PER_PERSON, SPEECH_MAX_CHARS } from '@inntak/media';
 
@@ -65,85 +67,104 @@ export interface ApiConfig {
   orchestrationsPerPerson: number;
 }
 
-const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'];
 /** Express buffers a body in memory; more than this per request is a typo, not a setting. */
 export const MAX_BODY_LIMIT = '100mb';
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
-  const port = portNumber(env.PORT ?? '8080', 'PORT');
-  const host = env.HOST || undefined;
-  const logLevel = env.LOG_LEVEL ?? 'info';
-  if (!LOG_LEVELS.includes(logLevel)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${logLevel}"`);
-  const baseUrl = (env.BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
-  if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) {
-    throw new Error(`BASE_URL must be an absolute http(s) URL; got "${env.BASE_URL}"`);
-  }
-  if (env.DATABASE_URL && !(URL.canParse(env.DATABASE_URL) && ['postgres:', 'postgresql:'].includes(new URL(env.DATABASE_URL).protocol))) {
-    throw new Error('DATABASE_URL must be a postgres:// or postgresql:// URL (postgres://user:password@host:5432/database)');
-  }
-  if (env.OIDC_ISSUER) {
-    const issuer = URL.canParse(env.OIDC_ISSUER) ? new URL(env.OIDC_ISSUER) : undefined;
-    if (!issuer || !/^https?:$/.test(issuer.protocol)) throw new Error(`OIDC_ISSUER must be an https:// URL; got "${env.OIDC_ISSUER}"`);
-    if (issuer.protocol === 'http:' && !isLoopbackHost(issuer.hostname)) {
-      throw new Error(`OIDC_ISSUER must use https:// (plain http:// is accepted only on loopback); got "${env.OIDC_ISSUER}"`);
+/** The API's settings, one zod piece per variable (packages/core config-schema), then the rules across them. */
+const apiEnv = z
+  .object({
+    DATABASE_URL: envVar.postgresUrl(),
+    PORT: envVar.port(8080),
+    HOST: envVar.text(),
+    LOG_LEVEL: envVar.logLevel(),
+    BASE_URL: envVar.httpUrl(),
+    OIDC_ISSUER: envVar.text().superRefine(oidcIssuer),
+    OIDC_AUDIENCE: envVar.text(),
+    METRICS_TOKEN: envVar.text().refine((token) => token === undefined || /^\S{32,}$/.test(token), {
+      message: 'must be at least 32 characters without spaces (e.g. openssl rand -hex 32)',
+    }),
+    INNTAK_DEV_ISSUER: envVar.flag(),
+    INNTAK_DATA_DIR: envVar.text(),
+    BODY_LIMIT: envVar.size('25mb', MAX_BODY_LIMIT),
+    REALTIME_MAX_QUEUE: envVar.integer(1000, 1, 1_000_000),
+    REALTIME_SYNC_COLLECTIONS: envVar.integer(50, 0, 10_000),
+    REALTIME_SYNC_NODES: envVar.integer(20, 0, 10_000),
+    STORAGE_DIR: envVar.text(),
+    INTAKE_POOL_SIZE: envVar.integer(4, 1, 100),
+    READ_CONCURRENCY_PER_CALLER: envVar.integer(4, 1, 1000),
+    TRUST_PROXY: z.string().optional().transform(trustProxy),
+    PUB_SEARCH_CONCURRENCY: envVar.integer(4, 1, 100),
+    PUB_SEARCHES_PER_MINUTE: envVar.integer(30, 1, 10_000),
+    AB_CLIENT_WINDOW_HOURS: envVar.integer(24, 1, 24 * 30),
+    AB_CLIENTS_PER_ADDRESS: envVar.integer(16, 1, 10_000),
+    TTS_MAX_TEXT_CHARS: envVar.integer(DEFAULT_SPEECH_LIMITS.maxTextChars, 1, SPEECH_MAX_CHARS),
+    TTS_MAX_AUDIO_SECONDS: envVar.integer(DEFAULT_SPEECH_LIMITS.maxAudioSeconds, 1, 86_400),
+    TTS_JOBS_PER_PERSON: envVar.integer(DEFAULT_TTS_JOBS_PER_PERSON, 1, 1000),
+    MEDIA_BYTES_PER_COLLECTION: envVar.size('1gb'),
+    ORCHESTRATIONS_PER_PERSON: envVar.integer(100, 1, 1_000_000),
+  })
+  .superRefine((env, ctx) => {
+    if (env.OIDC_ISSUER && !env.OIDC_AUDIENCE) {
+      ctx.addIssue({ code: 'custom', path: ['OIDC_AUDIENCE'], message: 'must be set when OIDC_ISSUER is (the client id tokens must be issued for)' });
     }
-  }
-  if (env.OIDC_ISSUER && !env.OIDC_AUDIENCE) {
-    throw new Error('OIDC_AUDIENCE must be set when OIDC_ISSUER is (the client id tokens must be issued for)');
-  }
-  const metricsToken = env.METRICS_TOKEN || undefined;
-  if (metricsToken !== undefined && !/^\S{32,}$/.test(metricsToken)) {
-    throw new Error('METRICS_TOKEN must be at least 32 characters without spaces (e.g. openssl rand -hex 32)');
-  }
-  if (env.INNTAK_DEV_ISSUER !== undefined && !['', '0', '1'].includes(env.INNTAK_DEV_ISSUER)) {
-    throw new Error(`INNTAK_DEV_ISSUER must be 1 (on) or 0 (off); got "${env.INNTAK_DEV_ISSUER}"`);
-  }
-  const devIssuerWanted = env.INNTAK_DEV_ISSUER === '1';
-  // The development issuer signs for anyone who can read the data directory: it is trusted only
-  // by an API nobody else can reach. Asked for, it makes the default address loopback.
-  const devIssuerRefused =
-    devIssuerWanted && host !== undefined && !isLoopbackHost(host) ? `HOST=${host} is not a loopback address; development tokens are refused` : undefined;
-  const devIssuer = devIssuerWanted && !devIssuerRefused ? { dataDir: env.INNTAK_DATA_DIR || `${REPO_ROOT}.data` } : undefined;
-  return {
-    databaseUrl: env.DATABASE_URL || undefined,
-    port,
-    host: host ?? (devIssuer ? '127.0.0.1' : undefined),
-    devIssuer,
-    devIssuerRefused,
-    oidcIssuer: env.OIDC_ISSUER || undefined,
-    oidcAudience: env.OIDC_AUDIENCE || undefined,
-    bodyLimitBytes: bodyLimit(env.BODY_LIMIT ?? '25mb'),
-    logLevel,
-    baseUrl,
-    slowRequestMs: 200,
-    slowQueryMs: 100,
-    realtime: {
-      maxQueue: integer(env.REALTIME_MAX_QUEUE ?? '1000', 'REALTIME_MAX_QUEUE', 1, 1_000_000),
-      initialSync: {
-        collections: integer(env.REALTIME_SYNC_COLLECTIONS ?? '50', 'REALTIME_SYNC_COLLECTIONS', 0, 10_000),
-        nodesPerCollection: integer(env.REALTIME_SYNC_NODES ?? '20', 'REALTIME_SYNC_NODES', 0, 10_000),
+  })
+  .transform((env): ApiConfig => {
+    // The development issuer signs for anyone who can read the data directory: it is trusted only
+    // by an API nobody else can reach. Asked for, it makes the default address loopback.
+    const devIssuerRefused =
+      env.INNTAK_DEV_ISSUER && env.HOST !== undefined && !isLoopbackHost(env.HOST) ? `HOST=${env.HOST} is not a loopback address; development tokens are refused` : undefined;
+    const devIssuer = env.INNTAK_DEV_ISSUER && !devIssuerRefused ? { dataDir: env.INNTAK_DATA_DIR ?? `${REPO_ROOT}.data` } : undefined;
+    return {
+      databaseUrl: env.DATABASE_URL,
+      port: env.PORT,
+      host: env.HOST ?? (devIssuer ? '127.0.0.1' : undefined),
+      devIssuer,
+      devIssuerRefused,
+      oidcIssuer: env.OIDC_ISSUER,
+      oidcAudience: env.OIDC_AUDIENCE,
+      bodyLimitBytes: env.BODY_LIMIT,
+      logLevel: env.LOG_LEVEL,
+      baseUrl: env.BASE_URL ?? `http://localhost:${env.PORT}`,
+      slowRequestMs: 200,
+      slowQueryMs: 100,
+      realtime: {
+        maxQueue: env.REALTIME_MAX_QUEUE,
+        initialSync: { collections: env.REALTIME_SYNC_COLLECTIONS, nodesPerCollection: env.REALTIME_SYNC_NODES },
       },
-    },
-    metricsToken,
-    storageDir: usableStorageDir(env.STORAGE_DIR || `${REPO_ROOT}.data/media`),
-    intakePoolSize: integer(env.INTAKE_POOL_SIZE ?? '4', 'INTAKE_POOL_SIZE', 1, 100),
-    readsPerCaller: integer(env.READ_CONCURRENCY_PER_CALLER ?? '4', 'READ_CONCURRENCY_PER_CALLER', 1, 1000),
-    trustProxy: trustProxy(env.TRUST_PROXY),
-    publicPages: {
-      searchConcurrency: integer(env.PUB_SEARCH_CONCURRENCY ?? '4', 'PUB_SEARCH_CONCURRENCY', 1, 100),
-      searchesPerMinute: integer(env.PUB_SEARCHES_PER_MINUTE ?? '30', 'PUB_SEARCHES_PER_MINUTE', 1, 10_000),
-      abWindowHours: integer(env.AB_CLIENT_WINDOW_HOURS ?? '24', 'AB_CLIENT_WINDOW_HOURS', 1, 24 * 30),
-      abClientsPerAddress: integer(env.AB_CLIENTS_PER_ADDRESS ?? '16', 'AB_CLIENTS_PER_ADDRESS', 1, 10_000),
-    },
-    speech: {
-      maxTextChars: integer(env.TTS_MAX_TEXT_CHARS ?? String(DEFAULT_SPEECH_LIMITS.maxTextChars), 'TTS_MAX_TEXT_CHARS', 1, SPEECH_MAX_CHARS),
-      maxAudioSeconds: integer(env.TTS_MAX_AUDIO_SECONDS ?? String(DEFAULT_SPEECH_LIMITS.maxAudioSeconds), 'TTS_MAX_AUDIO_SECONDS', 1, 86_400),
-      jobsPerPerson: integer(env.TTS_JOBS_PER_PERSON ?? String(DEFAULT_TTS_JOBS_PER_PERSON), 'TTS_JOBS_PER_PERSON', 1, 1000),
-      collectionMediaBytes: parseSize(env.MEDIA_BYTES_PER_COLLECTION ?? '1gb', 'MEDIA_BYTES_PER_COLLECTION'),
-    },
-    orchestrationsPerPerson: integer(env.ORCHESTRATIONS_PER_PERSON ?? '100', 'ORCHESTRATIONS_PER_PERSON', 1, 1_000_000),
-  };
+      metricsToken: env.METRICS_TOKEN,
+      storageDir: usableStorageDir(env.STORAGE_DIR ?? `${REPO_ROOT}.data/media`),
+      intakePoolSize: env.INTAKE_POOL_SIZE,
+      readsPerCaller: env.READ_CONCURRENCY_PER_CALLER,
+      trustProxy: env.TRUST_PROXY,
+      publicPages: {
+        searchConcurrency: env.PUB_SEARCH_CONCURRENCY,
+        searchesPerMinute: env.PUB_SEARCHES_PER_MINUTE,
+        abWindowHours: env.AB_CLIENT_WINDOW_HOURS,
+        abClientsPerAddress: env.AB_CLIENTS_PER_ADDRESS,
+      },
+      speech: {
+        maxTextChars: env.TTS_MAX_TEXT_CHARS,
+        maxAudioSeconds: env.TTS_MAX_AUDIO_SECONDS,
+        jobsPerPerson: env.TTS_JOBS_PER_PERSON,
+        collectionMediaBytes: env.MEDIA_BYTES_PER_COLLECTION,
+      },
+      orchestrationsPerPerson: env.ORCHESTRATIONS_PER_PERSON,
+    };
+  });
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
+  return envVar.parseEnv(apiEnv, env);
+}
+
+/** OIDC_ISSUER: https://, or plain http:// on loopback only. */
+function oidcIssuer(raw: string | undefined, ctx: z.RefinementCtx<string | undefined>): void {
+  if (raw === undefined) return;
+  const issuer = URL.canParse(raw) ? new URL(raw) : undefined;
+  if (!issuer || !/^https?:$/.test(issuer.protocol)) ctx.addIssue({ code: 'custom', message: `must be an https:// URL; got "${raw}"` });
+  else if (issuer.protocol === 'http:' && !isLoopbackHost(issuer.hostname)) {
+    ctx.addIssue({ code: 'custom', message: `must use https:// (plain http:// is accepted only on loopback); got "${raw}"` });
+  }
 }
 
 /**
@@ -151,44 +172,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
  * (loopback, linklocal, uniquelocal). "true" would believe any X-Forwarded-For a client sends,
  * which makes every per-client limit a suggestion: refused.
  */
-function trustProxy(raw: string | undefined): number | string | undefined {
+function trustProxy(raw: string | undefined, ctx: z.RefinementCtx<string | undefined>): number | string | undefined {
   if (raw === undefined || raw === '') return undefined;
-  if (/^\d+$/.test(raw)) return integer(raw, 'TRUST_PROXY', 1, 10);
+  const hops = /^\d+$/.test(raw) ? Number(raw) : undefined;
+  if (hops !== undefined && hops >= 1 && hops <= 10) return hops;
   const parts = raw.split(',').map((p) => p.trim());
-  if (parts.every((p) => /^(loopback|linklocal|uniquelocal|[0-9a-f.:]+(\/\d{1,3})?)$/i.test(p) && /[0-9a-z]/i.test(p))) return parts.join(',');
-  throw new Error(`TRUST_PROXY must be a hop count (1–10) or addresses/subnets of your proxies (e.g. loopback or 10.0.0.0/8); got "${raw}"`);
-}
-
-/** Digits only: "", "8.08e3" and "0x1f90" are mistakes, not ports (Number() would take them). */
-function portNumber(raw: string, name: string): number {
-  const value = /^\d{1,5}$/.test(raw) ? Number(raw) : NaN;
-  if (!(value >= 0 && value <= 65535)) throw new Error(`${name} must be a port number from 0 to 65535; got "${raw}"`);
-  return value;
-}
-
-function bodyLimit(raw: string): number {
-  const bytes = parseSize(raw, 'BODY_LIMIT');
-  if (bytes < 1 || bytes > parseSize(MAX_BODY_LIMIT, 'BODY_LIMIT')) throw new Error(`BODY_LIMIT must be from 1 byte to ${MAX_BODY_LIMIT}; got "${raw}"`);
-  return bytes;
+  if (hops === undefined && parts.every((p) => /^(loopback|linklocal|uniquelocal|[0-9a-f.:]+(\/\d{1,3})?)$/i.test(p) && /[0-9a-z]/i.test(p))) return parts.join(',');
+  ctx.addIssue({ code: 'custom', message: `must be a hop count (1–10) or addresses/subnets of your proxies (e.g. loopback or 10.0.0.0/8); got "${raw}"` });
+  return z.NEVER;
 }
 
 export function isLoopbackHost(hostname: string): boolean {
   return ['localhost', '::1', '[::1]'].includes(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
-function integer(raw: string, name: string, min: number, max: number): number {
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`${name} must be an integer from ${min} to ${max}; got "${raw}"`);
-  }
-  return value;
-}
-
-const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
-
 /** "25mb", "512kb" or a plain byte count. */
 export function parseSize(raw: string, name: string): number {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?\s*$/i.exec(raw);
-  if (!match) throw new Error(`${name} must be a size like 25mb, 512kb or 1048576; got "${raw}"`);
-  return Math.floor(Number(match[1]) * UNITS[(match[2] ?? 'b').toLowerCase()]!);
+  const bytes = envVar.sizeInBytes(raw);
+  if (bytes === undefined) throw new Error(`${name} must be a size like 25mb, 512kb or 1048576; got "${raw}"`);
+  return bytes;
 }

@@ -196,8 +196,10 @@ describe('GET /metrics: intake, latency, process and PostgreSQL counters', () =>
     expect(text).toMatch(/inntak_http_request_duration_seconds_bucket\{le="0\.2",method="POST",route="\/api\/webhook\/:token"\} [01]/);
     expect(text).toMatch(/inntak_http_request_duration_seconds_bucket\{le="\+Inf",method="POST",route="\/api\/webhook\/:token"\} 1/);
     expect(text).toMatch(/inntak_http_request_duration_seconds_count\{method="POST",route="\/api\/webhook\/:token"\} 1/);
-    for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) {
-      expect(text).toContain(`# TYPE inntak_${name} `);
+    // prom-client's process metrics keep their standard names, so stock Node.js dashboards work.
+    for (const name of ['process_cpu_user_seconds_total', 'process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) {
+      expect(text).toContain(`# TYPE ${name} `);
+      expect(text).not.toContain(`inntak_${name}`);
     }
     for (const name of ['table_scans', 'table_tuples', 'table_blocks', 'index_scans', 'index_tuples', 'index_blocks']) {
       expect(text).toContain(`# TYPE inntak_pg_${name}_total counter`);

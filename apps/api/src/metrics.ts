@@ -80,12 +80,14 @@ function outcomeOf(status: number, intake: IntakeOutcome): string {
 /**
  * prom-client's process metrics (CPU, memory, event-loop lag, GC, handles) describe the
  * process, not an app: one registry for them, created on first use and shown by every app.
+ * They keep prom-client's standard unprefixed names (process_cpu_user_seconds_total,
+ * nodejs_eventloop_lag_seconds) so stock Node.js dashboards work; Inntak's own carry `inntak_`.
  */
 let processRegistry: Registry | undefined;
 function processMetrics(): Registry {
   if (!processRegistry) {
     processRegistry = new Registry();
-    collectDefaultMetrics({ register: processRegistry, prefix: 'inntak_' });
+    collectDefaultMetrics({ register: processRegistry });
   }
   return processRegistry;
 }

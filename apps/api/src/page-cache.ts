@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { LRUCache } from 'lru-cache';
 import type { Logger } from '@inntak/core';
 import type { Db } from '@inntak/postgres';
 import { ChangeListener, type ChangeNotice } from '@inntak/postgres/realtime';
@@ -16,21 +17,20 @@ const PAGE_CACHE_MAX_BYTES = 64 * 1024 * 1024;
  */
 export class PageCache {
   readonly events = new EventEmitter();
-  private entries = new Map<string, { scope: string; value: unknown; bytes: number }>();
+  /**
+   * Bounded by entries and by the bytes their `weigh` reports (rendered pages; an unweighed
+   * entry counts one byte); when either is reached the least recently used entries go first,
+   * so keys a stranger makes up (random article ids, tags, hosts) push out one entry each
+   * rather than emptying the cache. A value larger than the whole bound is not kept.
+   */
+  private readonly entries: LRUCache<string, { scope: string; value: unknown; bytes: number }>;
   /** Loads under way: concurrent misses of one key share one load (one query, one render). */
   private loading = new Map<string, { epoch: number; promise: Promise<unknown> }>();
-  private bytes = 0;
   private epoch = 0;
 
-  /**
-   * Bounded by entries and by the bytes their `weigh` reports (rendered pages); when either is
-   * reached the oldest entries go first, so keys a stranger makes up (random article ids,
-   * tags, hosts) push out one entry each rather than emptying the cache.
-   */
-  constructor(
-    private readonly maxEntries = 10_000,
-    private readonly maxBytes = PAGE_CACHE_MAX_BYTES,
-  ) {}
+  constructor(maxEntries = 10_000, maxBytes = PAGE_CACHE_MAX_BYTES) {
+    this.entries = new LRUCache({ max: maxEntries, maxSize: maxBytes, sizeCalculation: (entry) => entry.bytes });
+  }
 
   async get<T>(scope: string, key: string, load: () => Promise<T>, weigh?: (value: T) => number): Promise<T> {
     const hit = this.entries.get(key);
@@ -43,12 +43,7 @@ export class PageCache {
     try {
       const value = await promise;
       if (epoch === this.epoch && !this.entries.has(key)) {
-        const bytes = weigh ? weigh(value) : 0;
-        if (bytes <= this.maxBytes) {
-          this.entries.set(key, { scope, value, bytes });
-          this.bytes += bytes;
-          this.evict();
-        }
+        this.entries.set(key, { scope, value, bytes: Math.max(1, Math.ceil(weigh ? weigh(value) : 0)) });
       }
       return value;
     } finally {
@@ -58,33 +53,21 @@ export class PageCache {
 
   /** Entries and bytes held (tests, metrics). */
   size(): { entries: number; bytes: number } {
-    return { entries: this.entries.size, bytes: this.bytes };
-  }
-
-  private evict(): void {
-    for (const [key, entry] of this.entries) {
-      if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) return;
-      this.entries.delete(key);
-      this.bytes -= entry.bytes;
-    }
+    return { entries: this.entries.size, bytes: this.entries.calculatedSize };
   }
 
   /** Drops the entries of these publications, and every routing lookup (a slug or domain may have moved). */
   invalidate(publicationIds: readonly string[]): void {
     this.epoch += 1;
     const scopes = new Set([...publicationIds, ROUTING]);
-    for (const [key, entry] of this.entries) {
-      if (!scopes.has(entry.scope)) continue;
-      this.entries.delete(key);
-      this.bytes -= entry.bytes;
-    }
+    const dropped = [...this.entries.entries()].filter(([, entry]) => scopes.has(entry.scope)).map(([key]) => key);
+    for (const key of dropped) this.entries.delete(key);
     this.events.emit('invalidated', publicationIds);
   }
 
   clear(): void {
     this.epoch += 1;
     this.entries.clear();
-    this.bytes = 0;
     this.events.emit('invalidated', 'all');
   }
 }

@@ -1,5 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { envVar } from '@inntak/core';
 
 /** The CLI's one config module: nothing else reads process.env. */
 export interface CliConfig {
@@ -18,44 +20,37 @@ export interface CliConfig {
 }
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'];
+
+/** The CLI's settings, one zod piece per variable (packages/core config-schema). */
+const cliEnv = z
+  .object({
+    PORT: envVar.port(8080),
+    EMBEDDED_PG_PORT: envVar.port(54329),
+    LOG_LEVEL: envVar.logLevel(),
+    BASE_URL: envVar.httpUrl(),
+    DATABASE_URL: envVar.postgresUrl(),
+    INNTAK_DATA_DIR: z
+      .string()
+      .optional()
+      .refine((dir) => dir === undefined || (dir.trim() !== '' && !/[\0\n\r]/.test(dir)), { error: (issue) => `must be a directory path; got ${JSON.stringify(issue.input)}` }),
+    STORAGE_DIR: envVar.text(),
+    ORCHESTRATIONS_PER_PERSON: envVar.integer(100, 1, 1_000_000),
+  })
+  .transform((env) => {
+    const dataDir = env.INNTAK_DATA_DIR ?? `${REPO_ROOT}.data`;
+    return {
+      databaseUrl: env.DATABASE_URL,
+      dataDir: isAbsolute(dataDir) ? dataDir : resolve(dataDir),
+      embeddedPort: env.EMBEDDED_PG_PORT,
+      baseUrl: env.BASE_URL ?? `http://localhost:${env.PORT}`,
+      logLevel: env.LOG_LEVEL,
+      storageDir: env.STORAGE_DIR ?? `${REPO_ROOT}.data/media`,
+      orchestrationsPerPerson: env.ORCHESTRATIONS_PER_PERSON,
+    };
+  });
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): CliConfig {
-  const port = portNumber(env, 'PORT', 8080);
-  const embeddedPort = portNumber(env, 'EMBEDDED_PG_PORT', 54329);
-  const logLevel = env.LOG_LEVEL ?? 'info';
-  if (!LOG_LEVELS.includes(logLevel)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${logLevel}"`);
-  const baseUrl = (env.BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
-  if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) throw new Error(`BASE_URL must be an absolute http(s) URL; got "${env.BASE_URL}"`);
-  const databaseUrl = env.DATABASE_URL || undefined;
-  if (databaseUrl !== undefined && !isPostgresUrl(databaseUrl)) {
-    throw new Error('DATABASE_URL must be a postgres:// or postgresql:// URL (postgres://user:password@host:5432/database)');
-  }
-  const dataDir = env.INNTAK_DATA_DIR ?? `${REPO_ROOT}.data`;
-  if (dataDir.trim() === '' || /[\0\n\r]/.test(dataDir)) throw new Error(`INNTAK_DATA_DIR must be a directory path; got ${JSON.stringify(dataDir)}`);
-  return {
-    databaseUrl,
-    dataDir: isAbsolute(dataDir) ? dataDir : resolve(dataDir),
-    embeddedPort,
-    baseUrl,
-    logLevel,
-    env,
-    storageDir: env.STORAGE_DIR ?? `${REPO_ROOT}.data/media`,
-    orchestrationsPerPerson: positiveInteger(env, 'ORCHESTRATIONS_PER_PERSON', 100),
-  };
-}
-
-/** Digits only: "", "8.08e3" and "0x1f90" are mistakes, not ports (Number() would take them). */
-function portNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined) return fallback;
-  const value = /^\d{1,5}$/.test(raw) ? Number(raw) : NaN;
-  if (!(value >= 0 && value <= 65535)) throw new Error(`${name} must be a port number from 0 to 65535; got "${raw}"`);
-  return value;
-}
-
-export function isPostgresUrl(raw: string): boolean {
-  return URL.canParse(raw) && ['postgres:', 'postgresql:'].includes(new URL(raw).protocol);
+  return { ...envVar.parseEnv(cliEnv, env), env };
 }
 
 export const APP_ENTRYPOINTS = {
@@ -68,12 +63,3 @@ export const APP_CONFIG_MODULES = {
   api: new URL('../../api/dist/config.js', import.meta.url).href,
   worker: new URL('../../worker/dist/config.js', import.meta.url).href,
 };
-
-/** Digits only, at least 1. */
-function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
-  if (!(value >= 1)) throw new Error(`${name} must be a whole number of at least 1; got "${raw}"`);
-  return value;
-}

@@ -1,5 +1,5 @@
 import { DEV_ISSUER, openDevIssuer } from '@inntak/dev-issuer';
-import { required, UsageError, type Options } from './commands.js';
+import { required, UsageError, type Options } from './command-line.js';
 import type { CliConfig } from './config.js';
 
 /**

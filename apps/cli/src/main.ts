@@ -1,12 +1,10 @@
 #!/usr/bin/env node
 import winston from 'winston';
 import { listTemplates } from '@inntak/templates';
-import { migrate, openDatabase } from '@inntak/postgres';
-import { commandHelp, describeFailure, isDatabaseCommand, parseCommandLine, runDatabaseCommand, USAGE } from './commands.js';
+import { commandHelp, describeFailure, parseCommandLine, USAGE } from './commands.js';
+import { migrate, openServices, resolveDatabase } from './compose.js';
 import { loadConfig } from './config.js';
-import { resolveDatabase } from './database.js';
 import { devToken } from './dev-token.js';
-import { isMediaCommand, runMediaCommand } from './media-commands.js';
 import { startAll } from './start.js';
 
 function print(value: unknown): void {
@@ -43,13 +41,22 @@ async function main(argv: string[]): Promise<number> {
       print(await migrate(database.url));
       return 0;
     }
-    const handle = openDatabase({ connectionString: database.url, logger, max: 2 });
+    const { services, close } = openServices(database.url, logger);
     try {
-      if (isDatabaseCommand(command.name)) print(await runDatabaseCommand(command.name, values, { db: handle.db, baseUrl: config.baseUrl, orchestrationsPerPerson: config.orchestrationsPerPerson, progress: (line) => process.stderr.write(`${line}\n`) }));
-      if (isMediaCommand(command.name)) print(await runMediaCommand(command.name, values, { db: handle.db, storageDir: config.storageDir, log: (m) => logger.info(m) }));
+      if (command.run) {
+        const context = {
+          services,
+          baseUrl: config.baseUrl,
+          orchestrationsPerPerson: config.orchestrationsPerPerson,
+          storageDir: config.storageDir,
+          progress: (line: string) => process.stderr.write(`${line}\n`),
+          log: (m: string) => logger.info(m),
+        };
+        print(await command.run(values, context));
+      }
       return 0;
     } finally {
-      await handle.close();
+      await close();
     }
   } finally {
     await database.release();

@@ -1,9 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { Logger } from '@inntak/core';
-import { migrate } from '@inntak/postgres';
 import { APP_CONFIG_MODULES, APP_ENTRYPOINTS, type CliConfig } from './config.js';
-import { resolveDatabase } from './database.js';
+import { migrate, resolveDatabase } from './compose.js';
 
 /**
  * `npm start`: check every setting, migrate, then run the API and the worker as two child

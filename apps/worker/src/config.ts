@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { envVar } from '@inntak/core';
 import { usableStorageDir } from '@inntak/files';
 import { DEFAULT_SPEECH_LIMITS, SPEECH_MAX_CHARS, type SpeechLimits } from '@inntak/media';
-import { DEFAULT_BUDGET, parseAllowList } from '@inntak/orchestration';
+import { DEFAULT_BUDGET } from '@inntak/orchestration';
 
 /** The worker's one config module: nothing else reads process.env or argv. */
 export interface WorkerConfig {
@@ -48,59 +50,54 @@ export interface WorkerConfig {
   orchestrationBudget: number;
 }
 
-const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'];
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** From src/ (tests) and dist/ alike: the file beside them. */
 export const CRONTAB_FILE = fileURLToPath(new URL('../crontab', import.meta.url));
 
+/** The worker's settings, one zod piece per variable (packages/core config-schema). */
+const workerEnv = z
+  .object({
+    DATABASE_URL: envVar.postgresUrl('is not set (npm start sets it, with an embedded PostgreSQL)'),
+    WORKER_CONCURRENCY: envVar.integer(3, 1),
+    LOG_LEVEL: envVar.logLevel(),
+    WORKER_POLL_INTERVAL_MS: envVar.integer(1000, 10),
+    JOB_DEFER_MS: envVar.integer(500, 1),
+    JOB_HEARTBEAT_MS: envVar.integer(5000, 10),
+    JOB_WORKER_STALE_MS: envVar.integer(30_000, 50),
+    JOB_RULES_CACHE_MS: envVar.integer(5000, 0),
+    LIVE_ROOM_CACHE_MS: envVar.integer(10_000, 0),
+    WORKER_SHUTDOWN_GRACE_MS: envVar.integer(5000, 0),
+    STORAGE_DIR: envVar.text(),
+    TTS_MAX_TEXT_CHARS: envVar.integer(DEFAULT_SPEECH_LIMITS.maxTextChars, 1, SPEECH_MAX_CHARS),
+    TTS_MAX_AUDIO_SECONDS: envVar.integer(DEFAULT_SPEECH_LIMITS.maxAudioSeconds, 1, 86_400),
+    MEDIA_BYTES_PER_COLLECTION: envVar.size(String(DEFAULT_SPEECH_LIMITS.collectionMediaBytes)),
+    WORKER_CRONTAB: z.string().optional(),
+    ORCHESTRATION_HTTP_ALLOW: envVar.commaList(),
+    ORCHESTRATION_CLI_ALLOW: envVar.commaList(),
+    ORCHESTRATION_BUDGET: envVar.integer(DEFAULT_BUDGET, 1),
+  })
+  .transform((env): Omit<WorkerConfig, 'once'> => ({
+    databaseUrl: env.DATABASE_URL!,
+    concurrency: env.WORKER_CONCURRENCY,
+    logLevel: env.LOG_LEVEL,
+    pollIntervalMs: env.WORKER_POLL_INTERVAL_MS,
+    deferMs: env.JOB_DEFER_MS,
+    heartbeatMs: env.JOB_HEARTBEAT_MS,
+    workerStaleMs: env.JOB_WORKER_STALE_MS,
+    rulesCacheMs: env.JOB_RULES_CACHE_MS,
+    liveRoomCacheMs: env.LIVE_ROOM_CACHE_MS,
+    shutdownGraceMs: env.WORKER_SHUTDOWN_GRACE_MS,
+    storageDir: usableStorageDir(env.STORAGE_DIR ?? `${REPO_ROOT}.data/media`),
+    speech: { maxTextChars: env.TTS_MAX_TEXT_CHARS, maxAudioSeconds: env.TTS_MAX_AUDIO_SECONDS, collectionMediaBytes: env.MEDIA_BYTES_PER_COLLECTION },
+    crontab: env.WORKER_CRONTAB ?? readFileSync(CRONTAB_FILE, 'utf8'),
+    orchestrationHttpAllow: env.ORCHESTRATION_HTTP_ALLOW,
+    orchestrationCliAllow: env.ORCHESTRATION_CLI_ALLOW,
+    orchestrationBudget: env.ORCHESTRATION_BUDGET,
+  }));
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] = process.argv.slice(2)): WorkerConfig {
-  if (!env.DATABASE_URL) throw new Error('DATABASE_URL is not set (npm start sets it, with an embedded PostgreSQL)');
+  const config = envVar.parseEnv(workerEnv, env);
   const unknown = argv.filter((arg) => arg !== '--once');
   if (unknown.length > 0) throw new Error(`unknown argument ${unknown[0]}; the worker takes only --once`);
-  const logLevel = env.LOG_LEVEL ?? 'info';
-  if (!LOG_LEVELS.includes(logLevel)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${logLevel}"`);
-  return {
-    databaseUrl: env.DATABASE_URL,
-    concurrency: integer(env, 'WORKER_CONCURRENCY', 3, 1),
-    logLevel,
-    once: argv.includes('--once'),
-    pollIntervalMs: integer(env, 'WORKER_POLL_INTERVAL_MS', 1000, 10),
-    deferMs: integer(env, 'JOB_DEFER_MS', 500, 1),
-    heartbeatMs: integer(env, 'JOB_HEARTBEAT_MS', 5000, 10),
-    workerStaleMs: integer(env, 'JOB_WORKER_STALE_MS', 30_000, 50),
-    rulesCacheMs: integer(env, 'JOB_RULES_CACHE_MS', 5000, 0),
-    liveRoomCacheMs: integer(env, 'LIVE_ROOM_CACHE_MS', 10_000, 0),
-    shutdownGraceMs: integer(env, 'WORKER_SHUTDOWN_GRACE_MS', 5000, 0),
-    storageDir: usableStorageDir(env.STORAGE_DIR || `${REPO_ROOT}.data/media`),
-    speech: {
-      maxTextChars: integer(env, 'TTS_MAX_TEXT_CHARS', DEFAULT_SPEECH_LIMITS.maxTextChars, 1, SPEECH_MAX_CHARS),
-      maxAudioSeconds: integer(env, 'TTS_MAX_AUDIO_SECONDS', DEFAULT_SPEECH_LIMITS.maxAudioSeconds, 1, 86_400),
-      collectionMediaBytes: size(env, 'MEDIA_BYTES_PER_COLLECTION', DEFAULT_SPEECH_LIMITS.collectionMediaBytes),
-    },
-    crontab: env.WORKER_CRONTAB ?? readFileSync(CRONTAB_FILE, 'utf8'),
-    orchestrationHttpAllow: parseAllowList(env.ORCHESTRATION_HTTP_ALLOW),
-    orchestrationCliAllow: parseAllowList(env.ORCHESTRATION_CLI_ALLOW),
-    orchestrationBudget: integer(env, 'ORCHESTRATION_BUDGET', DEFAULT_BUDGET, 1),
-  };
-}
-
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(max === Number.MAX_SAFE_INTEGER ? `${name} must be an integer of at least ${min}; got "${raw}"` : `${name} must be an integer from ${min} to ${max}; got "${raw}"`);
-  }
-  return value;
-}
-
-const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
-
-/** "1gb", "512mb" or a plain byte count, as the API's sizes. */
-function size(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?\s*$/i.exec(raw);
-  if (!match) throw new Error(`${name} must be a size like 1gb, 512mb or 1048576; got "${raw}"`);
-  return Math.floor(Number(match[1]) * UNITS[(match[2] ?? 'b').toLowerCase()]!);
+  return { ...config, once: argv.includes('--once') };
 }

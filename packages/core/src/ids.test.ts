@@ -15,4 +15,11 @@ describe('uuidv7', () => {
     expect(earlier < later).toBe(true);
     expect(earlier.slice(0, 13)).toBe('019b76da-a800');
   });
+
+  it('is strictly increasing within one millisecond', () => {
+    const ids = Array.from({ length: 5000 }, () => uuidv7());
+    const millis = new Set(ids.map((id) => id.slice(0, 13)));
+    expect(millis.size).toBeLessThan(ids.length);
+    for (let i = 1; i < ids.length; i++) expect(ids[i - 1]! < ids[i]!).toBe(true);
+  });
 });

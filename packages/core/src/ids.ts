@@ -1,16 +1,14 @@
-import { randomBytes } from 'node:crypto';
+import { v7 } from 'uuid';
 
 /**
- * RFC 9562 version 7 UUID: 48-bit Unix milliseconds, then random bits. Time-ordered ids keep
- * the primary-key index append-mostly and give keyset pagination a creation order for free.
+ * RFC 9562 version 7 UUID (the `uuid` package): 48-bit Unix milliseconds, then a counter and
+ * random bits. Time-ordered ids keep the primary-key index append-mostly and give keyset
+ * pagination a creation order for free. Without `now`, ids made in one process are strictly
+ * increasing, also within one millisecond (the counter); with `now` (a webhook's receive time),
+ * they order by that millisecond.
  */
-export function uuidv7(now: number = Date.now()): string {
-  const bytes = randomBytes(16);
-  bytes.writeUIntBE(now, 0, 6);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+export function uuidv7(now?: number): string {
+  return now === undefined ? v7() : v7({ msecs: now });
 }
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -4,3 +4,4 @@ export { withMeta, type Logger } from './logger.js';
 export { storable, storableJson, mapJsonStrings } from './storable.js';
 export { JSON_MAX_DEPTH, jsonNestsDeeperThan } from './json-depth.js';
 export { RawJson, stringifyJson } from './raw-json.js';
+export * as envVar from './config-schema.js';

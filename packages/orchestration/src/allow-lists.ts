@@ -1,13 +1,5 @@
-/**
- * The operator's allow-lists (ORCHESTRATION_HTTP_ALLOW, ORCHESTRATION_CLI_ALLOW): comma-separated,
- * empty entries ignored. Nothing is allowed when a list is unset.
- */
-export function parseAllowList(raw: string | undefined): string[] {
-  return (raw ?? '')
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== '');
-}
+// The operator's allow-lists (ORCHESTRATION_HTTP_ALLOW, ORCHESTRATION_CLI_ALLOW) are read by the
+// worker's config (comma-separated, empty entries ignored); nothing is allowed when one is unset.
 
 /**
  * A URL may be posted to when its host is on the list: an entry without a port allows the host

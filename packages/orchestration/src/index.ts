@@ -6,6 +6,6 @@ export { parseScript, stepCount, describePath, ScriptError, MAX_SCRIPT_BYTES, MA
 export { checkOrchestrationNode } from './trigger.js';
 export { resolveVariables, resolveUrl, variablesIn, checkVariable, VariableError, type VariableContext, type VariableScope } from './variables.js';
 export { runScript, ActionSkipped, type RunDeps, type RunOutcome } from './runner.js';
-export { parseAllowList, hostAllowed, commandAllowed } from './allow-lists.js';
+export { hostAllowed, commandAllowed } from './allow-lists.js';
 export type { OrchestrationStore, OrchestrationTx, OrchestrationToRun, LogEntryView, RunContext } from './ports.js';
 export { runGraphAction, requireOrchestrationRoom, createOrchestration, loadCliTool, addCollectionOrchestration, readOrchestrationLog } from './graph-actions.js';

@@ -23,3 +23,4 @@ export { levelOn, nodeKindOf } from './level-on.js';
 export { readServerSecret, queryCursorKey } from './server-secrets.js';
 export { nodeHasTag } from './tags.js';
 export { PostgresGraphStore, PostgresGraphTx, graphWrite, insertNode, insertEdge, deleteEdges } from './graph-store.js';
+export { personOfIdentity } from './lookups.js';

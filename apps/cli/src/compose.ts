@@ -2,8 +2,64 @@ import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs'
 import { sep } from 'node:path';
 import pg from 'pg';
 import type { Logger } from '@inntak/core';
-import { migrate, spawnEmbeddedPostgres } from '@inntak/postgres';
+import { LocalFileStore, StatfsDiskProbe } from '@inntak/files';
+import { runPrune } from '@inntak/media';
+import { migrate, openDatabase, spawnEmbeddedPostgres, type Db } from '@inntak/postgres';
+import { listDeliveries, rerenderWebhook, setWebhookSecret } from '@inntak/postgres/deliveries';
+import { createCollection, createPerson, grantAccess, nodeKindOf, personOfIdentity } from '@inntak/postgres/graph';
+import { createWebhook, listWebhooks, rotateWebhookToken, setWebhookTemplate } from '@inntak/postgres/intake';
+import { enqueueJob, getJob } from '@inntak/postgres/jobs';
+import { mediaOfJob, postgresPruneCatalog } from '@inntak/postgres/media';
+import { addCollectionOrchestration } from '@inntak/postgres/orchestration';
+import { createPublication, publishArticle, runAbEvaluation } from '@inntak/postgres/publishing';
 import type { CliConfig } from './config.js';
+
+/**
+ * The CLI's composition root: the only file besides main.ts that imports @inntak/postgres, kysely
+ * or pg. Commands (commands/*.ts) get `CliServices`, the operations they call, with the database
+ * bound; they never see a query.
+ */
+export type CliDatabase = Db;
+export { migrate };
+
+/** A function of the database, with the database bound. */
+const on =
+  <A extends unknown[], R>(db: Db, fn: (db: Db, ...args: A) => R) =>
+  (...args: A): R =>
+    fn(db, ...args);
+
+export function cliServices(db: Db) {
+  return {
+    nodeKindOf: on(db, nodeKindOf),
+    personOfIdentity: on(db, personOfIdentity),
+    createPerson: on(db, createPerson),
+    createCollection: on(db, createCollection),
+    grantAccess: on(db, grantAccess),
+    createWebhook: on(db, createWebhook),
+    listWebhooks: on(db, listWebhooks),
+    setWebhookTemplate: on(db, setWebhookTemplate),
+    rotateWebhookToken: on(db, rotateWebhookToken),
+    listDeliveries: on(db, listDeliveries),
+    setWebhookSecret: on(db, setWebhookSecret),
+    rerenderWebhook: on(db, rerenderWebhook),
+    addCollectionOrchestration: on(db, addCollectionOrchestration),
+    createPublication: on(db, createPublication),
+    publishArticle: on(db, publishArticle),
+    runAbEvaluation: on(db, runAbEvaluation),
+    queueTts: (payload: { node_id: string; voice?: string; rate?: number }) => enqueueJob(db, 'tts_generate', payload, { maxAttempts: 3 }),
+    getJob: on(db, getJob),
+    mediaOfJob: on(db, mediaOfJob),
+    prune: (storageDir: string, options: { dryRun: boolean }) =>
+      runPrune({ catalog: postgresPruneCatalog(db), files: new LocalFileStore(storageDir), probe: new StatfsDiskProbe(), storageDir }, { ...options, trigger: 'cli' }),
+  };
+}
+export type CliServices = ReturnType<typeof cliServices>;
+
+/** A pool for one command, and its services. */
+export function openServices(url: string, logger: Logger): { services: CliServices; close(): Promise<void> } {
+  const handle = openDatabase({ connectionString: url, logger, max: 2 });
+  return { services: cliServices(handle.db), close: () => handle.close() };
+}
 
 export interface ResolvedDatabase {
   url: string;

@@ -1,0 +1,38 @@
+import { OPERATOR } from '@inntak/access';
+import { id, optional, required, requireKind, type CommandSpec } from '../command-line.js';
+
+export const publicationAdd: CommandSpec = {
+  name: 'publication add',
+  args: '--slug S --title T --owner PERSON_ID [--about A] [--domain D ...]',
+  summary: 'a publication (docs/publishing.md): its pages at /pub/S and at the root of each --domain',
+  options: {
+    slug: { type: 'string', help: 'lowercase letters, digits and hyphens: /pub/SLUG' },
+    title: { type: 'string', help: "the publication's title" },
+    owner: id('the person who owns it'),
+    about: { type: 'string', help: 'the text of the about page' },
+    domain: { type: 'string', help: 'a custom domain serving the pages (repeatable)', multiple: true },
+  },
+  async run(options, context) {
+    const slug = required(options, 'slug');
+    const title = required(options, 'title');
+    const ownerId = await requireKind(context, options, 'owner', 'person');
+    const domains = options.domain;
+    return context.services.createPublication({ slug, title, ownerId, about: optional(options, 'about'), domains: Array.isArray(domains) ? domains : [] });
+  },
+};
+
+export const publish: CommandSpec = {
+  name: 'publish',
+  args: '--publication ID --node ID',
+  summary: 'publish a node in a publication (a published_in edge)',
+  options: { publication: id('the publication'), node: id('the node to publish') },
+  run: (options, { services }) => services.publishArticle(OPERATOR, { publication_id: required(options, 'publication'), node_id: required(options, 'node') }),
+};
+
+export const abEvaluate: CommandSpec = {
+  name: 'ab evaluate',
+  args: '',
+  summary: 'run the A/B evaluator of front-page variants now; prints what it decided',
+  options: {},
+  run: (_options, { services }) => services.runAbEvaluation(),
+};
