@@ -9,7 +9,8 @@ import { readDatabaseStats, type DatabaseHandle } from '@inntak/postgres';
 import { PostgresIdentityDirectory, PostgresNodeQueryStore, queryCursorKey } from '@inntak/postgres/graph';
 import { PostgresIntakeStore } from '@inntak/postgres/intake';
 import { LocalFileStore } from '@inntak/files';
-import { PostgresLiveRoomStatus } from '@inntak/postgres/jobs';
+import { PostgresJobAdminStore, PostgresLiveRoomStatus } from '@inntak/postgres/jobs';
+import { PostgresMediaStore } from '@inntak/postgres/media';
 import { recordAbCounts } from '@inntak/postgres/publishing';
 import { AbRecorder } from './ab-recorder.js';
 import { startPageCache } from './page-cache.js';
@@ -76,6 +77,7 @@ export function postgresAppDeps(
 ): AppDeps {
   const { database } = options;
   const limits = options.publicPages ?? {};
+  const media = new PostgresMediaStore(database.db);
   return {
     trustProxy: options.trustProxy,
     logger: options.logger,
@@ -97,7 +99,12 @@ export function postgresAppDeps(
     slowRequestMs: options.slowRequestMs,
     files: new LocalFileStore(options.storageDir ?? DEFAULT_STORAGE_DIR),
     speech: options.speech,
-    jobAdmin: { db: database.db, liveRooms: cachedLiveRoomStatus(new PostgresLiveRoomStatus(database.db), options.liveRoomCacheMs) },
+    media,
+    jobAdmin: {
+      store: new PostgresJobAdminStore(database.db),
+      liveRooms: cachedLiveRoomStatus(new PostgresLiveRoomStatus(database.db), options.liveRoomCacheMs),
+      media,
+    },
     publishing: {
       recorder: new AbRecorder((rows) => recordAbCounts(database.db, rows), options.logger, { flushMs: options.abFlushMs }),
       ownHost: new URL(options.baseUrl).hostname,

@@ -22,18 +22,28 @@ export async function requireLevel(
   required: AccessLevel | null,
   field: string,
 ): Promise<NodeForWrite> {
+  const node = await levelOn(db, actor, nodeId);
+  if (!node) throw new AppError('not_found', { detail: field });
+  const level = effectiveLevel(actor, node.level);
+  if (!meets(level, required)) throw new AppError('forbidden');
+  return { id: node.id, node_kind: node.node_kind, level };
+}
+
+/**
+ * A node through the actor's read filter (the operator sees every node), with the level the
+ * actor's access rows give on it (before a system administrator's override); undefined when the
+ * actor cannot see it. The query behind requireLevel, for the domains' ports (MediaTx.levelOn).
+ */
+export async function levelOn(db: Kysely<Database>, actor: Actor, nodeId: string): Promise<NodeForWrite | undefined> {
   const callerId = actor.personId;
-  const node = await db
+  const row = await db
     .selectFrom('nodes as n')
     .select(['n.id', 'n.node_kind'])
     .select(callerId === null ? sql<string | null>`null`.as('level') : accessLevelOf(callerId, 'n').as('level'))
     .where('n.id', '=', nodeId)
     .$if(callerId !== null && !actor.isAdmin, (q) => q.where(nodeVisibleTo(callerId!, 'n')))
     .executeTakeFirst();
-  if (!node) throw new AppError('not_found', { detail: field });
-  const level = effectiveLevel(actor, node.level as AccessLevel | null);
-  if (!meets(level, required)) throw new AppError('forbidden');
-  return { id: node.id, node_kind: node.node_kind, level };
+  return row && { id: row.id, node_kind: row.node_kind, level: row.level as AccessLevel | null };
 }
 
 /**

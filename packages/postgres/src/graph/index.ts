@@ -20,6 +20,6 @@ export {
 } from './graph-writes.js';
 export { readNode, MAX_EDGE_PAGE, type EdgePage } from './node-reads.js';
 export { queryNodes, PostgresNodeQueryStore, SEARCH_TIMEOUT_MS, type QueryOptions } from './node-query.js';
-export { requireLevel } from './authorize.js';
+export { requireLevel, levelOn } from './authorize.js';
 export { readServerSecret, queryCursorKey } from './server-secrets.js';
 export { tagNode, nodeHasTag } from './tags.js';

@@ -31,7 +31,5 @@ export {
   diskStatus,
   resourceStatus,
   toJobRecord,
-  type ResourceStatus,
-  type JobList,
-  type JobListQuery,
+  PostgresJobAdminStore,
 } from './job-admin.js';

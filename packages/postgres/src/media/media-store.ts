@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { uuidv7 } from '@inntak/core';
-import { fileKeyOf, HAS_MEDIA_EDGE, MEDIA_NODE_KIND, PUBLISHED_IN_EDGE, type MediaMetadata, type MediaType, type PruneCandidate } from '@inntak/media';
+import { fileKeyOf, HAS_MEDIA_EDGE, MEDIA_NODE_KIND, PUBLISHED_IN_EDGE, type MediaMetadata, type MediaRecord, type MediaType, type PruneCandidate } from '@inntak/media';
 import type { Db } from '../platform/index.js';
 import { hasAccess, insertEdge, insertNode } from '../graph/index.js';
 
@@ -42,12 +42,7 @@ export class MediaOwnerGoneError extends Error {
   }
 }
 
-export interface MediaRecord {
-  id: string;
-  title: string | null;
-  metadata: MediaMetadata;
-  created_at: Date;
-}
+export type { MediaRecord } from '@inntak/media';
 
 /**
  * A media node the caller may read in full (creator, an access row, or readable/open), or
