@@ -1,6 +1,6 @@
 import type { JobHelpers, Task } from 'graphile-worker';
 import { coerceError, type Logger } from '@inntak/core';
-import { PermanentJobError } from '@inntak/jobs';
+import { parseJobPayload, PermanentJobError, type JobPayload } from '@inntak/jobs';
 import { type Db } from '@inntak/postgres';
 import { finishJob, isCancelRequested, startJob, type WorkerProcess } from '@inntak/postgres/jobs';
 import { JobCancelledError, JobTimeoutError, type Governor } from './governor.js';
@@ -27,12 +27,12 @@ export interface GovernedDeps {
 
 /**
  * Every job type runs inside this wrapper: admission by the governor (strict, under its lock),
+ * the payload checked against its type's schema (a bad one fails the job at once, no retries),
  * the type's timeout, cancel and shutdown as one AbortSignal, the history row kept in step, and
  * one log line at start and at end with the duration.
  */
-export function governed<P>(jobType: string, body: JobBody<P>, deps: GovernedDeps): Task {
-  return async (rawPayload: unknown, helpers: JobHelpers) => {
-    const payload = rawPayload as P;
+export function governed<T extends string>(jobType: T, body: JobBody<JobPayload<T>>, deps: GovernedDeps): Task {
+  return async (payload: unknown, helpers: JobHelpers) => {
     const { job } = helpers;
     const decision = await startJob(
       deps.db,
@@ -65,7 +65,9 @@ export function governed<P>(jobType: string, body: JobBody<P>, deps: GovernedDep
     const duration = () => Math.round(performance.now() - started);
     deps.logger.info('job started', meta);
     try {
-      await Promise.race([body(payload, { signal: controller.signal, logger: deps.logger, attempt: job.attempts, jobId: decision.historyId }), whenAborted(controller.signal)]);
+      // Inside the try: a PermanentJobError from the check ends the job failed, like the body's own.
+      const checked = parseJobPayload(jobType, payload);
+      await Promise.race([body(checked, { signal: controller.signal, logger: deps.logger, attempt: job.attempts, jobId: decision.historyId }), whenAborted(controller.signal)]);
       await finishJob(deps.db, decision.historyId, { kind: 'completed' });
       deps.logger.info('job completed', { ...meta, duration_ms: duration() });
     } catch (thrown) {

@@ -2,6 +2,7 @@ import type { TaskList } from 'graphile-worker';
 import type { FileStore, SpeechLimits, SpeechSynthesizer } from '@inntak/media';
 import type { Db } from '@inntak/postgres';
 import { DEFAULT_BUDGET } from '@inntak/orchestration';
+import type { JobPayload } from '@inntak/jobs';
 import { governed, type GovernedDeps, type JobBody } from './governed-task.js';
 import type { DiskMonitorDeps } from './disk-monitor.js';
 import { accessRepair } from './tasks/access-repair.js';
@@ -43,6 +44,6 @@ export function createTaskList(bodies: Record<string, JobBody<never>>, governedD
   const list: TaskList = { disk_monitor: diskMonitor(diskDeps), ab_evaluate: abEvaluate(governedDeps), prune: prune({ ...diskDeps, files: media.files }),
     prune_deliveries: pruneDeliveriesTask(diskDeps),
   };
-  for (const [type, body] of Object.entries(bodies)) list[type] = governed(type, body, governedDeps);
+  for (const [type, body] of Object.entries(bodies)) list[type] = governed(type, body as JobBody<JobPayload<string>>, governedDeps);
   return list;
 }
