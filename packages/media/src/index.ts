@@ -51,7 +51,7 @@ export {
   type MixerRole,
 } from './mixer.js';
 export { runPrune, sweepOrphans, type PruneCatalog, type PruneReport, type PruneDeps } from './prune-run.js';
-export { generateSpeech, NothingToSayError, type SpeechCatalog, type SpeechRequest } from './generate-speech.js';
+export { generateSpeech, MediaOwnerGoneError, NothingToSayError, type SpeechCatalog, type SpeechRequest } from './generate-speech.js';
 export { DEFAULT_SPEECH_LIMITS, DEFAULT_TTS_JOBS_PER_PERSON, speechRefusal, SpeechLimitError, type SpeechLimits } from './speech-limits.js';
 export { readMedia, latestPruneRun } from './media-reads.js';
 export { queueSpeech, type SpeechQueueLimits, type SpeechQueueRequest } from './speech-queue.js';

@@ -1,12 +1,10 @@
 import type { Task } from 'graphile-worker';
 import { DISK_THRESHOLDS, parseJobPayload, PermanentJobError, usedPercent, type DiskProbe } from '@inntak/jobs';
-import { runPrune, type FileStore } from '@inntak/media';
+import { runPrune, type FileStore, type PruneCatalog } from '@inntak/media';
 import type { Logger } from '@inntak/core';
-import { type Db } from '@inntak/postgres';
-import { postgresPruneCatalog } from '@inntak/postgres/media';
 
 export interface PruneDeps {
-  db: Db;
+  pruneCatalog: PruneCatalog;
   probe: DiskProbe;
   files: FileStore;
   storageDir: string;
@@ -35,7 +33,7 @@ export function prune(deps: PruneDeps): Task {
       const percent = usedPercent(await deps.probe.measure(deps.storageDir));
       if (percent < DISK_THRESHOLDS.warning) return;
     }
-    const report = await runPrune({ catalog: postgresPruneCatalog(deps.db), files: deps.files, probe: deps.probe, storageDir: deps.storageDir }, { dryRun: false, trigger });
+    const report = await runPrune({ catalog: deps.pruneCatalog, files: deps.files, probe: deps.probe, storageDir: deps.storageDir }, { dryRun: false, trigger });
     deps.logger.info('pruning run', {
       tag: 'prune',
       trigger,
