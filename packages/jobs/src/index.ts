@@ -1,3 +1,6 @@
+// @inntak/jobs owns: job types and their payload schemas (payloads.ts), states and transitions,
+// the governor's decisions, disk classification, and the job admin use cases (job-admin.ts) over
+// the JobAdminStore port (ports.ts; PostgreSQL: packages/postgres/src/jobs).
 export {
   JOB_TYPES,
   JOB_STATUSES,

@@ -1,3 +1,6 @@
+// @inntak/media owns: media metadata and lifetimes, the pruning decision, WAV and speech text,
+// mixer rules, and the use cases (speech-queue.ts, mixer-channels.ts, media-reads.ts) over the
+// MediaStore port (ports.ts; PostgreSQL: packages/postgres/src/media).
 export {
   MEDIA_TYPES,
   MEDIA_NODE_KIND,
