@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { AccessLevel, Actor } from '@inntak/access';
 import type { JobPayloads } from '@inntak/jobs';
 import type { MixerChannel } from './mixer.js';
-import type { PruneReport } from './prune-run.js';
+import type { PruneDecision } from './pruning.js';
 import type { MediaMetadata } from './types.js';
 
 /**
@@ -58,6 +58,19 @@ export const DEFAULT_RATE = 175;
 export const RATE_RANGE = { min: 80, max: 450 } as const;
 /** Voice names as eSpeak NG spells them (`nb`, `en-gb`, `en+f3`); nothing that could be a flag. */
 export const VOICE_PATTERN = /^[a-z]{2,3}(-[a-z0-9]{1,8}){0,3}(\+[a-z0-9]{1,8})?$/;
+
+/** One pruning run as reported and logged (prune_runs). */
+export interface PruneReport {
+  mode: 'run' | 'dry_run';
+  trigger: string;
+  started_at: string;
+  finished_at: string;
+  disk_percent: number;
+  deleted: PruneDecision[];
+  freed_bytes: number;
+  /** What the orphan sweep did, per file (sweep.ts SweepAction kinds). */
+  swept: Array<{ kind: 'place' | 'discard' | 'remove'; key: string }>;
+}
 
 /** A media node as its readers see it. */
 export interface MediaRecord {
