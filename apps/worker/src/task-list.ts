@@ -47,7 +47,7 @@ export function jobBodies(db: Db, media: MediaDeps, allow: OrchestrationAllowLis
 export const HOUSEKEEPING_TASKS = ['disk_monitor', 'ab_evaluate', 'prune', 'prune_deliveries'] as const;
 
 export function createTaskList(bodies: Record<string, JobBody<never>>, governedDeps: GovernedDeps, diskDeps: DiskMonitorDeps, media: MediaDeps): TaskList {
-  const list: TaskList = { disk_monitor: diskMonitor(diskDeps), ab_evaluate: abEvaluate(governedDeps), prune: prune({ ...diskDeps, files: media.files, pruneCatalog: media.pruneCatalog }),
+  const list: TaskList = { disk_monitor: diskMonitor(diskDeps), ab_evaluate: abEvaluate(diskDeps), prune: prune({ ...diskDeps, files: media.files, pruneCatalog: media.pruneCatalog }),
     prune_deliveries: pruneDeliveriesTask(diskDeps),
   };
   for (const [type, body] of Object.entries(bodies)) list[type] = governed(type, body as JobBody<JobPayload<string>>, governedDeps);

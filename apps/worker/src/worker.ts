@@ -6,7 +6,7 @@ import { LocalFileStore } from '@inntak/files';
 import type { SpeechSynthesizer } from '@inntak/media';
 import { openDatabase, type Db } from '@inntak/postgres';
 import { postgresPruneCatalog, postgresSpeechCatalog } from '@inntak/postgres/media';
-import { heartbeat, newWorkerProcess, PostgresLiveRoomStatus, reconcileDeadWorkers, registerWorker, unregisterWorkerProcess } from '@inntak/postgres/jobs';
+import { heartbeat, newWorkerProcess, postgresJobRuns, PostgresLiveRoomStatus, reconcileDeadWorkers, registerWorker, unregisterWorkerProcess } from '@inntak/postgres/jobs';
 import type { WorkerConfig } from './config.js';
 import type { JobBody } from './governed-task.js';
 import { checkDisk } from './disk-monitor.js';
@@ -60,7 +60,7 @@ export async function startWorker(config: WorkerConfig, logger: winston.Logger, 
     jobTypes: Object.keys(bodies),
   });
   const diskDeps = { db, worker, logger, probe: overrides.diskProbe ?? new StatfsDiskProbe(), storageDir: config.storageDir };
-  const taskList = createTaskList(bodies, { db, worker, governor, logger, deferMs: config.deferMs }, diskDeps, media);
+  const taskList = createTaskList(bodies, { runs: postgresJobRuns(db), worker, governor, logger, deferMs: config.deferMs }, diskDeps, media);
   const events: WorkerEvents = new EventEmitter();
   // Jobs are locked under the pool's id (graphile-worker 0.17) or a worker's; register both so a
   // job this process fetched but had not yet admitted is released too if the process dies.

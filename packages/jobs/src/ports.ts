@@ -1,5 +1,5 @@
 import type { DiskMeasurementRecord } from './disk.js';
-import type { JobRecord, JobRule, JobStatus } from './types.js';
+import type { GovernorLimits, JobRecord, JobRule, JobStatus } from './types.js';
 
 /** A page of the job listing: newest first, keyset-paged by id. */
 export interface JobListQuery {
@@ -71,4 +71,38 @@ export interface JobAdminStore {
   getJob(id: number): Promise<JobRecord | undefined>;
   diskStatus(historyLimit: number): Promise<DiskStatus>;
   resourceFacts(): Promise<ResourceFacts>;
+}
+
+/** A worker process, as the history and the heartbeat name it. */
+export interface WorkerProcess {
+  processId: string;
+}
+
+/** A job graphile-worker has fetched, as the governor's start sees it. */
+export interface JobStart {
+  workerJobId: string;
+  jobType: string;
+  payload: unknown;
+  /** graphile-worker's attempt count, this attempt included. */
+  attempts: number;
+  maxAttempts: number;
+  workerId: string;
+}
+
+export type StartDecision =
+  | { kind: 'admitted'; historyId: number; rule: JobRule }
+  | { kind: 'deferred'; historyId: number; reason: string }
+  | { kind: 'cancelled'; historyId: number };
+
+export type JobOutcome =
+  | { kind: 'completed' }
+  | { kind: 'cancelled'; error?: string }
+  /** A failed attempt: `final` when no attempt is left (graphile-worker keeps it failed). */
+  | { kind: 'failed'; error: string; final: boolean };
+
+/** The governed run of one job: the strict start under the governor's lock, the end, the cancel flag. */
+export interface JobRunStore {
+  startJob(worker: WorkerProcess, job: JobStart, options: { liveRoomActive: boolean; limits?: GovernorLimits; deferMs: number }): Promise<StartDecision>;
+  finishJob(historyId: number, outcome: JobOutcome): Promise<void>;
+  isCancelRequested(historyId: number): Promise<boolean>;
 }

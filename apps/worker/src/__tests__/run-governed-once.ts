@@ -2,7 +2,7 @@ import { tmpdir } from 'node:os';
 import { Logger as GraphileLogger, runOnce } from 'graphile-worker';
 import { LocalFileStore } from '@inntak/files';
 import { type DatabaseHandle } from '@inntak/postgres';
-import { newWorkerProcess, PostgresLiveRoomStatus } from '@inntak/postgres/jobs';
+import { newWorkerProcess, postgresJobRuns, PostgresLiveRoomStatus } from '@inntak/postgres/jobs';
 import { Governor } from '../governor.js';
 import { StatfsDiskProbe } from '../statfs-disk-probe.js';
 import { createTaskList, jobBodies, type MediaAdapters, type OrchestrationAllowLists } from '../task-list.js';
@@ -23,7 +23,7 @@ export async function runGovernedOnce(
   const governor = new Governor({ db: h.db, pool: h.pool, logger: quiet, liveRooms: new PostgresLiveRoomStatus(h.db), liveRoomCacheMs: 0, rulesCacheMs: 0, jobTypes: Object.keys(bodies) });
   const taskList = createTaskList(
     bodies,
-    { db: h.db, worker, governor, logger: quiet, deferMs: 10 },
+    { runs: postgresJobRuns(h.db), worker, governor, logger: quiet, deferMs: 10 },
     { db: h.db, worker, logger: quiet, probe: new StatfsDiskProbe(), storageDir: '/tmp' },
     media,
   );

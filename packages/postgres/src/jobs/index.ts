@@ -12,6 +12,7 @@ export {
   unregisterWorkerProcess,
   reconcileDeadWorkers,
   toJobRule,
+  postgresJobRuns,
   type EnqueueOptions,
   type WorkerProcess,
   type JobStart,
