@@ -11,7 +11,8 @@ import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
 import { PostgresIntakeStore, PostgresWebhookAdminStore } from '@inntak/postgres/intake';
 import { PostgresDeliveriesStore } from '@inntak/postgres/deliveries';
 import { LocalFileStore } from '@inntak/files';
-import { PostgresLiveRoomStatus } from '@inntak/postgres/jobs';
+import { PostgresJobAdminStore, PostgresLiveRoomStatus } from '@inntak/postgres/jobs';
+import { PostgresMediaStore } from '@inntak/postgres/media';
 import { PostgresPublishedPages, PostgresPublishingStore, recordAbCounts } from '@inntak/postgres/publishing';
 import { AbRecorder } from './ab-recorder.js';
 import { startPageCache } from './page-cache.js';
@@ -78,6 +79,7 @@ export function postgresAppDeps(
 ): AppDeps {
   const { database } = options;
   const limits = options.publicPages ?? {};
+  const media = new PostgresMediaStore(database.db);
   return {
     trustProxy: options.trustProxy,
     logger: options.logger,
@@ -105,7 +107,12 @@ export function postgresAppDeps(
     publishedPages: new PostgresPublishedPages(database.db),
     webhookAdmin: new PostgresWebhookAdminStore(database.db),
     deliveries: new PostgresDeliveriesStore(database.db),
-    jobAdmin: { db: database.db, liveRooms: cachedLiveRoomStatus(new PostgresLiveRoomStatus(database.db), options.liveRoomCacheMs) },
+    media,
+    jobAdmin: {
+      store: new PostgresJobAdminStore(database.db),
+      liveRooms: cachedLiveRoomStatus(new PostgresLiveRoomStatus(database.db), options.liveRoomCacheMs),
+      media,
+    },
     publishing: {
       recorder: new AbRecorder((rows) => recordAbCounts(database.db, rows), options.logger, { flushMs: options.abFlushMs }),
       ownHost: new URL(options.baseUrl).hostname,

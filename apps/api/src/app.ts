@@ -6,9 +6,8 @@ import type { PublishedPages, PublishingStore } from '@inntak/publishing';
 import type { Db } from '@inntak/postgres';
 import type { NodeQueryStore } from '@inntak/graph';
 import type { DatabaseStats } from '@inntak/postgres';
-import type { FileStore } from '@inntak/media';
+import type { FileStore, MediaStore, SpeechQueueLimits } from '@inntak/media';
 import type { OrchestrationStore } from '@inntak/orchestration';
-import type { SpeechQueueLimits } from '@inntak/postgres/media';
 import { requireCaller } from './auth.js';
 import { installMe } from './me.js';
 import { installJobAdmin, type JobAdminDeps } from './job-admin.js';
@@ -58,6 +57,8 @@ export interface AppDeps {
   checkResponses?: boolean;
   slowRequestMs: number;
   jobAdmin: JobAdminDeps;
+  /** Media's store: media nodes, mixer channels, live rooms (packages/media use cases). */
+  media: MediaStore;
   /** The media file store (STORAGE_DIR). */
   files: FileStore;
   /** What generate_tts refuses in advance (TTS_*, MEDIA_BYTES_PER_COLLECTION); absent: the defaults. */
@@ -108,7 +109,7 @@ export function createApp(deps: AppDeps): Express {
   installQueryNodes(app, routes, limitedReads, { store: deps.nodeQueries, cursorKey: deps.cursorKey });
   installMetrics(app, routes, auth, { metrics, databaseStats: deps.databaseStats, metricsToken: deps.metricsToken });
   installJobAdmin(app, routes, auth, deps.jobAdmin);
-  installMedia(app, routes, auth, { db: deps.db, files: deps.files, logger: deps.logger, speech: deps.speech });
+  installMedia(app, routes, auth, { media: deps.media, files: deps.files, logger: deps.logger, speech: deps.speech });
   installMixer(app, routes, auth, deps);
   installPublishingIntentions(app, routes, auth, { store: deps.publishingStore });
   installPublishedPages(app, routes, publishing);

@@ -1,16 +1,31 @@
 import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
-import { requireSystemAdmin } from '@inntak/access';
-import { DISK_LEVELS, DEFAULT_LIMITS, JOB_STATUSES, type DiskMeasurementRecord, type JobRecord, type JobRule, type LiveRoomStatus } from '@inntak/jobs';
-import { type Db } from '@inntak/postgres';
-import { cancelJob, diskStatus, listJobs, resourceStatus, retryJob, updateRule, type ResourceStatus } from '@inntak/postgres/jobs';
-import { latestPruneRun } from '@inntak/postgres/media';
+import {
+  cancelJob,
+  diskStatus,
+  DISK_LEVELS,
+  DEFAULT_LIMITS,
+  JOB_STATUSES,
+  listJobs,
+  resourceStatus,
+  retryJob,
+  updateRule,
+  type DiskMeasurementRecord,
+  type JobAdminStore,
+  type JobRecord,
+  type JobRule,
+  type LiveRoomStatus,
+  type ResourceStatus,
+} from '@inntak/jobs';
+import { latestPruneRun, type MediaStore } from '@inntak/media';
 import type { RouteRegistry } from './route-registry.js';
 import { Timestamp } from './schemas.js';
 
 export interface JobAdminDeps {
-  db: Db;
+  store: JobAdminStore;
   liveRooms: LiveRoomStatus;
+  /** For the last pruning run in GET /admin/resources. */
+  media: MediaStore;
 }
 
 const JobId = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
@@ -187,8 +202,7 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     },
     auth,
     async ({ query, caller }) => {
-      requireSystemAdmin(caller);
-      const list = await listJobs(deps.db, { type: query.type, status: query.status, limit: query.limit, before: query.cursor });
+      const list = await listJobs(deps.store, caller, { type: query.type, status: query.status, limit: query.limit, before: query.cursor });
       return { ...list, jobs: list.jobs.map(toJobView) };
     },
   );
@@ -208,8 +222,7 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     },
     auth,
     async ({ body, caller }) => {
-      requireSystemAdmin(caller);
-      return { job: toJobView(await retryJob(deps.db, body.job_id)) };
+      return { job: toJobView(await retryJob(deps.store, caller, body.job_id)) };
     },
   );
 
@@ -228,8 +241,7 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     },
     auth,
     async ({ body, caller }) => {
-      requireSystemAdmin(caller);
-      return { job: toJobView(await cancelJob(deps.db, body.job_id)) };
+      return { job: toJobView(await cancelJob(deps.store, caller, body.job_id)) };
     },
   );
 
@@ -247,8 +259,7 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     },
     auth,
     async ({ caller }) => {
-      requireSystemAdmin(caller);
-      const [status, pruning] = await Promise.all([resourceStatus(deps.db, deps.liveRooms), latestPruneRun(deps.db)]);
+      const [status, pruning] = await Promise.all([resourceStatus(deps.store, caller, deps.liveRooms), latestPruneRun(deps.media, caller)]);
       return { ...resourcesView(status), pruning };
     },
   );
@@ -268,8 +279,7 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     },
     auth,
     async ({ query, caller }) => {
-      requireSystemAdmin(caller);
-      const disk = await diskStatus(deps.db, query.limit);
+      const disk = await diskStatus(deps.store, caller, query.limit);
       return { current: disk.current && diskView(disk.current), history: disk.history.map(diskView) };
     },
   );
@@ -297,8 +307,7 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     },
     auth,
     async ({ body, caller }) => {
-      requireSystemAdmin(caller);
-      const rule = await updateRule(deps.db, {
+      const rule = await updateRule(deps.store, caller, {
         jobType: body.job_type,
         basePriority: body.base_priority,
         cpuWeight: body.cpu_weight,

@@ -2,15 +2,24 @@ import { pipeline } from 'node:stream/promises';
 import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
 import { AppError, isUuid, type Logger } from '@inntak/core';
-import { DEFAULT_SPEECH_LIMITS, DEFAULT_TTS_JOBS_PER_PERSON, fileKeyOf, RATE_RANGE, VOICE_PATTERN, type FileStore } from '@inntak/media';
-import { type Db } from '@inntak/postgres';
-import { queueSpeech, readMediaFor, touchMediaAccess, type SpeechQueueLimits } from '@inntak/postgres/media';
+import {
+  DEFAULT_SPEECH_LIMITS,
+  DEFAULT_TTS_JOBS_PER_PERSON,
+  fileKeyOf,
+  queueSpeech,
+  RATE_RANGE,
+  readMedia,
+  VOICE_PATTERN,
+  type FileStore,
+  type MediaStore,
+  type SpeechQueueLimits,
+} from '@inntak/media';
 import { callerOf } from './auth.js';
 import type { RouteRegistry } from './route-registry.js';
 import { Id } from './schemas.js';
 
 export interface MediaDeps {
-  db: Db;
+  media: MediaStore;
   files: FileStore;
   logger: Logger;
   /** Absent: the defaults (docs/media.md). */
@@ -41,8 +50,7 @@ export function installMedia(app: Express, registry: RouteRegistry, auth: Reques
     const caller = callerOf(res);
     const id = req.params.id as string;
     if (!isUuid(id)) throw new AppError('not_found', { detail: 'id' });
-    const media = await readMediaFor(deps.db, caller.personId, id);
-    if (!media) throw new AppError('not_found', { detail: 'id' });
+    const media = await readMedia(deps.media, caller, id);
     const key = fileKeyOf(media.id, media.metadata.mime);
     const size = await deps.files.size(key);
     if (size === null) {
@@ -50,7 +58,7 @@ export function installMedia(app: Express, registry: RouteRegistry, auth: Reques
       deps.logger.error('media file missing', { media_id: media.id, key });
       throw new AppError('not_found', { detail: 'id' });
     }
-    touchMediaAccess(deps.db, media.id).catch((error: Error) => deps.logger.warn('last_accessed_at not updated', { media_id: media.id, error: error.message }));
+    deps.media.touchMediaAccess(media.id).catch((error: Error) => deps.logger.warn('last_accessed_at not updated', { media_id: media.id, error: error.message }));
     res.setHeader('Accept-Ranges', 'bytes');
     let range: { start: number; end: number } | undefined;
     if (req.headers.range) {
@@ -106,6 +114,6 @@ export function installMedia(app: Express, registry: RouteRegistry, auth: Reques
       errors: [400, 401, 403, 404, 409, 422, 429],
     },
     auth,
-    async ({ body, caller }) => ({ job_id: await queueSpeech(deps.db, caller, body, limits, { maxAttempts: TTS_MAX_ATTEMPTS }) }),
+    async ({ body, caller }) => ({ job_id: await queueSpeech(deps.media, caller, body, limits, { maxAttempts: TTS_MAX_ATTEMPTS }) }),
   );
 }

@@ -1,8 +1,16 @@
 import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
-import { EFFECT_NAME_PATTERN, GAIN_RANGE, MAX_EFFECTS, MAX_LABEL_CHARS, MIXER_ROLES } from '@inntak/media';
-import { type Db } from '@inntak/postgres';
-import { changeMixerChannel, createMixerChannel, setLiveSession } from '@inntak/postgres/media';
+import {
+  changeMixerChannel,
+  createMixerChannel,
+  EFFECT_NAME_PATTERN,
+  GAIN_RANGE,
+  MAX_EFFECTS,
+  MAX_LABEL_CHARS,
+  MIXER_ROLES,
+  setLiveSession,
+  type MediaStore,
+} from '@inntak/media';
 import type { RouteRegistry } from './route-registry.js';
 import { Id, storableText, Timestamp } from './schemas.js';
 
@@ -38,7 +46,7 @@ const LiveSessionSchema = z.object({
  * (docs/access.md, "Mixer"). Each answers the channel's new state; the change reaches every
  * client who may read the room as mixer_channel_changed on /ws.
  */
-export function installMixer(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: { db: Db }): void {
+export function installMixer(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: { media: MediaStore }): void {
   const channelRoute = <B extends z.ZodObject>(path: string, summary: string, body: B, run: (body: z.infer<B>, caller: Parameters<typeof changeMixerChannel>[1]) => Promise<z.input<typeof MixerChannelSchema>>, status = 200) =>
     registry.route(
       app,
@@ -62,32 +70,32 @@ export function installMixer(app: Express, registry: RouteRegistry, auth: Reques
         .optional(),
       role: Role.optional(),
     }),
-    (body, caller) => createMixerChannel(deps.db, caller, body),
+    (body, caller) => createMixerChannel(deps.media, caller, body),
     201,
   );
   channelRoute(
     '/intentions/set_gain',
     'Set a channel’s gain, -60 to +12 dB (member on the room)',
     z.strictObject({ channel_id: Id, gain_db: GainDb }),
-    (body, caller) => changeMixerChannel(deps.db, caller, body.channel_id, { op: 'set_gain', gain_db: body.gain_db }),
+    (body, caller) => changeMixerChannel(deps.media, caller, body.channel_id, { op: 'set_gain', gain_db: body.gain_db }),
   );
   channelRoute(
     '/intentions/set_mute',
     'Mute or unmute a channel (member on the room)',
     z.strictObject({ channel_id: Id, muted: z.boolean() }),
-    (body, caller) => changeMixerChannel(deps.db, caller, body.channel_id, { op: 'set_mute', muted: body.muted }),
+    (body, caller) => changeMixerChannel(deps.media, caller, body.channel_id, { op: 'set_mute', muted: body.muted }),
   );
   channelRoute(
     '/intentions/toggle_effect',
     'Turn one of a channel’s effects on or off (member on the room); an unknown effect starts off, so it turns on',
     z.strictObject({ channel_id: Id, effect: EffectName }),
-    (body, caller) => changeMixerChannel(deps.db, caller, body.channel_id, { op: 'toggle_effect', effect: body.effect }),
+    (body, caller) => changeMixerChannel(deps.media, caller, body.channel_id, { op: 'toggle_effect', effect: body.effect }),
   );
   channelRoute(
     '/intentions/set_mixer_role',
     'Set a channel’s role (admin on the room)',
     z.strictObject({ channel_id: Id, role: Role }),
-    (body, caller) => changeMixerChannel(deps.db, caller, body.channel_id, { op: 'set_mixer_role', role: body.role }),
+    (body, caller) => changeMixerChannel(deps.media, caller, body.channel_id, { op: 'set_mixer_role', role: body.role }),
   );
 
   for (const [path, live] of [
@@ -109,7 +117,7 @@ export function installMixer(app: Express, registry: RouteRegistry, auth: Reques
         errors: live ? ERRORS : [...ERRORS, 409],
       },
       auth,
-      ({ body, caller }) => setLiveSession(deps.db, caller, body.room_id, live),
+      ({ body, caller }) => setLiveSession(deps.media, caller, body.room_id, live),
     );
   }
 }

@@ -1,8 +1,8 @@
 import { cpus, freemem, loadavg, totalmem } from 'node:os';
 import type { Logger } from '@inntak/core';
-import { classifyDisk, usedPercent, type DiskLevel, type DiskProbe } from '@inntak/jobs';
+import { classifyDisk, usedPercent, type DiskLevel, type DiskProbe, type WorkerProcess } from '@inntak/jobs';
 import { type Db } from '@inntak/postgres';
-import { recordDiskStatus, recordResourceUsage, type WorkerProcess } from '@inntak/postgres/jobs';
+import { recordDiskStatus, recordResourceUsage } from '@inntak/postgres/jobs';
 
 export interface DiskMonitorDeps {
   db: Db;

@@ -1,8 +1,6 @@
 import type { JobHelpers, Task } from 'graphile-worker';
 import { coerceError, type Logger } from '@inntak/core';
-import { PermanentJobError } from '@inntak/jobs';
-import { type Db } from '@inntak/postgres';
-import { finishJob, isCancelRequested, startJob, type WorkerProcess } from '@inntak/postgres/jobs';
+import { parseJobPayload, PermanentJobError, type JobPayload, type JobRunStore, type WorkerProcess } from '@inntak/jobs';
 import { JobCancelledError, JobTimeoutError, type Governor } from './governor.js';
 
 export interface JobContext {
@@ -18,7 +16,8 @@ export interface JobContext {
 export type JobBody<P> = (payload: P, context: JobContext) => Promise<void>;
 
 export interface GovernedDeps {
-  db: Db;
+  /** The history and the governor's strict start (postgresJobRuns in worker.ts). */
+  runs: JobRunStore;
   worker: WorkerProcess;
   governor: Governor;
   logger: Logger;
@@ -27,15 +26,14 @@ export interface GovernedDeps {
 
 /**
  * Every job type runs inside this wrapper: admission by the governor (strict, under its lock),
+ * the payload checked against its type's schema (a bad one fails the job at once, no retries),
  * the type's timeout, cancel and shutdown as one AbortSignal, the history row kept in step, and
  * one log line at start and at end with the duration.
  */
-export function governed<P>(jobType: string, body: JobBody<P>, deps: GovernedDeps): Task {
-  return async (rawPayload: unknown, helpers: JobHelpers) => {
-    const payload = rawPayload as P;
+export function governed<T extends string>(jobType: T, body: JobBody<JobPayload<T>>, deps: GovernedDeps): Task {
+  return async (payload: unknown, helpers: JobHelpers) => {
     const { job } = helpers;
-    const decision = await startJob(
-      deps.db,
+    const decision = await deps.runs.startJob(
       deps.worker,
       { workerJobId: job.id, jobType, payload, attempts: job.attempts, maxAttempts: job.max_attempts, workerId: job.locked_by ?? 'unknown' },
       { liveRoomActive: await deps.governor.liveRooms.isActive(), deferMs: deps.deferMs },
@@ -54,7 +52,7 @@ export function governed<P>(jobType: string, body: JobBody<P>, deps: GovernedDep
     const untrack = deps.governor.track(decision.historyId, controller);
     // Every process hears every cancel; only the row says whether this run is the one cancelled
     // (a retried job's row has no cancel_requested_at).
-    if (deps.governor.takeEarlyCancel(decision.historyId) && (await isCancelRequested(deps.db, decision.historyId))) {
+    if (deps.governor.takeEarlyCancel(decision.historyId) && (await deps.runs.isCancelRequested(decision.historyId))) {
       controller.abort(new JobCancelledError(decision.historyId));
     }
     const onShutdown = () => controller.abort(new Error('worker shut down before the job finished; released for retry'));
@@ -65,23 +63,25 @@ export function governed<P>(jobType: string, body: JobBody<P>, deps: GovernedDep
     const duration = () => Math.round(performance.now() - started);
     deps.logger.info('job started', meta);
     try {
-      await Promise.race([body(payload, { signal: controller.signal, logger: deps.logger, attempt: job.attempts, jobId: decision.historyId }), whenAborted(controller.signal)]);
-      await finishJob(deps.db, decision.historyId, { kind: 'completed' });
+      // Inside the try: a PermanentJobError from the check ends the job failed, like the body's own.
+      const checked = parseJobPayload(jobType, payload);
+      await Promise.race([body(checked, { signal: controller.signal, logger: deps.logger, attempt: job.attempts, jobId: decision.historyId }), whenAborted(controller.signal)]);
+      await deps.runs.finishJob(decision.historyId, { kind: 'completed' });
       deps.logger.info('job completed', { ...meta, duration_ms: duration() });
     } catch (thrown) {
       const error = coerceError(controller.signal.aborted ? controller.signal.reason : thrown);
-      if (error instanceof JobCancelledError || (await isCancelRequested(deps.db, decision.historyId))) {
-        await finishJob(deps.db, decision.historyId, { kind: 'cancelled', error: 'cancelled while running' });
+      if (error instanceof JobCancelledError || (await deps.runs.isCancelRequested(decision.historyId))) {
+        await deps.runs.finishJob(decision.historyId, { kind: 'cancelled', error: 'cancelled while running' });
         deps.logger.info('job cancelled', { ...meta, duration_ms: duration() });
         return; // graphile-worker deletes it; the history says cancelled.
       }
       if (error instanceof PermanentJobError) {
-        await finishJob(deps.db, decision.historyId, { kind: 'failed', error: error.message, final: true });
+        await deps.runs.finishJob(decision.historyId, { kind: 'failed', error: error.message, final: true });
         deps.logger.error('job failed permanently', { ...meta, duration_ms: duration(), error: error.message });
         return;
       }
       const final = job.attempts >= job.max_attempts;
-      await finishJob(deps.db, decision.historyId, { kind: 'failed', error: error.message, final });
+      await deps.runs.finishJob(decision.historyId, { kind: 'failed', error: error.message, final });
       deps.logger.error(final ? 'job failed; no attempts left' : 'job attempt failed; will retry', { ...meta, duration_ms: duration(), error: error.message });
       throw error; // graphile-worker schedules the retry with its backoff.
     } finally {

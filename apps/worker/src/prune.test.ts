@@ -66,7 +66,7 @@ async function stored(type: MediaType, ageDays: number, extra: Partial<MediaMeta
 }
 
 const mediaIds = async () => (await h.db.selectFrom('nodes').select('id').where('node_kind', '=', 'media').execute()).map((r) => r.id).sort();
-const run = (trigger = 'schedule') => prune({ db: h.db, probe, files, storageDir: dir, logger })({ trigger }, {} as JobHelpers);
+const run = (trigger = 'schedule') => prune({ pruneCatalog: postgresPruneCatalog(h.db), probe, files, storageDir: dir, logger })({ trigger }, {} as JobHelpers);
 
 describe('storage pruning', () => {
   it('deletes expired media, row and file, keeps the rest, and logs the run with what, why and bytes freed', async () => {

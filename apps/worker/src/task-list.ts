@@ -1,8 +1,9 @@
 import type { TaskList } from 'graphile-worker';
-import type { FileStore, SpeechLimits, SpeechSynthesizer } from '@inntak/media';
+import type { FileStore, PruneCatalog, SpeechCatalog, SpeechLimits, SpeechSynthesizer } from '@inntak/media';
 import type { Db } from '@inntak/postgres';
 import { PostgresPublishingStore } from '@inntak/postgres/publishing';
 import { DEFAULT_BUDGET, type OrchestrationStore } from '@inntak/orchestration';
+import type { JobPayload } from '@inntak/jobs';
 import { governed, type GovernedDeps, type JobBody } from './governed-task.js';
 import type { DiskMonitorDeps } from './disk-monitor.js';
 import { accessRepair } from './tasks/access-repair.js';
@@ -14,11 +15,17 @@ import { prune } from './tasks/prune.js';
 import { pruneDeliveriesTask } from './tasks/prune-deliveries.js';
 
 /** The media adapters: the file store under STORAGE_DIR and the speech engine. */
-export interface MediaDeps {
+export interface MediaAdapters {
   files: FileStore;
   synthesizer: SpeechSynthesizer;
   /** What one TTS job may cost (WorkerConfig.speech); absent: the defaults. */
   speechLimits?: SpeechLimits;
+}
+
+/** The media tasks' dependencies: the adapters and media's database ports (built in worker.ts). */
+export interface MediaDeps extends MediaAdapters {
+  speechCatalog: SpeechCatalog;
+  pruneCatalog: PruneCatalog;
 }
 
 export interface OrchestrationAllowLists {
@@ -38,7 +45,7 @@ export function jobBodies(db: Db, media: MediaDeps, orchestration: Orchestration
   return {
     access_repair: accessRepair(db),
     orchestrate: orchestrate({ ...orchestration, budget: orchestration.budget ?? DEFAULT_BUDGET }),
-    tts_generate: ttsGenerate({ db, ...media }),
+    tts_generate: ttsGenerate(media),
   } as Record<string, JobBody<never>>;
 }
 
@@ -46,9 +53,9 @@ export function jobBodies(db: Db, media: MediaDeps, orchestration: Orchestration
 export const HOUSEKEEPING_TASKS = ['disk_monitor', 'ab_evaluate', 'prune', 'prune_deliveries'] as const;
 
 export function createTaskList(bodies: Record<string, JobBody<never>>, governedDeps: GovernedDeps, diskDeps: DiskMonitorDeps, media: MediaDeps): TaskList {
-  const list: TaskList = { disk_monitor: diskMonitor(diskDeps), ab_evaluate: abEvaluate({ abTests: new PostgresPublishingStore(governedDeps.db), logger: governedDeps.logger }), prune: prune({ ...diskDeps, files: media.files }),
+  const list: TaskList = { disk_monitor: diskMonitor(diskDeps), ab_evaluate: abEvaluate({ abTests: new PostgresPublishingStore(diskDeps.db), logger: diskDeps.logger }), prune: prune({ ...diskDeps, files: media.files, pruneCatalog: media.pruneCatalog }),
     prune_deliveries: pruneDeliveriesTask(diskDeps),
   };
-  for (const [type, body] of Object.entries(bodies)) list[type] = governed(type, body, governedDeps);
+  for (const [type, body] of Object.entries(bodies)) list[type] = governed(type, body as JobBody<JobPayload<string>>, governedDeps);
   return list;
 }

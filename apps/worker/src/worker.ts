@@ -4,9 +4,10 @@ import type winston from 'winston';
 import type { DiskProbe } from '@inntak/jobs';
 import { LocalFileStore } from '@inntak/files';
 import type { SpeechSynthesizer } from '@inntak/media';
-import { openDatabase } from '@inntak/postgres';
+import { openDatabase, type Db } from '@inntak/postgres';
+import { postgresPruneCatalog, postgresSpeechCatalog } from '@inntak/postgres/media';
+import { heartbeat, newWorkerProcess, postgresJobRuns, PostgresLiveRoomStatus, reconcileDeadWorkers, registerWorker, unregisterWorkerProcess } from '@inntak/postgres/jobs';
 import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
-import { heartbeat, newWorkerProcess, PostgresLiveRoomStatus, reconcileDeadWorkers, registerWorker, unregisterWorkerProcess } from '@inntak/postgres/jobs';
 import type { WorkerConfig } from './config.js';
 import type { JobBody } from './governed-task.js';
 import { checkDisk } from './disk-monitor.js';
@@ -14,13 +15,18 @@ import { Governor } from './governor.js';
 import { workerLogger } from './logger.js';
 import { EspeakSpeechSynthesizer } from './espeak-speech-synthesizer.js';
 import { StatfsDiskProbe } from './statfs-disk-probe.js';
-import { createTaskList, jobBodies } from './task-list.js';
+import { createTaskList, jobBodies, type MediaAdapters, type MediaDeps } from './task-list.js';
 
 export interface WorkerOverrides {
   /** Extra job types (tests: sleep jobs of given weights). */
   extraBodies?: Record<string, JobBody<never>>;
   diskProbe?: DiskProbe;
   synthesizer?: SpeechSynthesizer;
+}
+
+/** The media tasks' dependencies on PostgreSQL: the adapters with media's catalogs over `db`. */
+export function postgresMediaDeps(db: Db, adapters: MediaAdapters): MediaDeps {
+  return { ...adapters, speechCatalog: postgresSpeechCatalog(db), pruneCatalog: postgresPruneCatalog(db) };
 }
 
 export interface RunningWorker {
@@ -42,7 +48,7 @@ export async function startWorker(config: WorkerConfig, logger: winston.Logger, 
   const database = openDatabase({ connectionString: config.databaseUrl, logger, max: config.concurrency + 3, asyncCommit: true });
   const { db, pool } = database;
   const worker = newWorkerProcess();
-  const media = { files: new LocalFileStore(config.storageDir), synthesizer: overrides.synthesizer ?? new EspeakSpeechSynthesizer(), speechLimits: config.speech };
+  const media = postgresMediaDeps(db, { files: new LocalFileStore(config.storageDir), synthesizer: overrides.synthesizer ?? new EspeakSpeechSynthesizer(), speechLimits: config.speech });
   const allow = { httpAllow: config.orchestrationHttpAllow, cliAllow: config.orchestrationCliAllow, budget: config.orchestrationBudget, store: new PostgresOrchestrationStore(db) };
   const bodies = { ...jobBodies(db, media, allow), ...overrides.extraBodies };
   const governor = new Governor({
@@ -55,7 +61,7 @@ export async function startWorker(config: WorkerConfig, logger: winston.Logger, 
     jobTypes: Object.keys(bodies),
   });
   const diskDeps = { db, worker, logger, probe: overrides.diskProbe ?? new StatfsDiskProbe(), storageDir: config.storageDir };
-  const taskList = createTaskList(bodies, { db, worker, governor, logger, deferMs: config.deferMs }, diskDeps, media);
+  const taskList = createTaskList(bodies, { runs: postgresJobRuns(db), worker, governor, logger, deferMs: config.deferMs }, diskDeps, media);
   const events: WorkerEvents = new EventEmitter();
   // Jobs are locked under the pool's id (graphile-worker 0.17) or a worker's; register both so a
   // job this process fetched but had not yet admitted is released too if the process dies.

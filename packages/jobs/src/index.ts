@@ -1,3 +1,6 @@
+// @inntak/jobs owns: job types and their payload schemas (payloads.ts), states and transitions,
+// the governor's decisions, disk classification, and the job admin use cases (job-admin.ts) over
+// the JobAdminStore port (ports.ts; PostgreSQL: packages/postgres/src/jobs).
 export {
   JOB_TYPES,
   JOB_STATUSES,
@@ -14,6 +17,8 @@ export {
 export { canTransition, assertRetryable, assertCancellable } from './transitions.js';
 export { admit, forbiddenTypes, effectivePriority, ruleFor, validateRule, type GovernorView, type Admission } from './governor.js';
 export { classifyDisk, usedPercent, DISK_LEVELS, DISK_THRESHOLDS, type DiskLevel, type DiskUsage, type DiskProbe, type DiskMeasurementRecord } from './disk.js';
-export type { JobPayloads, JobPayload } from './payloads.js';
+export { JOB_PAYLOAD_SCHEMAS, parseJobPayload, type JobPayloads, type JobPayload } from './payloads.js';
 export { cachedLiveRoomStatus, LIVE_ROOM_CACHE_MS, type LiveRoomStatus } from './live-room.js';
 export { PermanentJobError, NotImplementedJobError } from './errors.js';
+export type { JobRunStore, WorkerProcess, JobStart, StartDecision, JobOutcome, JobAdminStore, JobAdminTx, JobList, JobListQuery, DiskStatus, ResourceFacts, ResourceUsageRecord } from './ports.js';
+export { listJobs, getJob, retryJob, cancelJob, updateRule, diskStatus, resourceStatus, type RuleChange, type ResourceStatus } from './job-admin.js';

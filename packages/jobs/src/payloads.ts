@@ -1,24 +1,60 @@
+import { z } from 'zod';
+import { isUuid } from '@inntak/core';
+import { PermanentJobError } from './errors.js';
+
+const Id = z.string().refine(isUuid, { message: 'expected a UUID' });
+
+/**
+ * Every job type's payload as a schema; the types below are derived from them. A worker checks
+ * the payload against its type's schema before the body runs (parseJobPayload): a job queued
+ * with a bad payload fails at once, naming the field, instead of failing deep inside its body on
+ * every retry. Unknown keys are dropped (a crontab job carries `_cron`).
+ */
+export const JOB_PAYLOAD_SCHEMAS = {
+  /** Re-runs a `belongs_to` edge's access propagation that failed during intake. */
+  access_repair: z.object({ edge_id: Id }),
+  /** Runs an orchestration's script for one event that matched its trigger (queued by 011.do.orchestration.sql). */
+  orchestrate: z.object({
+    orchestration_id: Id,
+    event: z.object({ type: z.enum(['node.created', 'edge.created']), id: Id, depth: z.number().int().min(0) }),
+    /** The root event of the cascade, whose budget the run spends (017); absent in jobs queued before it. */
+    root: z.string().optional(),
+  }),
+  /** Reads a node's title and content aloud into a media node (docs/media.md). */
+  tts_generate: z.object({
+    node_id: Id,
+    voice: z.string().optional(),
+    rate: z.number().optional(),
+    /** The person who asked (POST /intentions/generate_tts), counted against TTS_JOBS_PER_PERSON. */
+    requested_by: z.string().optional(),
+  }),
+  /** One pruning run (crontab; `trigger` says which entry). Housekeeping, outside the governor. */
+  prune: z.object({ trigger: z.string().optional() }),
+} as const;
+
 /**
  * Every job type's payload, typed once. graphile-worker sees them through declaration merging
  * (`Task<'access_repair'>`); the enqueue function through JobPayload.
  */
-export interface JobPayloads {
-  /** Re-runs a `belongs_to` edge's access propagation that failed during intake. */
-  access_repair: { edge_id: string };
-  /** Runs an orchestration's script for one event that matched its trigger (queued by 011.do.orchestration.sql). */
-  orchestrate: {
-    orchestration_id: string;
-    event: { type: 'node.created' | 'edge.created'; id: string; depth: number };
-    /** The root event of the cascade, whose budget the run spends (017); absent in jobs queued before it. */
-    root?: string;
-  };
-  /** Reads a node's title and content aloud into a media node (docs/media.md). */
-  tts_generate: { node_id: string; voice?: string; rate?: number; /** The person who asked (POST /intentions/generate_tts), counted against TTS_JOBS_PER_PERSON. */ requested_by?: string };
-  /** One pruning run (crontab; `trigger` says which entry). Housekeeping, outside the governor. */
-  prune: { trigger?: string };
-}
+export type JobPayloads = { [T in keyof typeof JOB_PAYLOAD_SCHEMAS]: z.infer<(typeof JOB_PAYLOAD_SCHEMAS)[T]> };
 
 export type JobPayload<T extends string> = T extends keyof JobPayloads ? JobPayloads[T] : Record<string, unknown>;
+
+/** A job type without a schema of its own (tests' job types, types a later issue defines) takes any object. */
+const ANY_OBJECT = z.record(z.string(), z.unknown());
+
+/**
+ * The payload checked against its job type's schema. A bad one throws a PermanentJobError naming
+ * the job type, the field and the problem: retrying cannot fix it.
+ */
+export function parseJobPayload<T extends string>(jobType: T, payload: unknown): JobPayload<T> {
+  const schema: z.ZodType = Object.hasOwn(JOB_PAYLOAD_SCHEMAS, jobType) ? JOB_PAYLOAD_SCHEMAS[jobType as keyof JobPayloads] : ANY_OBJECT;
+  const result = schema.safeParse(payload ?? {});
+  if (result.success) return result.data as JobPayload<T>;
+  const issue = result.error.issues[0]!;
+  const field = issue.path.length > 0 ? issue.path.join('.') : '(payload)';
+  throw new PermanentJobError(`invalid ${jobType} payload: ${field}: ${issue.message}`);
+}
 
 declare global {
   namespace GraphileWorker {

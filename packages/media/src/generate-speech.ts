@@ -24,6 +24,14 @@ export interface SpeechRequest {
   jobId?: number;
 }
 
+/** The node a media node was to belong to is gone (createMedia rejects with it): no retry brings it back. */
+export class MediaOwnerGoneError extends Error {
+  constructor(readonly ownerId: string) {
+    super(`node ${ownerId} does not exist`);
+    this.name = 'MediaOwnerGoneError';
+  }
+}
+
 export class NothingToSayError extends Error {
   constructor(reason: string) {
     super(reason);

@@ -1,3 +1,6 @@
+// @inntak/media owns: media metadata and lifetimes, the pruning decision, WAV and speech text,
+// mixer rules, and the use cases (speech-queue.ts, mixer-channels.ts, media-reads.ts) over the
+// MediaStore port (ports.ts; PostgreSQL: packages/postgres/src/media).
 export {
   MEDIA_TYPES,
   MEDIA_NODE_KIND,
@@ -30,6 +33,13 @@ export {
   type StoredFile,
   type SpeechSynthesizer,
   type SpeechOptions,
+  type MediaStore,
+  type MediaTx,
+  type MediaRecord,
+  type NodeLevel,
+  type MixerChannelRow,
+  type MixerChannelUpdate,
+  type LiveRoomRow,
 } from './ports.js';
 export {
   GAIN_RANGE,
@@ -44,5 +54,9 @@ export {
   type MixerRole,
 } from './mixer.js';
 export { runPrune, sweepOrphans, type PruneCatalog, type PruneReport, type PruneDeps } from './prune-run.js';
-export { generateSpeech, NothingToSayError, type SpeechCatalog, type SpeechRequest } from './generate-speech.js';
+export { generateSpeech, MediaOwnerGoneError, NothingToSayError, type SpeechCatalog, type SpeechRequest } from './generate-speech.js';
 export { DEFAULT_SPEECH_LIMITS, DEFAULT_TTS_JOBS_PER_PERSON, speechRefusal, SpeechLimitError, type SpeechLimits } from './speech-limits.js';
+export { readMedia, latestPruneRun } from './media-reads.js';
+export { queueSpeech, type SpeechQueueLimits, type SpeechQueueRequest } from './speech-queue.js';
+export { createMixerChannel, changeMixerChannel, setLiveSession, type NewMixerChannel, type MixerChange, type LiveSession } from './mixer-channels.js';
+export { requireLevel } from './require-level.js';

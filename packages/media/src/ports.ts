@@ -1,4 +1,9 @@
 import type { Readable } from 'node:stream';
+import type { AccessLevel, Actor } from '@inntak/access';
+import type { JobPayloads } from '@inntak/jobs';
+import type { MixerChannel } from './mixer.js';
+import type { PruneDecision } from './pruning.js';
+import type { MediaMetadata } from './types.js';
 
 /**
  * The file store port: files named by key (fileKeyOf) in one flat store. A file is written to a
@@ -53,3 +58,76 @@ export const DEFAULT_RATE = 175;
 export const RATE_RANGE = { min: 80, max: 450 } as const;
 /** Voice names as eSpeak NG spells them (`nb`, `en-gb`, `en+f3`); nothing that could be a flag. */
 export const VOICE_PATTERN = /^[a-z]{2,3}(-[a-z0-9]{1,8}){0,3}(\+[a-z0-9]{1,8})?$/;
+
+/** One pruning run as reported and logged (prune_runs). */
+export interface PruneReport {
+  mode: 'run' | 'dry_run';
+  trigger: string;
+  started_at: string;
+  finished_at: string;
+  disk_percent: number;
+  deleted: PruneDecision[];
+  freed_bytes: number;
+  /** What the orphan sweep did, per file (sweep.ts SweepAction kinds). */
+  swept: Array<{ kind: 'place' | 'discard' | 'remove'; key: string }>;
+}
+
+/** A media node as its readers see it. */
+export interface MediaRecord {
+  id: string;
+  title: string | null;
+  metadata: MediaMetadata;
+  created_at: Date;
+}
+
+/** A node the actor can see, with the level its access rows give (before a system admin's override). */
+export interface NodeLevel {
+  id: string;
+  node_kind: string;
+  level: AccessLevel | null;
+}
+
+/** A new mixer channel row, with every default already chosen. */
+export type MixerChannelRow = Omit<MixerChannel, 'updated_at'> & { created_by: string | null };
+
+export type MixerChannelUpdate = Partial<Pick<MixerChannel, 'gain_db' | 'muted' | 'effects' | 'role'>>;
+
+export interface LiveRoomRow {
+  room_id: string;
+  started_at: Date;
+  ended_at: Date | null;
+}
+
+/** The media writes, inside one transaction (row locks held until it ends). */
+export interface MediaTx {
+  /** The node if the actor may see it (any node for the operator), with the actor's level on it. */
+  levelOn(actor: Actor, nodeId: string): Promise<NodeLevel | undefined>;
+  /** A node's title and content, the text speech would read. */
+  speechSource(nodeId: string): Promise<{ id: string; title: string | null; content: string | null } | undefined>;
+  /** Bytes of media in the node's fullest collection (the node itself when it belongs to none). */
+  collectionMediaBytes(nodeId: string): Promise<number>;
+  /** Serialises speech queueing of one person until the transaction ends. */
+  lockSpeechQueueOf(personId: string): Promise<void>;
+  /** The person's tts_generate jobs queued or running. */
+  speechJobsOf(personId: string): Promise<number>;
+  enqueueSpeech(payload: JobPayloads['tts_generate'], options: { maxAttempts: number }): Promise<number>;
+  mixerChannel(id: string, options: { forUpdate: boolean }): Promise<MixerChannel | undefined>;
+  insertMixerChannel(row: MixerChannelRow): Promise<MixerChannel>;
+  /** Writes the change with a fresh updated_at; the row's trigger announces it. */
+  updateMixerChannel(id: string, update: MixerChannelUpdate): Promise<MixerChannel>;
+  liveRoom(roomId: string): Promise<LiveRoomRow | undefined>;
+  startLiveRoom(roomId: string): Promise<void>;
+  endLiveRoom(roomId: string): Promise<void>;
+  /** Recomputes the queued jobs' priorities (live-room rules); how many changed. */
+  reprioritiseQueuedJobs(): Promise<number>;
+}
+
+/** Media's store: media nodes, mixer channels, live rooms, the pruning log. */
+export interface MediaStore {
+  transaction<T>(work: (tx: MediaTx) => Promise<T>): Promise<T>;
+  /** A media node the person may read in full (creator, an access row, or readable/open), or undefined. */
+  readableMedia(personId: string, id: string): Promise<MediaRecord | undefined>;
+  /** Moves last_accessed_at to now unless it moved within the last minute; true when it did. */
+  touchMediaAccess(id: string, now?: Date): Promise<boolean>;
+  latestPruneRun(): Promise<PruneReport | null>;
+}

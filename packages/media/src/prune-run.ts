@@ -1,7 +1,9 @@
 import { usedPercent, type DiskProbe } from '@inntak/jobs';
 import { decidePruning, type PruneCandidate, type PruneDecision } from './pruning.js';
 import { idsOfFiles, planSweep, type SweepAction } from './sweep.js';
-import type { FileStore } from './ports.js';
+import type { FileStore, PruneReport } from './ports.js';
+
+export type { PruneReport };
 import { fileKeyOf, type MediaMetadata } from './types.js';
 
 /** What a pruning run needs of the database (packages/postgres/src/media). */
@@ -13,17 +15,6 @@ export interface PruneCatalog {
   /** The file keys of the media rows among these ids. */
   rowKeys(ids: readonly string[]): Promise<Set<string>>;
   record(report: PruneReport): Promise<void>;
-}
-
-export interface PruneReport {
-  mode: 'run' | 'dry_run';
-  trigger: string;
-  started_at: string;
-  finished_at: string;
-  disk_percent: number;
-  deleted: PruneDecision[];
-  freed_bytes: number;
-  swept: Array<{ kind: SweepAction['kind']; key: string }>;
 }
 
 export interface PruneDeps {

@@ -1,12 +1,10 @@
 import type { Task } from 'graphile-worker';
-import { DISK_THRESHOLDS, usedPercent, type DiskProbe, type JobPayloads } from '@inntak/jobs';
-import { runPrune, type FileStore } from '@inntak/media';
+import { DISK_THRESHOLDS, parseJobPayload, PermanentJobError, usedPercent, type DiskProbe } from '@inntak/jobs';
+import { runPrune, type FileStore, type PruneCatalog } from '@inntak/media';
 import type { Logger } from '@inntak/core';
-import { type Db } from '@inntak/postgres';
-import { postgresPruneCatalog } from '@inntak/postgres/media';
 
 export interface PruneDeps {
-  db: Db;
+  pruneCatalog: PruneCatalog;
   probe: DiskProbe;
   files: FileStore;
   storageDir: string;
@@ -21,12 +19,21 @@ export interface PruneDeps {
  */
 export function prune(deps: PruneDeps): Task {
   return async (rawPayload) => {
-    const trigger = (rawPayload as JobPayloads['prune'] | null)?.trigger ?? 'schedule';
+    let payload;
+    try {
+      payload = parseJobPayload('prune', rawPayload);
+    } catch (error) {
+      // Housekeeping has no history row: a bad payload is logged and dropped, never retried.
+      if (!(error instanceof PermanentJobError)) throw error;
+      deps.logger.error('pruning job dropped', { tag: 'prune', error: error.message });
+      return;
+    }
+    const trigger = payload.trigger ?? 'schedule';
     if (trigger === 'disk_high') {
       const percent = usedPercent(await deps.probe.measure(deps.storageDir));
       if (percent < DISK_THRESHOLDS.warning) return;
     }
-    const report = await runPrune({ catalog: postgresPruneCatalog(deps.db), files: deps.files, probe: deps.probe, storageDir: deps.storageDir }, { dryRun: false, trigger });
+    const report = await runPrune({ catalog: deps.pruneCatalog, files: deps.files, probe: deps.probe, storageDir: deps.storageDir }, { dryRun: false, trigger });
     deps.logger.info('pruning run', {
       tag: 'prune',
       trigger,

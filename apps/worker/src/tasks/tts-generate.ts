@@ -1,11 +1,22 @@
 import { PermanentJobError, type JobPayloads } from '@inntak/jobs';
-import { DEFAULT_RATE, DEFAULT_VOICE, generateSpeech, NothingToSayError, RATE_RANGE, SpeechLimitError, VOICE_PATTERN, type FileStore, type SpeechLimits, type SpeechSynthesizer } from '@inntak/media';
-import { type Db } from '@inntak/postgres';
-import { MediaOwnerGoneError, postgresSpeechCatalog } from '@inntak/postgres/media';
+import {
+  DEFAULT_RATE,
+  DEFAULT_VOICE,
+  generateSpeech,
+  MediaOwnerGoneError,
+  NothingToSayError,
+  RATE_RANGE,
+  SpeechLimitError,
+  VOICE_PATTERN,
+  type FileStore,
+  type SpeechCatalog,
+  type SpeechLimits,
+  type SpeechSynthesizer,
+} from '@inntak/media';
 import type { JobBody } from '../governed-task.js';
 
 export interface TtsDeps {
-  db: Db;
+  speechCatalog: SpeechCatalog;
   files: FileStore;
   synthesizer: SpeechSynthesizer;
   speechLimits?: SpeechLimits;
@@ -18,11 +29,10 @@ export interface TtsDeps {
  * MEDIA_BYTES_PER_COLLECTION), with the limit named in its last_error.
  */
 export function ttsGenerate(deps: TtsDeps): JobBody<JobPayloads['tts_generate']> {
-  const catalog = postgresSpeechCatalog(deps.db);
+  const catalog = deps.speechCatalog;
   return async (payload, { signal, logger, jobId }) => {
     const voice = payload.voice ?? DEFAULT_VOICE;
     const rate = payload.rate ?? DEFAULT_RATE;
-    if (typeof payload.node_id !== 'string' || !/^[0-9a-f-]{36}$/i.test(payload.node_id)) throw new PermanentJobError('node_id is not a node id');
     if (!VOICE_PATTERN.test(voice)) throw new PermanentJobError(`unknown voice "${voice}"`);
     if (!Number.isInteger(rate) || rate < RATE_RANGE.min || rate > RATE_RANGE.max) throw new PermanentJobError(`rate must be ${RATE_RANGE.min}–${RATE_RANGE.max} words per minute`);
     try {

@@ -12,6 +12,7 @@ export {
   unregisterWorkerProcess,
   reconcileDeadWorkers,
   toJobRule,
+  postgresJobRuns,
   type EnqueueOptions,
   type WorkerProcess,
   type JobStart,
@@ -31,7 +32,5 @@ export {
   diskStatus,
   resourceStatus,
   toJobRecord,
-  type ResourceStatus,
-  type JobList,
-  type JobListQuery,
+  PostgresJobAdminStore,
 } from './job-admin.js';

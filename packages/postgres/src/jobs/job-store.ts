@@ -8,13 +8,20 @@ import {
   type GovernorLimits,
   type JobPayload,
   type JobRule,
+  type JobOutcome,
+  type JobRunStore,
+  type JobStart,
   type JobStatus,
   type RunningJob,
+  type StartDecision,
+  type WorkerProcess,
 } from '@inntak/jobs';
 import type { Database, JobPriorityRuleRow } from '../platform/index.js';
 import type { Db } from '../platform/index.js';
 
 type DbOrTrx = Db | Transaction<Database>;
+
+export type { WorkerProcess, JobStart, StartDecision, JobOutcome };
 
 export interface EnqueueOptions {
   maxAttempts?: number;
@@ -53,29 +60,9 @@ export async function loadRunningSet(db: DbOrTrx): Promise<RunningJob[]> {
   return rows.map((row) => ({ jobType: row.job_type, cpuWeight: row.cpu_weight }));
 }
 
-/** A worker process, as the history and the heartbeat name it. */
-export interface WorkerProcess {
-  processId: string;
-}
-
 export function newWorkerProcess(): WorkerProcess {
   return { processId: `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}` };
 }
-
-export interface JobStart {
-  workerJobId: string;
-  jobType: string;
-  payload: unknown;
-  /** graphile-worker's attempt count, this attempt included. */
-  attempts: number;
-  maxAttempts: number;
-  workerId: string;
-}
-
-export type StartDecision =
-  | { kind: 'admitted'; historyId: number; rule: JobRule }
-  | { kind: 'deferred'; historyId: number; reason: string }
-  | { kind: 'cancelled'; historyId: number };
 
 /**
  * The strict half of the governor. forbiddenFlags keeps most over-limit jobs from being fetched,
@@ -136,12 +123,6 @@ export async function startJob(
     return { kind: 'admitted', historyId, rule };
   });
 }
-
-export type JobOutcome =
-  | { kind: 'completed' }
-  | { kind: 'cancelled'; error?: string }
-  /** A failed attempt: `final` when no attempt is left (graphile-worker keeps it failed). */
-  | { kind: 'failed'; error: string; final: boolean };
 
 export async function finishJob(db: Db, historyId: number, outcome: JobOutcome): Promise<void> {
   const status: JobStatus = outcome.kind === 'failed' ? (outcome.final ? 'failed' : 'queued') : outcome.kind;
@@ -221,4 +202,13 @@ export async function reconcileDeadWorkers(db: Db, staleAfterMs: number): Promis
       .execute();
     return { deadProcesses: [...new Set(dead.map((d) => d.process_id))], releasedJobs: released.map((r) => Number(r.id)) };
   });
+}
+
+/** The governed run's store on PostgreSQL (JobRunStore, packages/jobs/src/ports.ts). */
+export function postgresJobRuns(db: Db): JobRunStore {
+  return {
+    startJob: (worker, job, options) => startJob(db, worker, job, options),
+    finishJob: (historyId, outcome) => finishJob(db, historyId, outcome),
+    isCancelRequested: (historyId) => isCancelRequested(db, historyId),
+  };
 }

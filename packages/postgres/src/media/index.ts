@@ -13,16 +13,6 @@ export {
   type MediaRecord,
 } from './media-store.js';
 export { recordPruneRun, latestPruneRun, PRUNE_LOG_RETENTION, type PruneRun } from './prune-log.js';
-export {
-  createMixerChannel,
-  changeMixerChannel,
-  mixerChannelsFor,
-  readMixerChanges,
-  setLiveSession,
-  channelView,
-  type NewMixerChannel,
-  type MixerChange,
-  type LiveSession,
-} from './mixer-store.js';
+export { mixerChannelsFor, readMixerChanges, channelView } from './mixer-store.js';
 export { postgresPruneCatalog, postgresSpeechCatalog } from './catalogs.js';
-export { queueSpeech, type SpeechQueueLimits } from './speech-jobs.js';
+export { PostgresMediaStore } from './postgres-media-store.js';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { uuidv7 } from '@inntak/core';
-import { fileKeyOf, HAS_MEDIA_EDGE, MEDIA_NODE_KIND, PUBLISHED_IN_EDGE, type MediaMetadata, type MediaType, type PruneCandidate } from '@inntak/media';
+import { fileKeyOf, HAS_MEDIA_EDGE, MediaOwnerGoneError, MEDIA_NODE_KIND, PUBLISHED_IN_EDGE, type MediaMetadata, type MediaRecord, type MediaType, type PruneCandidate } from '@inntak/media';
 import type { Db } from '../platform/index.js';
 import { hasAccess, insertEdge, insertNode } from '../graph/index.js';
 
@@ -35,19 +35,9 @@ export async function createMediaNode(db: Db, input: NewMedia): Promise<{ id: st
   });
 }
 
-export class MediaOwnerGoneError extends Error {
-  constructor(readonly ownerId: string) {
-    super(`node ${ownerId} does not exist`);
-    this.name = 'MediaOwnerGoneError';
-  }
-}
+export { MediaOwnerGoneError };
 
-export interface MediaRecord {
-  id: string;
-  title: string | null;
-  metadata: MediaMetadata;
-  created_at: Date;
-}
+export type { MediaRecord } from '@inntak/media';
 
 /**
  * A media node the caller may read in full (creator, an access row, or readable/open), or

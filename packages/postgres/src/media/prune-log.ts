@@ -1,18 +1,8 @@
-import type { PruneDecision } from '@inntak/media';
+import type { PruneDecision, PruneReport } from '@inntak/media';
 import type { Db } from '../platform/index.js';
 
 /** The pruning log (prune_runs): every run, dry or not; the last 1000 are kept. */
-export interface PruneRun {
-  mode: 'run' | 'dry_run';
-  trigger: string;
-  started_at: string;
-  finished_at: string;
-  disk_percent: number;
-  deleted: PruneDecision[];
-  freed_bytes: number;
-  /** What the orphan sweep did (kind and key per file). */
-  swept: Array<{ kind: string; key: string }>;
-}
+export type PruneRun = PruneReport;
 
 export const PRUNE_LOG_RETENTION = 1000;
 

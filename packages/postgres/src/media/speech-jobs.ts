@@ -1,56 +1,23 @@
 import { sql } from 'kysely';
-import { AppError } from '@inntak/core';
-import type { Actor } from '@inntak/access';
-import type { JobPayloads } from '@inntak/jobs';
-import { DEFAULT_RATE, speechRefusal, speechTextOf, type SpeechLimits } from '@inntak/media';
 import type { Db } from '../platform/index.js';
-import { requireLevel } from '../graph/index.js';
-import { enqueueJob } from '../jobs/index.js';
 
-export interface SpeechQueueLimits extends SpeechLimits {
-  /** tts_generate jobs one person may have queued or running at once. */
-  jobsPerPerson: number;
+// The queries behind speech queueing (packages/media, speech-queue.ts) and generation.
+
+/** Serialises speech queueing of one person until the transaction ends. */
+export async function lockSpeechQueueOf(db: Db, personId: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`inntak.tts:${personId}`}, 0))`.execute(db);
 }
 
-/**
- * `POST /intentions/generate_tts` (docs/media.md, issue 22): the speech becomes part of the node
- * (its media), so it takes member on the node, like the orchestration action; and it is refused
- * in advance when the text, the estimated audio, the person's queued jobs or the collection's
- * media would pass their limit. The count and the enqueue happen under a per-person lock, so
- * parallel requests cannot all slip under the job limit.
- */
-export async function queueSpeech(
-  db: Db,
-  actor: Actor & { personId: string },
-  request: { node_id: string; voice?: string; rate?: number },
-  limits: SpeechQueueLimits,
-  options: { maxAttempts: number },
-): Promise<number> {
-  return db.transaction().execute(async (trx) => {
-    await requireLevel(trx, actor, request.node_id, 'member', 'node_id');
-    const node = await trx.selectFrom('nodes').select(['id', 'title', 'content']).where('id', '=', request.node_id).executeTakeFirstOrThrow();
-    const chars = speechTextOf(node).length;
-    const refusal = speechRefusal(limits, chars, request.rate ?? DEFAULT_RATE, await collectionMediaBytes(trx, request.node_id));
-    if (refusal?.limit === 'text') throw new AppError('tts_text_too_long', { detail: `${refusal.chars} tegn; høyst ${refusal.max}` });
-    if (refusal?.limit === 'audio') throw new AppError('tts_audio_too_long', { detail: `om lag ${refusal.seconds} s; høyst ${refusal.max} s` });
-    if (refusal?.limit === 'collection_bytes') throw new AppError('media_quota_exceeded', { detail: `${refusal.bytes} byte; høyst ${refusal.max}` });
-    await sql`select pg_advisory_xact_lock(hashtextextended(${`inntak.tts:${actor.personId}`}, 0))`.execute(trx);
-    const { n } = await trx
-      .selectFrom('job_queue')
-      .select((eb) => eb.fn.countAll<string>().as('n'))
-      .where('job_type', '=', 'tts_generate')
-      .where('status', 'in', ['queued', 'running'])
-      .where(sql<boolean>`payload ->> 'requested_by' = ${actor.personId}`)
-      .executeTakeFirstOrThrow();
-    if (Number(n) >= limits.jobsPerPerson) throw new AppError('tts_jobs_busy', { detail: `høyst ${limits.jobsPerPerson} om gangen` });
-    const payload: JobPayloads['tts_generate'] = {
-      node_id: request.node_id,
-      ...(request.voice ? { voice: request.voice } : {}),
-      ...(request.rate ? { rate: request.rate } : {}),
-      requested_by: actor.personId,
-    };
-    return enqueueJob(trx, 'tts_generate', payload, { maxAttempts: options.maxAttempts });
-  });
+/** The person's tts_generate jobs queued or running. */
+export async function speechJobsOf(db: Db, personId: string): Promise<number> {
+  const { n } = await db
+    .selectFrom('job_queue')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('job_type', '=', 'tts_generate')
+    .where('status', 'in', ['queued', 'running'])
+    .where(sql<boolean>`payload ->> 'requested_by' = ${personId}`)
+    .executeTakeFirstOrThrow();
+  return Number(n);
 }
 
 /**

@@ -1,0 +1,24 @@
+import { describe, expect, it } from '@jest/globals';
+import { PermanentJobError } from './errors.js';
+import { parseJobPayload } from './payloads.js';
+
+const ID = '00000000-0000-4000-8000-000000000000';
+
+describe('parseJobPayload', () => {
+  it('returns a good payload, without keys its schema does not know (a crontab job carries _cron)', () => {
+    expect(parseJobPayload('access_repair', { edge_id: ID, _cron: { ts: 'x' } })).toEqual({ edge_id: ID });
+    expect(parseJobPayload('prune', null)).toEqual({});
+  });
+
+  it('refuses a bad one with a permanent error naming the job type and the field', () => {
+    expect(() => parseJobPayload('access_repair', { edge_id: 42 })).toThrow(PermanentJobError);
+    expect(() => parseJobPayload('access_repair', {})).toThrow(/^invalid access_repair payload: edge_id: /);
+    expect(() => parseJobPayload('tts_generate', { node_id: 'n' })).toThrow('invalid tts_generate payload: node_id: expected a UUID');
+    expect(() => parseJobPayload('orchestrate', { orchestration_id: ID, event: { type: 'node.deleted', id: ID, depth: 0 } })).toThrow(/^invalid orchestrate payload: event\.type: /);
+  });
+
+  it('takes any object for a job type without a schema, and nothing else', () => {
+    expect(parseJobPayload('sleep_light', { ms: 5 })).toEqual({ ms: 5 });
+    expect(() => parseJobPayload('sleep_light', [1])).toThrow(/^invalid sleep_light payload: \(payload\): /);
+  });
+});

@@ -1,0 +1,50 @@
+import type { MediaStore, MediaTx, PruneReport } from '@inntak/media';
+import type { Db } from '../platform/index.js';
+import { levelOn } from '../graph/index.js';
+import { enqueueJob } from '../jobs/index.js';
+import { readMediaFor, touchMediaAccess } from './media-store.js';
+import { endLiveRoom, insertMixerChannel, liveRoom, mixerChannel, reprioritiseQueuedJobs, startLiveRoom, updateMixerChannel } from './mixer-store.js';
+import { latestPruneRun } from './prune-log.js';
+import { collectionMediaBytes, lockSpeechQueueOf, speechJobsOf } from './speech-jobs.js';
+
+function mediaTx(trx: Db): MediaTx {
+  return {
+    levelOn: async (actor, nodeId) => {
+      const node = await levelOn(trx, actor, nodeId);
+      return node && { id: nodeId, node_kind: node.nodeKind, level: node.level };
+    },
+    speechSource: (nodeId) => trx.selectFrom('nodes').select(['id', 'title', 'content']).where('id', '=', nodeId).executeTakeFirst(),
+    collectionMediaBytes: (nodeId) => collectionMediaBytes(trx, nodeId),
+    lockSpeechQueueOf: (personId) => lockSpeechQueueOf(trx, personId),
+    speechJobsOf: (personId) => speechJobsOf(trx, personId),
+    enqueueSpeech: (payload, options) => enqueueJob(trx, 'tts_generate', payload, options),
+    mixerChannel: (id, options) => mixerChannel(trx, id, options),
+    insertMixerChannel: (row) => insertMixerChannel(trx, row),
+    updateMixerChannel: (id, update) => updateMixerChannel(trx, id, update),
+    liveRoom: (roomId) => liveRoom(trx, roomId),
+    startLiveRoom: (roomId) => startLiveRoom(trx, roomId),
+    endLiveRoom: (roomId) => endLiveRoom(trx, roomId),
+    reprioritiseQueuedJobs: () => reprioritiseQueuedJobs(trx),
+  };
+}
+
+/** Media's store on PostgreSQL (packages/media/src/ports.ts). */
+export class PostgresMediaStore implements MediaStore {
+  constructor(private readonly db: Db) {}
+
+  transaction<T>(work: (tx: MediaTx) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute((trx) => work(mediaTx(trx)));
+  }
+
+  readableMedia(personId: string, id: string) {
+    return readMediaFor(this.db, personId, id);
+  }
+
+  touchMediaAccess(id: string, now?: Date): Promise<boolean> {
+    return touchMediaAccess(this.db, id, now);
+  }
+
+  latestPruneRun(): Promise<PruneReport | null> {
+    return latestPruneRun(this.db);
+  }
+}
