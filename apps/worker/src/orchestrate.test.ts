@@ -3,6 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
 import { existsSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LocalFileStore } from '@inntak/files';
+import { DEFAULT_SPEECH_LIMITS } from '@inntak/media';
 import { checkOrchestrationNode, MAX_DEPTH, type Trigger } from '@inntak/orchestration';
 import { createCollection, createEdge, createNode, createPerson, grantAccess, tagNode } from '@inntak/postgres/graph';
 import { getJob } from '@inntak/postgres/jobs';
@@ -11,6 +16,7 @@ import { createWebhook, PostgresIntakeStore } from '@inntak/postgres/intake';
 import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
 import { runGovernedOnce } from './__tests__/run-governed-once.js';
 import { loadConfig } from './config.js';
+import { EspeakSpeechSynthesizer } from './espeak-speech-synthesizer.js';
 
 let h: OpenTestDatabase;
 let alice: { personId: string; isAdmin: false };
@@ -327,6 +333,98 @@ describe('http_post and run_cli_tool', () => {
     expect(log[0]).toMatchObject({ status: 'ok' });
     const job = await getJob(h.db, (log[0]!.output as { job_id: number }).job_id);
     expect(job).toMatchObject({ job_type: 'tts_generate', payload: { node_id: node, voice: 'nb', rate: 1.2 } });
+  });
+});
+
+describe('generate_tts stays in its cascade (second attack on issue 22)', () => {
+  it('an orchestration reading its own media aloud stops at the depth limit: the media of a job an orchestration queued is an event of that cascade, not a new root', async () => {
+    // The attack: a TTS job carried no depth and no root, so the media node it made started a
+    // fresh cascade; an orchestration reading every new media node aloud ran forever (73 files,
+    // 95 MB in 30 s on a running service, each title longer than the last).
+    const start = await addOrchestration(alice, { event: 'node.created', conditions: { has_trait: 'les-opp' } }, `steps:
+  - action: generate_tts
+    with: { node_id: "{event.node.id}" }
+`);
+    const loop = await addOrchestration(alice, { event: 'node.created', conditions: { node_kind: 'media' } }, `steps:
+  - action: generate_tts
+    with: { node_id: "{event.node.id}" }
+`);
+    const root = await content(alice, { metadata: { traits: ['les-opp'] } });
+    // Scaled down: without the fix the loop stops only when the title ("Opplesning: " longer each
+    // time) passes this text limit, after about 15 files.
+    const speechLimits = { ...DEFAULT_SPEECH_LIMITS, maxTextChars: 200 };
+    const media = { files: new LocalFileStore(await mkdtemp(join(tmpdir(), 'inntak-tts-loop-'))), synthesizer: new EspeakSpeechSynthesizer(), speechLimits };
+    for (let i = 0; i < 20; i++) await runGovernedOnce(h, ALLOW, media);
+
+    const made = await h.db.selectFrom('nodes').select('id').where('node_kind', '=', 'media').where('created_by', 'in', [root, ...(await runsOf(loop))]).execute();
+    expect(made.length).toBeGreaterThan(0);
+    expect(made.length).toBeLessThanOrEqual(MAX_DEPTH);
+    const runs = await h.db.selectFrom('orchestration_runs').select(['orchestration_id', 'depth', 'root_id']).where('orchestration_id', 'in', [start, loop]).orderBy('depth').execute();
+    expect(new Set(runs.map((r) => r.root_id))).toEqual(new Set([root]));
+    expect(runs.map((r) => r.depth)).toEqual([...Array(MAX_DEPTH).keys()]);
+    expect((await logOf(loop)).filter((r) => r.status === 'skipped').map((r) => r.error)).toEqual([expect.stringMatching(/^Ikke kjørt: dybdegrensen \(5\) er nådd/)]);
+  });
+});
+
+describe('generate_tts counts against TTS_JOBS_PER_PERSON (second attack on issue 22)', () => {
+  it('TTS_JOBS_PER_PERSON configures the worker as the API: default 2, 1 to 1000', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://x/y' }, []).ttsJobsPerPerson).toBe(2);
+    expect(loadConfig({ DATABASE_URL: 'postgres://x/y', TTS_JOBS_PER_PERSON: '5' }, []).ttsJobsPerPerson).toBe(5);
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://x/y', TTS_JOBS_PER_PERSON: '0' }, [])).toThrow('TTS_JOBS_PER_PERSON must be an integer from 1 to 1000; got "0"');
+  });
+
+  it('six generate_tts steps of one run queue two jobs for its creator; the third step fails naming the limit', async () => {
+    // The attack on a running service: the API refuses a third TTS job of one person at once
+    // (429), but a stranger's orchestration with six generate_tts steps queued six, and one with
+    // 50 steps queues 50 per write, each up to TTS_MAX_AUDIO_SECONDS of audio.
+    const carol = { personId: (await createPerson(h.db, { subject: 'carol-tts' })).id, isAdmin: false as const };
+    const steps = Array.from({ length: 6 }, () => '  - action: generate_tts\n    with: { node_id: "{event.node.id}" }\n').join('');
+    const o = await addOrchestration(carol, { event: 'node.created', conditions: { has_trait: 'mange-opplesninger' } }, `steps:\n${steps}`);
+    await createNode(h.db, carol, { node_kind: 'content', title: 'Les meg', metadata: { traits: ['mange-opplesninger'] } });
+    // Jobs run one at a time: the TTS jobs the run queues are still queued while its steps run.
+    await runGovernedOnce(h, { ...ALLOW, ttsJobsPerPerson: 2 });
+    const queued = await h.db
+      .selectFrom('job_queue')
+      .select('id')
+      .where('job_type', '=', 'tts_generate')
+      .where(sql<boolean>`payload ->> 'requested_by' = ${carol.personId}`)
+      .execute();
+    const log = await logOf(o);
+    expect(log.filter((r) => r.action === 'generate_tts' && r.status === 'ok')).toHaveLength(2);
+    expect(log.find((r) => r.status === 'failed')).toMatchObject({ step: 3, error: 'generate_tts: Du har for mange opplesninger i kø; vent til en er ferdig: høyst 2 om gangen' });
+    expect(queued).toHaveLength(2);
+  });
+});
+
+describe('http_post does not post into the service’s own intake (second attack on issue 22)', () => {
+  it('a URL holding one of the service’s webhook tokens, in any spelling, fails the step and sends nothing', async () => {
+    // The attack on a running service (ORCHESTRATION_HTTP_ALLOW naming the service's own host):
+    // an orchestration posting each new node to its own collection's webhook URL; intake wrote
+    // each as a new root event, so the loop never ended (577 nodes in 12 s).
+    const own = (await createCollection(h.db, { title: 'Sløyfe', ownerId: alice.personId })).id;
+    const { token } = await createWebhook(h.db, { collectionId: own, templateId: null, title: 'Inn' });
+    const spellings = [
+      `http://${serverHost}/api/webhook/${token}`,
+      `http://${serverHost}/API/Webhook/%${token.charCodeAt(0).toString(16)}${token.slice(1)}`,
+      `http://${serverHost}/videre?til=${encodeURIComponent(`/api/webhook/${token.toUpperCase()}`)}`,
+    ];
+    const before = received.length;
+    for (const url of spellings) {
+      const o = await addOrchestration(alice, { event: 'node.created', conditions: { has_trait: 'sløyfe' } }, `steps:\n  - action: http_post\n    with: { url: "${url}", body: { title: igjen } }\n`);
+      await content(alice, { collection_id: own, metadata: { traits: ['sløyfe'] } });
+      await runGovernedOnce(h, ALLOW);
+      expect((await logOf(o))[0]).toMatchObject({
+        status: 'failed',
+        error: 'http_post: adressen går til en av tjenestens egne webhooker; bruk create_node (en kjede gjennom intake ville startet på nytt hver gang)',
+      });
+      await h.db.deleteFrom('nodes').where('id', '=', o).execute();
+    }
+    expect(received.length).toBe(before);
+    // Another UUID in a URL is no reason to refuse.
+    const o = await addOrchestration(alice, { event: 'node.created', conditions: { has_trait: 'annen' } }, `steps:\n  - action: http_post\n    with: { url: "http://${serverHost}/ting/${crypto.randomUUID()}", body: {} }\n`);
+    await content(alice, { metadata: { traits: ['annen'] } });
+    await runGovernedOnce(h, ALLOW);
+    expect((await logOf(o))[0]).toMatchObject({ status: 'ok' });
   });
 });
 
