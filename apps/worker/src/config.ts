@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { envVar } from '@inntak/core';
 import { usableStorageDir } from '@inntak/files';
-import { DEFAULT_SPEECH_LIMITS, SPEECH_MAX_CHARS, type SpeechLimits } from '@inntak/media';
+import { DEFAULT_SPEECH_LIMITS, DEFAULT_TTS_JOBS_PER_PERSON, SPEECH_MAX_CHARS, type SpeechLimits } from '@inntak/media';
 import { DEFAULT_BUDGET } from '@inntak/orchestration';
 
 /** The worker's one config module: nothing else reads process.env or argv. */
@@ -48,6 +48,8 @@ export interface WorkerConfig {
    * cascade may take; what exceeds it is logged as skipped (docs/orchestration.md, issue 22).
    */
   orchestrationBudget: number;
+  /** TTS_JOBS_PER_PERSON: tts_generate jobs one person's orchestrations may have queued or running at once (as the API's; default 2). */
+  ttsJobsPerPerson: number;
 }
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -75,6 +77,7 @@ const workerEnv = z
     ORCHESTRATION_HTTP_ALLOW: envVar.commaList(),
     ORCHESTRATION_CLI_ALLOW: envVar.commaList(),
     ORCHESTRATION_BUDGET: envVar.integer(DEFAULT_BUDGET, 1),
+    TTS_JOBS_PER_PERSON: envVar.integer(DEFAULT_TTS_JOBS_PER_PERSON, 1, 1000),
   })
   .transform((env): Omit<WorkerConfig, 'once'> => ({
     databaseUrl: env.DATABASE_URL!,
@@ -93,6 +96,7 @@ const workerEnv = z
     orchestrationHttpAllow: env.ORCHESTRATION_HTTP_ALLOW,
     orchestrationCliAllow: env.ORCHESTRATION_CLI_ALLOW,
     orchestrationBudget: env.ORCHESTRATION_BUDGET,
+    ttsJobsPerPerson: env.TTS_JOBS_PER_PERSON,
   }));
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] = process.argv.slice(2)): WorkerConfig {

@@ -33,6 +33,8 @@ export interface OrchestrationAllowLists {
   cliAllow: readonly string[];
   /** ORCHESTRATION_BUDGET; absent: DEFAULT_BUDGET. */
   budget?: number;
+  /** TTS_JOBS_PER_PERSON, for an orchestration's generate_tts; absent: the default. */
+  ttsJobsPerPerson?: number;
 }
 
 /** What orchestrate runs with: its allow lists and budget, and its port (built by worker.ts). */

@@ -49,7 +49,7 @@ export async function startWorker(config: WorkerConfig, logger: winston.Logger, 
   const { db, pool } = database;
   const worker = newWorkerProcess();
   const media = postgresMediaDeps(db, { files: new LocalFileStore(config.storageDir), synthesizer: overrides.synthesizer ?? new EspeakSpeechSynthesizer(), speechLimits: config.speech });
-  const allow = { httpAllow: config.orchestrationHttpAllow, cliAllow: config.orchestrationCliAllow, budget: config.orchestrationBudget, store: new PostgresOrchestrationStore(db) };
+  const allow = { httpAllow: config.orchestrationHttpAllow, cliAllow: config.orchestrationCliAllow, budget: config.orchestrationBudget, ttsJobsPerPerson: config.ttsJobsPerPerson, store: new PostgresOrchestrationStore(db) };
   const bodies = { ...jobBodies(db, media, allow), ...overrides.extraBodies };
   const governor = new Governor({
     db,

@@ -17,7 +17,7 @@ export {
 export { canTransition, assertRetryable, assertCancellable } from './transitions.js';
 export { admit, forbiddenTypes, effectivePriority, ruleFor, validateRule, type GovernorView, type Admission } from './governor.js';
 export { classifyDisk, usedPercent, DISK_LEVELS, DISK_THRESHOLDS, type DiskLevel, type DiskUsage, type DiskProbe, type DiskMeasurementRecord } from './disk.js';
-export { JOB_PAYLOAD_SCHEMAS, parseJobPayload, type JobPayloads, type JobPayload } from './payloads.js';
+export { JOB_PAYLOAD_SCHEMAS, parseJobPayload, type JobPayloads, type JobPayload, type OrchestrationCascade } from './payloads.js';
 export { cachedLiveRoomStatus, LIVE_ROOM_CACHE_MS, type LiveRoomStatus } from './live-room.js';
 export { PermanentJobError, NotImplementedJobError } from './errors.js';
 export type { JobRunStore, WorkerProcess, JobStart, StartDecision, JobOutcome, JobAdminStore, JobAdminTx, JobList, JobListQuery, DiskStatus, ResourceFacts, ResourceUsageRecord } from './ports.js';

@@ -5,6 +5,16 @@ import { PermanentJobError } from './errors.js';
 const Id = z.string().refine(isUuid, { message: 'expected a UUID' });
 
 /**
+ * Where an orchestration run stands in its cascade (017): the depth of the event it runs for, the
+ * root event and that root's budget. A job an action queues carries it, so the writes the job
+ * makes are events of the same cascade (depth + 1, the same root's budget), not new root events
+ * (the second attack on issue 22: a TTS job without it let an orchestration reading its own media
+ * aloud run forever).
+ */
+export const OrchestrationCascadeSchema = z.object({ depth: z.number().int().min(0), root: Id, budget: z.number().int().min(1) });
+export type OrchestrationCascade = z.infer<typeof OrchestrationCascadeSchema>;
+
+/**
  * Every job type's payload as a schema; the types below are derived from them. A worker checks
  * the payload against its type's schema before the body runs (parseJobPayload): a job queued
  * with a bad payload fails at once, naming the field, instead of failing deep inside its body on
@@ -27,6 +37,8 @@ export const JOB_PAYLOAD_SCHEMAS = {
     rate: z.number().optional(),
     /** The person who asked (POST /intentions/generate_tts), counted against TTS_JOBS_PER_PERSON. */
     requested_by: z.string().optional(),
+    /** The orchestration run that queued it (the action generate_tts): its media is an event of that cascade. */
+    cascade: OrchestrationCascadeSchema.optional(),
   }),
   /** One pruning run (crontab; `trigger` says which entry). Housekeeping, outside the governor. */
   prune: z.object({ trigger: z.string().optional() }),

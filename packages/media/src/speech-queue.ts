@@ -1,7 +1,7 @@
 import { AppError } from '@inntak/core';
 import type { Actor } from '@inntak/access';
 import type { JobPayloads } from '@inntak/jobs';
-import type { MediaStore } from './ports.js';
+import type { MediaStore, MediaTx } from './ports.js';
 import { DEFAULT_RATE } from './ports.js';
 import { requireLevel } from './require-level.js';
 import { speechRefusal, type SpeechLimits } from './speech-limits.js';
@@ -16,6 +16,20 @@ export interface SpeechQueueRequest {
   node_id: string;
   voice?: string;
   rate?: number;
+}
+
+/** The part of a transaction the per-person TTS job limit needs (MediaTx, OrchestrationTx). */
+export type SpeechRoomTx = Pick<MediaTx, 'lockSpeechQueueOf' | 'speechJobsOf'>;
+
+/**
+ * Refuses (tts_jobs_busy) a person who has `jobsPerPerson` tts_generate jobs queued or running
+ * already, whether they asked through the API or their orchestration's generate_tts did (second
+ * attack on issue 22). Takes the person's lock, held to the end of the transaction, which must
+ * then queue the job with `requested_by` = the person, so parallel requests cannot all slip under.
+ */
+export async function requireSpeechRoom(tx: SpeechRoomTx, personId: string, jobsPerPerson: number): Promise<void> {
+  await tx.lockSpeechQueueOf(personId);
+  if ((await tx.speechJobsOf(personId)) >= jobsPerPerson) throw new AppError('tts_jobs_busy', { detail: `høyst ${jobsPerPerson} om gangen` });
 }
 
 /**
@@ -41,8 +55,7 @@ export async function queueSpeech(
     if (refusal?.limit === 'text') throw new AppError('tts_text_too_long', { detail: `${refusal.chars} tegn; høyst ${refusal.max}` });
     if (refusal?.limit === 'audio') throw new AppError('tts_audio_too_long', { detail: `om lag ${refusal.seconds} s; høyst ${refusal.max} s` });
     if (refusal?.limit === 'collection_bytes') throw new AppError('media_quota_exceeded', { detail: `${refusal.bytes} byte; høyst ${refusal.max}` });
-    await tx.lockSpeechQueueOf(actor.personId);
-    if ((await tx.speechJobsOf(actor.personId)) >= limits.jobsPerPerson) throw new AppError('tts_jobs_busy', { detail: `høyst ${limits.jobsPerPerson} om gangen` });
+    await requireSpeechRoom(tx, actor.personId, limits.jobsPerPerson);
     const payload: JobPayloads['tts_generate'] = {
       node_id: request.node_id,
       ...(request.voice ? { voice: request.voice } : {}),

@@ -1,6 +1,7 @@
 import { AppError } from '@inntak/core';
 import { createEdge, createNode, inTransaction, metadataWriteNeed, requireLevel, type Actor, type Caller, type NewNodeInput } from '@inntak/access';
 import type { JsonObject } from '@inntak/graph';
+import { DEFAULT_TTS_JOBS_PER_PERSON, requireSpeechRoom } from '@inntak/media';
 import type { ActionInputs } from './actions.js';
 import type { LogEntryView, OrchestrationStore, OrchestrationTx, RunContext } from './ports.js';
 import { checkOrchestrationNode } from './trigger.js';
@@ -18,6 +19,8 @@ export async function runGraphAction<A extends 'create_node' | 'create_edge' | '
   run: RunContext,
   action: A,
   input: ActionInputs[A],
+  /** TTS_JOBS_PER_PERSON: the creator's tts_generate jobs at once (generate_tts counts against it as the API's does). */
+  options: { ttsJobsPerPerson?: number } = {},
 ): Promise<JsonObject> {
   return store.transaction(async (tx) => {
     await tx.markRun(run);
@@ -32,7 +35,18 @@ export async function runGraphAction<A extends 'create_node' | 'create_edge' | '
         const tts = input as ActionInputs['generate_tts'];
         // The speech becomes part of the node (its media): writing to it takes member.
         await requireLevel(tx, actor, tts.node_id, 'member', 'node_id');
-        const jobId = await tx.enqueueSpeech({ node_id: tts.node_id, ...(tts.voice ? { voice: tts.voice } : {}), ...(tts.rate ? { rate: tts.rate } : {}) });
+        // The creator's jobs at once are capped as through the API: a script of many steps
+        // queued one job each, past TTS_JOBS_PER_PERSON (second attack on issue 22).
+        await requireSpeechRoom(tx, actor.personId, options.ttsJobsPerPerson ?? DEFAULT_TTS_JOBS_PER_PERSON);
+        // The job carries the run's place in its cascade: the media it makes is an event of this
+        // cascade, not a new root with a budget and depth of its own (second attack on issue 22).
+        const jobId = await tx.enqueueSpeech({
+          node_id: tts.node_id,
+          ...(tts.voice ? { voice: tts.voice } : {}),
+          ...(tts.rate ? { rate: tts.rate } : {}),
+          requested_by: actor.personId,
+          cascade: { depth: run.depth, root: run.root, budget: run.budget },
+        });
         return { job_id: jobId };
       }
     }

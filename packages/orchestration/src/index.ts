@@ -9,3 +9,4 @@ export { runScript, ActionSkipped, type RunDeps, type RunOutcome } from './runne
 export { hostAllowed, commandAllowed } from './allow-lists.js';
 export type { OrchestrationStore, OrchestrationTx, OrchestrationToRun, LogEntryView, RunContext } from './ports.js';
 export { runGraphAction, requireOrchestrationRoom, createOrchestration, loadCliTool, addCollectionOrchestration, readOrchestrationLog } from './graph-actions.js';
+export { requireNotOwnWebhook, uuidsInUrl } from './own-webhooks.js';

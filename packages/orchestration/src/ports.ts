@@ -1,5 +1,6 @@
 import type { Actor, GraphTx } from '@inntak/access';
 import type { JsonObject } from '@inntak/graph';
+import type { SpeechRoomTx } from '@inntak/media';
 import type { EventRef, EventVariables, StepRecord } from './types.js';
 
 /**
@@ -30,7 +31,8 @@ export interface LogEntryView extends StepRecord {
   at: string;
 }
 
-export interface OrchestrationTx extends GraphTx {
+/** A run's transaction: the graph's writes, the TTS job limit's count (as the API's, packages/media), and what a run adds. */
+export interface OrchestrationTx extends GraphTx, SpeechRoomTx {
   /** Marks the transaction with the run, so the events its writes cause are known to come from it (011, 017). */
   markRun(run: RunContext): Promise<void>;
   /** Takes the person's orchestration lock (to the end of the transaction), then counts their orchestrations up to `cap`. */
@@ -38,7 +40,7 @@ export interface OrchestrationTx extends GraphTx {
   /** Sets one key of the node's metadata. */
   setMetadataKey(nodeId: string, key: string, value: unknown): Promise<void>;
   /** Queues a tts_generate job in this transaction: its id. */
-  enqueueSpeech(payload: { node_id: string; voice?: string; rate?: number }): Promise<number>;
+  enqueueSpeech(payload: { node_id: string; voice?: string; rate?: number; requested_by?: string; cascade?: RunContext }): Promise<number>;
   /** The cli_tool's metadata, and whether a system administrator made it. */
   cliTool(toolId: string): Promise<{ metadata: JsonObject; registered: boolean }>;
   /** The first owner of the node (by the owner edge's age). */
@@ -57,4 +59,6 @@ export interface OrchestrationStore {
   /** The `{event.*}` variables as the reader may read them now, or why the run is skipped. */
   loadEventVariables(readerId: string, ref: EventRef): Promise<{ event: EventVariables } | { skipped: string }>;
   recordLogEntry(entry: { orchestrationId: string; jobId: number | null; event: EventRef; record: StepRecord }): Promise<void>;
+  /** True when one of the (lower-case) tokens is a webhook's token (own-webhooks.ts). */
+  isWebhookToken(tokens: string[]): Promise<boolean>;
 }

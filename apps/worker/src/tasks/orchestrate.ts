@@ -4,6 +4,7 @@ import {
   ActionSkipped,
   loadCliTool,
   parseScript,
+  requireNotOwnWebhook,
   runGraphAction,
   runScript,
   type ActionInputs,
@@ -24,6 +25,8 @@ export interface OrchestrateDeps {
   cliAllow: readonly string[];
   /** ORCHESTRATION_BUDGET: actions and queued runs one root event's whole cascade may take. */
   budget: number;
+  /** TTS_JOBS_PER_PERSON: generate_tts jobs the creator may have queued or running at once; absent: the default. */
+  ttsJobsPerPerson?: number;
 }
 
 /**
@@ -68,14 +71,18 @@ export function orchestrate(deps: OrchestrateDeps): JobBody<JobPayloads['orchest
         }
         try {
           switch (action) {
-            case 'http_post':
-              return await httpPost(input as ActionInputs['http_post'], deps.httpAllow, actionSignal);
+            case 'http_post': {
+              const post = input as ActionInputs['http_post'];
+              // Into the service's own intake, each post would be a new root event: an endless chain.
+              await requireNotOwnWebhook(store, post.url);
+              return await httpPost(post, deps.httpAllow, actionSignal);
+            }
             case 'run_cli_tool': {
               const { tool_id, args } = input as ActionInputs['run_cli_tool'];
               return await runCliTool(await loadCliTool(store, actor, tool_id), args ?? [], deps.cliAllow, actionSignal);
             }
             default:
-              return await runGraphAction(store, actor, run, action, input as ActionInputs[typeof action]);
+              return await runGraphAction(store, actor, run, action, input as ActionInputs[typeof action], { ttsJobsPerPerson: deps.ttsJobsPerPerson });
           }
         } catch (error) {
           throw new Error(describeFailure(action, error), { cause: error });
@@ -93,6 +100,7 @@ const APP_ERROR_TEXT: Partial<Record<AppError['code'], string>> = {
   not_found: 'Finnes ikke',
   invalid_input: 'Ugyldig forespørsel',
   conflict: 'Konflikt',
+  tts_jobs_busy: 'Du har for mange opplesninger i kø; vent til en er ferdig',
 };
 
 function describeFailure(action: string, error: unknown): string {

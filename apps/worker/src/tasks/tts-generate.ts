@@ -36,7 +36,14 @@ export function ttsGenerate(deps: TtsDeps): JobBody<JobPayloads['tts_generate']>
     if (!VOICE_PATTERN.test(voice)) throw new PermanentJobError(`unknown voice "${voice}"`);
     if (!Number.isInteger(rate) || rate < RATE_RANGE.min || rate > RATE_RANGE.max) throw new PermanentJobError(`rate must be ${RATE_RANGE.min}–${RATE_RANGE.max} words per minute`);
     try {
-      const result = await generateSpeech({ catalog, files: deps.files, synthesizer: deps.synthesizer, limits: deps.speechLimits }, { node_id: payload.node_id, voice, rate, jobId }, signal);
+      // A job an orchestration's generate_tts queued carries the run's cascade (checked by the
+      // payload schema): the media it makes is an event of that cascade, not a new root.
+      const { cascade } = payload;
+      const result = await generateSpeech(
+        { catalog, files: deps.files, synthesizer: deps.synthesizer, limits: deps.speechLimits },
+        { node_id: payload.node_id, voice, rate, jobId, ...(cascade ? { cascade } : {}) },
+        signal,
+      );
       logger.info('speech generated', { job_id: jobId, node_id: payload.node_id, ...result });
     } catch (error) {
       if (error instanceof NothingToSayError || error instanceof MediaOwnerGoneError || error instanceof SpeechLimitError) throw new PermanentJobError(error.message);

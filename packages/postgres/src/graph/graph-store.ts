@@ -40,6 +40,17 @@ export async function graphWrite<T>(db: Db, work: (trx: Trx) => Promise<T>): Pro
   }
 }
 
+/**
+ * Marks the transaction with an orchestration run's place in its cascade (011, 017): the events
+ * its writes cause are of that cascade (depth + 1, the root's budget), not new root events. An
+ * action's own writes and the media of a TTS job the action queued are marked alike.
+ */
+export async function markOrchestrationRun(trx: Db, run: { depth: number; root: string; budget: number }): Promise<void> {
+  await sql`select set_config('inntak.orchestration_depth', ${String(run.depth)}, true),
+                   set_config('inntak.orchestration_root', ${run.root}, true),
+                   set_config('inntak.orchestration_budget', ${String(run.budget)}, true)`.execute(trx);
+}
+
 export class PostgresGraphStore implements GraphStore {
   constructor(private readonly db: Db) {}
 

@@ -22,5 +22,5 @@ export { queryNodes, PostgresNodeQueryStore, SEARCH_TIMEOUT_MS, type QueryOption
 export { levelOn, nodeKindOf } from './level-on.js';
 export { readServerSecret, queryCursorKey } from './server-secrets.js';
 export { nodeHasTag } from './tags.js';
-export { PostgresGraphStore, PostgresGraphTx, graphWrite, insertNode, insertEdge, deleteEdges } from './graph-store.js';
+export { PostgresGraphStore, PostgresGraphTx, graphWrite, markOrchestrationRun, insertNode, insertEdge, deleteEdges } from './graph-store.js';
 export { personOfIdentity } from './lookups.js';

@@ -16,3 +16,4 @@ export { recordPruneRun, latestPruneRun, PRUNE_LOG_RETENTION, type PruneRun } fr
 export { mixerChannelsFor, readMixerChanges, channelView } from './mixer-store.js';
 export { postgresPruneCatalog, postgresSpeechCatalog } from './catalogs.js';
 export { PostgresMediaStore } from './postgres-media-store.js';
+export { lockSpeechQueueOf, speechJobsOf } from './speech-jobs.js';

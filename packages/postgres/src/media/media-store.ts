@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
 import { uuidv7 } from '@inntak/core';
+import type { OrchestrationCascade } from '@inntak/jobs';
 import { fileKeyOf, HAS_MEDIA_EDGE, MediaOwnerGoneError, MEDIA_NODE_KIND, PUBLISHED_IN_EDGE, type MediaMetadata, type MediaRecord, type MediaType, type PruneCandidate } from '@inntak/media';
 import type { Db } from '../platform/index.js';
-import { hasAccess, insertEdge, insertNode } from '../graph/index.js';
+import { hasAccess, insertEdge, insertNode, markOrchestrationRun } from '../graph/index.js';
 
 /**
  * Media nodes (docs/media.md): one node per file, pointed at by its owner's `has_media` edge.
@@ -17,6 +18,12 @@ export interface NewMedia {
   ownerId: string;
   title: string | null;
   metadata: MediaMetadata;
+  /**
+   * The orchestration run whose generate_tts queued the job: the media node's node.created is an
+   * event of that cascade (its depth + 1, its root's budget), as for the run's own writes
+   * (runGraphAction), so a loop through media ends at the depth limit and the budget.
+   */
+  cascade?: OrchestrationCascade;
   /** Called inside the transaction just before it commits; throwing rolls everything back. */
   beforeCommit?: () => void;
 }
@@ -25,6 +32,7 @@ export async function createMediaNode(db: Db, input: NewMedia): Promise<{ id: st
   return db.transaction().execute(async (trx) => {
     const owner = await trx.selectFrom('nodes').select(['id', 'visibility']).where('id', '=', input.ownerId).forKeyShare().executeTakeFirst();
     if (!owner) throw new MediaOwnerGoneError(input.ownerId);
+    if (input.cascade) await markOrchestrationRun(trx, input.cascade);
     const id = input.id ?? uuidv7();
     // The media is as visible as what it belongs to: a readable article's audio is readable.
     await insertNode(trx, { id, node_kind: MEDIA_NODE_KIND, title: input.title, visibility: owner.visibility, metadata: input.metadata, created_by: owner.id });

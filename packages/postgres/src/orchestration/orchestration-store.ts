@@ -2,8 +2,9 @@ import { sql } from 'kysely';
 import type { JsonObject } from '@inntak/graph';
 import type { EventRef, LogEntryView, OrchestrationStore, OrchestrationToRun, OrchestrationTx, RunContext, StepRecord } from '@inntak/orchestration';
 import type { Db } from '../platform/index.js';
-import { graphWrite, PostgresGraphTx } from '../graph/index.js';
+import { graphWrite, markOrchestrationRun, PostgresGraphTx } from '../graph/index.js';
 import { enqueueJob } from '../jobs/index.js';
+import { lockSpeechQueueOf, speechJobsOf } from '../media/index.js';
 import { loadEventVariables, loadOrchestration, orchestrationLogPage, recordLogEntry } from './orchestration-runs.js';
 
 /**
@@ -33,13 +34,18 @@ export class PostgresOrchestrationStore implements OrchestrationStore {
   recordLogEntry(entry: { orchestrationId: string; jobId: number | null; event: EventRef; record: StepRecord }): Promise<void> {
     return recordLogEntry(this.db, entry);
   }
+
+  async isWebhookToken(tokens: string[]): Promise<boolean> {
+    // Tokens are stored as made (lower case), and intake compares them exactly: the index on them answers.
+    const { rows } = await sql<{ id: string }>`
+      select id from nodes where node_kind = 'webhook' and metadata ->> 'token' = any(${tokens}::text[]) limit 1`.execute(this.db);
+    return rows.length > 0;
+  }
 }
 
 class PostgresOrchestrationTx extends PostgresGraphTx implements OrchestrationTx {
   async markRun(run: RunContext): Promise<void> {
-    await sql`select set_config('inntak.orchestration_depth', ${String(run.depth)}, true),
-                     set_config('inntak.orchestration_root', ${run.root}, true),
-                     set_config('inntak.orchestration_budget', ${String(run.budget)}, true)`.execute(this.db);
+    await markOrchestrationRun(this.db, run);
   }
 
   async countOrchestrations(personId: string, cap: number): Promise<number> {
@@ -50,6 +56,14 @@ class PostgresOrchestrationTx extends PostgresGraphTx implements OrchestrationTx
     return rows[0]!.n;
   }
 
+  lockSpeechQueueOf(personId: string): Promise<void> {
+    return lockSpeechQueueOf(this.db, personId);
+  }
+
+  speechJobsOf(personId: string): Promise<number> {
+    return speechJobsOf(this.db, personId);
+  }
+
   async setMetadataKey(nodeId: string, key: string, value: unknown): Promise<void> {
     await this.db
       .updateTable('nodes')
@@ -58,7 +72,7 @@ class PostgresOrchestrationTx extends PostgresGraphTx implements OrchestrationTx
       .execute();
   }
 
-  enqueueSpeech(payload: { node_id: string; voice?: string; rate?: number }): Promise<number> {
+  enqueueSpeech(payload: { node_id: string; voice?: string; rate?: number; requested_by?: string; cascade?: RunContext }): Promise<number> {
     return enqueueJob(this.db, 'tts_generate', payload);
   }
 
