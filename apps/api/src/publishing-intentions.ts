@@ -1,6 +1,6 @@
 import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
-import { abOverride, createPublication, createVariant, publishArticle, unpublishArticle, type PublishingStore } from '@inntak/publishing';
+import { abOverride, createPublication, createVariant, publishArticle, unpublishArticle, unpublishNode, type PublishingStore } from '@inntak/publishing';
 import type { RouteRegistry } from './route-registry.js';
 import { Id, storableText } from './schemas.js';
 
@@ -62,6 +62,24 @@ export function installPublishingIntentions(app: Express, registry: RouteRegistr
     },
     auth,
     ({ body, caller }) => unpublishArticle(deps.store, caller, body),
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/unpublish_node',
+      summary: 'Take a node off every publication it is published in (admin on the node)',
+      description:
+        'Removes all of the node’s published_in edges, including those into publications the caller cannot see (whose edges they cannot name to unpublish_article). Answers how many, not where (docs/access.md, Write policy).',
+      tags: TAGS,
+      auth: 'jwt',
+      body: z.strictObject({ node_id: Id }),
+      response: { status: 200, schema: z.object({ node_id: Id, removed: z.number().int() }) },
+      errors: [400, 401, 403, 404],
+    },
+    auth,
+    ({ body, caller }) => unpublishNode(deps.store, caller, body),
   );
 
   registry.route(

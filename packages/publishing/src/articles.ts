@@ -61,3 +61,20 @@ export function unpublishArticle(store: PublishingStore, actor: Actor, input: { 
     return { edge_id: edge.id };
   });
 }
+
+/**
+ * unpublish_node: takes a node off every publication it is published in (its published_in
+ * edges), by the same rule's cleanup: admin on the node. Its admins may unpublish it from any
+ * publication, but a publication hidden from them hides the edge too (an edge shows only to
+ * callers who may see both ends), so they could not name it to unpublish_article (second attack
+ * on issue 22). Answers how many were removed, not where: the publications stay hidden.
+ */
+export function unpublishNode(store: PublishingStore, actor: Actor, input: { node_id: string }): Promise<{ node_id: string; removed: number }> {
+  const rule = edgeRule(PUBLISHED_IN);
+  return store.transaction(async (tx) => {
+    await requireLevel(tx, actor, input.node_id, rule.cleanup ?? 'admin', 'node_id');
+    const edgeIds = await tx.publishedInEdgesOf(input.node_id);
+    if (edgeIds.length > 0) await tx.deleteEdges(edgeIds);
+    return { node_id: input.node_id, removed: edgeIds.length };
+  });
+}

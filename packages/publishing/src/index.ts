@@ -19,5 +19,5 @@ export {
 export { prepareFrontPage, renderFrontPage, renderArticle, renderCategory, renderArchive, renderSearch, renderAbout, renderNotFound, renderTooManySearches, type PageContext, type PreparedFrontPage } from './render.js';
 export { PUBLISHED_IN, FRONT_PAGE_VARIANT, type PublishingStore, type PublishingTx, type PublishedPages, type PublicationSettings, type NewEdgeRow } from './ports.js';
 export { createPublication, type NewPublication } from './publications.js';
-export { publishArticle, unpublishArticle } from './articles.js';
+export { publishArticle, unpublishArticle, unpublishNode } from './articles.js';
 export { createVariant, abOverride, type NewVariant } from './variants.js';

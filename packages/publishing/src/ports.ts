@@ -45,6 +45,8 @@ export interface PublishingTx extends AbDecisionWrites {
    */
   insertPublishedIn(nodeId: string, publicationId: string, createdBy: string | null): Promise<string | null>;
   isPublishedIn(articleId: string, publicationId: string): Promise<boolean>;
+  /** The ids of the node's published_in edges, into every publication (also those hidden from the caller). */
+  publishedInEdgesOf(nodeId: string): Promise<string[]>;
   /** An edge of `edgeType` by id, with its ends and metadata. */
   edgeOfType(edgeId: string, edgeType: string): Promise<{ id: string; source_id: string; target_id: string; metadata: Record<string, unknown> } | undefined>;
   insertEdge(edge: NewEdgeRow): Promise<string>;

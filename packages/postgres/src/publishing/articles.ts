@@ -11,6 +11,12 @@ export async function collectionsOf(trx: Trx, nodeId: string): Promise<string[]>
   return rows.map((r) => r.target_id);
 }
 
+/** The ids of the node's published_in edges (into every publication, seen by the caller or not). */
+export async function publishedInEdgesOf(trx: Trx, nodeId: string): Promise<string[]> {
+  const rows = await trx.selectFrom('edges').select('id').where('source_id', '=', nodeId).where('edge_type', '=', PUBLISHED_IN).execute();
+  return rows.map((r) => r.id);
+}
+
 /** The published_in edge node → publication; null when it is there already (the unique violation). */
 export async function insertPublishedIn(trx: Trx, nodeId: string, publicationId: string, createdBy: string | null): Promise<string | null> {
   try {

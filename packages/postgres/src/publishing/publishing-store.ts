@@ -3,7 +3,7 @@ import type { AbStatus, AbTestStore, AbTestTx } from '@inntak/ab-testing';
 import type { NewEdgeRow, PageWindow, PublicationSettings, PublishedPages, PublishingStore, PublishingTx } from '@inntak/publishing';
 import { deleteEdges, insertEdge, levelOn, nodeKindOf } from '../graph/index.js';
 import { testingVariants } from './ab-events.js';
-import { collectionsOf, edgeOfType, insertPublishedIn, isPublishedIn } from './articles.js';
+import { collectionsOf, edgeOfType, insertPublishedIn, isPublishedIn, publishedInEdgesOf } from './articles.js';
 import { frontPageEntries, publishedArticle, publishedArticles, searchArticles, taggedArticles } from './pages.js';
 import { insertPublication, lockPublication, publicationByDomain, publicationBySlug } from './publications.js';
 import type { Db, Trx } from './trx.js';
@@ -17,6 +17,7 @@ export class PostgresPublishingTx implements PublishingTx, AbTestTx {
   lockPublication = (nodeId: string) => lockPublication(this.trx, nodeId);
   insertPublication = (settings: PublicationSettings, ownerId: string) => insertPublication(this.trx, settings, ownerId);
   collectionsOf = (nodeId: string) => collectionsOf(this.trx, nodeId);
+  publishedInEdgesOf = (nodeId: string) => publishedInEdgesOf(this.trx, nodeId);
   insertPublishedIn = (nodeId: string, publicationId: string, createdBy: string | null) => insertPublishedIn(this.trx, nodeId, publicationId, createdBy);
   isPublishedIn = (articleId: string, publicationId: string) => isPublishedIn(this.trx, articleId, publicationId);
   edgeOfType = (edgeId: string, edgeType: string) => edgeOfType(this.trx, edgeId, edgeType);
