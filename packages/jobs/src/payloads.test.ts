@@ -17,6 +17,14 @@ describe('parseJobPayload', () => {
     expect(() => parseJobPayload('orchestrate', { orchestration_id: ID, event: { type: 'node.deleted', id: ID, depth: 0 } })).toThrow(/^invalid orchestrate payload: event\.type: /);
   });
 
+  it('a tts_generate job an orchestration queued carries its cascade {depth, root, budget}; a bad one fails naming the field (second attack on issue 22)', () => {
+    const cascade = { depth: 2, root: ID, budget: 100 };
+    expect(parseJobPayload('tts_generate', { node_id: ID, requested_by: ID, cascade })).toEqual({ node_id: ID, requested_by: ID, cascade });
+    expect(() => parseJobPayload('tts_generate', { node_id: ID, cascade: { ...cascade, depth: -1 } })).toThrow(/^invalid tts_generate payload: cascade\.depth: /);
+    expect(() => parseJobPayload('tts_generate', { node_id: ID, cascade: { ...cascade, root: 'x' } })).toThrow('invalid tts_generate payload: cascade.root: expected a UUID');
+    expect(() => parseJobPayload('tts_generate', { node_id: ID, cascade: { ...cascade, budget: 0 } })).toThrow(/^invalid tts_generate payload: cascade\.budget: /);
+  });
+
   it('takes any object for a job type without a schema, and nothing else', () => {
     expect(parseJobPayload('sleep_light', { ms: 5 })).toEqual({ ms: 5 });
     expect(() => parseJobPayload('sleep_light', [1])).toThrow(/^invalid sleep_light payload: \(payload\): /);
