@@ -3,6 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
 import { existsSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LocalFileStore } from '@inntak/files';
+import { DEFAULT_SPEECH_LIMITS } from '@inntak/media';
 import { checkOrchestrationNode, MAX_DEPTH, type Trigger } from '@inntak/orchestration';
 import { createCollection, createEdge, createNode, createPerson, grantAccess, tagNode } from '@inntak/postgres/graph';
 import { getJob } from '@inntak/postgres/jobs';
@@ -11,6 +16,7 @@ import { createWebhook, PostgresIntakeStore } from '@inntak/postgres/intake';
 import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
 import { runGovernedOnce } from './__tests__/run-governed-once.js';
 import { loadConfig } from './config.js';
+import { EspeakSpeechSynthesizer } from './espeak-speech-synthesizer.js';
 
 let h: OpenTestDatabase;
 let alice: { personId: string; isAdmin: false };
@@ -327,6 +333,36 @@ describe('http_post and run_cli_tool', () => {
     expect(log[0]).toMatchObject({ status: 'ok' });
     const job = await getJob(h.db, (log[0]!.output as { job_id: number }).job_id);
     expect(job).toMatchObject({ job_type: 'tts_generate', payload: { node_id: node, voice: 'nb', rate: 1.2 } });
+  });
+});
+
+describe('generate_tts stays in its cascade (second attack on issue 22)', () => {
+  it('an orchestration reading its own media aloud stops at the depth limit: the media of a job an orchestration queued is an event of that cascade, not a new root', async () => {
+    // The attack: a TTS job carried no depth and no root, so the media node it made started a
+    // fresh cascade; an orchestration reading every new media node aloud ran forever (73 files,
+    // 95 MB in 30 s on a running service, each title longer than the last).
+    const start = await addOrchestration(alice, { event: 'node.created', conditions: { has_trait: 'les-opp' } }, `steps:
+  - action: generate_tts
+    with: { node_id: "{event.node.id}" }
+`);
+    const loop = await addOrchestration(alice, { event: 'node.created', conditions: { node_kind: 'media' } }, `steps:
+  - action: generate_tts
+    with: { node_id: "{event.node.id}" }
+`);
+    const root = await content(alice, { metadata: { traits: ['les-opp'] } });
+    // Scaled down: without the fix the loop stops only when the title ("Opplesning: " longer each
+    // time) passes this text limit, after about 15 files.
+    const speechLimits = { ...DEFAULT_SPEECH_LIMITS, maxTextChars: 200 };
+    const media = { files: new LocalFileStore(await mkdtemp(join(tmpdir(), 'inntak-tts-loop-'))), synthesizer: new EspeakSpeechSynthesizer(), speechLimits };
+    for (let i = 0; i < 20; i++) await runGovernedOnce(h, ALLOW, media);
+
+    const made = await h.db.selectFrom('nodes').select('id').where('node_kind', '=', 'media').where('created_by', 'in', [root, ...(await runsOf(loop))]).execute();
+    expect(made.length).toBeGreaterThan(0);
+    expect(made.length).toBeLessThanOrEqual(MAX_DEPTH);
+    const runs = await h.db.selectFrom('orchestration_runs').select(['orchestration_id', 'depth', 'root_id']).where('orchestration_id', 'in', [start, loop]).orderBy('depth').execute();
+    expect(new Set(runs.map((r) => r.root_id))).toEqual(new Set([root]));
+    expect(runs.map((r) => r.depth)).toEqual([...Array(MAX_DEPTH).keys()]);
+    expect((await logOf(loop)).filter((r) => r.status === 'skipped').map((r) => r.error)).toEqual([expect.stringMatching(/^Ikke kjørt: dybdegrensen \(5\) er nådd/)]);
   });
 });
 

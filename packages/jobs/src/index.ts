@@ -14,6 +14,6 @@ export {
 export { canTransition, assertRetryable, assertCancellable } from './transitions.js';
 export { admit, forbiddenTypes, effectivePriority, ruleFor, validateRule, type GovernorView, type Admission } from './governor.js';
 export { classifyDisk, usedPercent, DISK_LEVELS, DISK_THRESHOLDS, type DiskLevel, type DiskUsage, type DiskProbe, type DiskMeasurementRecord } from './disk.js';
-export type { JobPayloads, JobPayload } from './payloads.js';
+export type { JobPayloads, JobPayload, OrchestrationCascade } from './payloads.js';
 export { cachedLiveRoomStatus, LIVE_ROOM_CACHE_MS, type LiveRoomStatus } from './live-room.js';
 export { PermanentJobError, NotImplementedJobError } from './errors.js';

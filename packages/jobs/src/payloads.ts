@@ -13,9 +13,30 @@ export interface JobPayloads {
     root?: string;
   };
   /** Reads a node's title and content aloud into a media node (docs/media.md). */
-  tts_generate: { node_id: string; voice?: string; rate?: number; /** The person who asked (POST /intentions/generate_tts), counted against TTS_JOBS_PER_PERSON. */ requested_by?: string };
+  tts_generate: {
+    node_id: string;
+    voice?: string;
+    rate?: number;
+    /** The person who asked (POST /intentions/generate_tts), counted against TTS_JOBS_PER_PERSON. */
+    requested_by?: string;
+    /** The orchestration run that queued it (the action generate_tts): its media is an event of that cascade. */
+    cascade?: OrchestrationCascade;
+  };
   /** One pruning run (crontab; `trigger` says which entry). Housekeeping, outside the governor. */
   prune: { trigger?: string };
+}
+
+/**
+ * Where an orchestration run stands in its cascade (017): the depth of the event it runs for, the
+ * root event and that root's budget. A job an action queues carries it, so the writes the job
+ * makes are events of the same cascade (depth + 1, the same root's budget), not new root events
+ * (the second attack on issue 22: a TTS job without it let an orchestration reading its own media
+ * aloud run forever).
+ */
+export interface OrchestrationCascade {
+  depth: number;
+  root: string;
+  budget: number;
 }
 
 export type JobPayload<T extends string> = T extends keyof JobPayloads ? JobPayloads[T] : Record<string, unknown>;

@@ -1,4 +1,5 @@
 import { uuidv7 } from '@inntak/core';
+import type { OrchestrationCascade } from '@inntak/jobs';
 import { concatWav, parseWav } from './wav.js';
 import { speechTextOf, splitForSpeech } from './speech-text.js';
 import type { FileStore, SpeechSynthesizer } from './ports.js';
@@ -10,7 +11,7 @@ export interface SpeechCatalog {
   /** The node to read aloud, or undefined when it does not exist. */
   source(nodeId: string): Promise<{ id: string; title: string | null; content: string | null } | undefined>;
   /** Creates the media node and its edges; `beforeCommit` runs inside the transaction. */
-  createMedia(input: { id: string; ownerId: string; title: string | null; metadata: MediaMetadata; beforeCommit: () => void }): Promise<{ id: string }>;
+  createMedia(input: { id: string; ownerId: string; title: string | null; metadata: MediaMetadata; cascade?: OrchestrationCascade; beforeCommit: () => void }): Promise<{ id: string }>;
   deleteMedia(id: string): Promise<void>;
   /** Bytes of media in the node's fullest collection (the node itself when it belongs to none). */
   collectionMediaBytes(nodeId: string): Promise<number>;
@@ -22,6 +23,8 @@ export interface SpeechRequest {
   rate: number;
   /** The job's history id, kept in the metadata so `inntak tts` finds what its job made. */
   jobId?: number;
+  /** The orchestration run that queued the job: the media node is an event of its cascade. */
+  cascade?: OrchestrationCascade;
 }
 
 export class NothingToSayError extends Error {
@@ -96,6 +99,7 @@ export async function generateSpeech(
       ownerId: source.id,
       title: source.title ? `Opplesning: ${source.title}` : 'Opplesning',
       metadata,
+      ...(request.cascade ? { cascade: request.cascade } : {}),
       beforeCommit: () => signal.throwIfAborted(),
     });
   } catch (error) {

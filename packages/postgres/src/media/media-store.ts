@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { uuidv7 } from '@inntak/core';
+import type { OrchestrationCascade } from '@inntak/jobs';
 import { fileKeyOf, HAS_MEDIA_EDGE, MEDIA_NODE_KIND, PUBLISHED_IN_EDGE, type MediaMetadata, type MediaType, type PruneCandidate } from '@inntak/media';
 import type { Db } from '../platform/index.js';
 import { hasAccess, insertEdge, insertNode } from '../graph/index.js';
@@ -17,6 +18,12 @@ export interface NewMedia {
   ownerId: string;
   title: string | null;
   metadata: MediaMetadata;
+  /**
+   * The orchestration run whose generate_tts queued the job: the media node's node.created is an
+   * event of that cascade (its depth + 1, its root's budget), as for the run's own writes
+   * (runGraphAction), so a loop through media ends at the depth limit and the budget.
+   */
+  cascade?: OrchestrationCascade;
   /** Called inside the transaction just before it commits; throwing rolls everything back. */
   beforeCommit?: () => void;
 }
@@ -25,6 +32,11 @@ export async function createMediaNode(db: Db, input: NewMedia): Promise<{ id: st
   return db.transaction().execute(async (trx) => {
     const owner = await trx.selectFrom('nodes').select(['id', 'visibility']).where('id', '=', input.ownerId).forKeyShare().executeTakeFirst();
     if (!owner) throw new MediaOwnerGoneError(input.ownerId);
+    if (input.cascade) {
+      await sql`select set_config('inntak.orchestration_depth', ${String(input.cascade.depth)}, true),
+                       set_config('inntak.orchestration_root', ${input.cascade.root}, true),
+                       set_config('inntak.orchestration_budget', ${String(input.cascade.budget)}, true)`.execute(trx);
+    }
     const id = input.id ?? uuidv7();
     // The media is as visible as what it belongs to: a readable article's audio is readable.
     await insertNode(trx, { id, node_kind: MEDIA_NODE_KIND, title: input.title, visibility: owner.visibility, metadata: input.metadata, created_by: owner.id });

@@ -52,7 +52,14 @@ export async function runGraphAction<A extends 'create_node' | 'create_edge' | '
         const tts = input as ActionInputs['generate_tts'];
         // The speech becomes part of the node (its media): writing to it takes member.
         await requireLevel(trx, actor, tts.node_id, 'member', 'node_id');
-        const jobId = await enqueueJob(trx, 'tts_generate', { node_id: tts.node_id, ...(tts.voice ? { voice: tts.voice } : {}), ...(tts.rate ? { rate: tts.rate } : {}) });
+        // The job carries the run's place in its cascade: the media it makes is an event of this
+        // cascade, not a new root with a budget and depth of its own.
+        const jobId = await enqueueJob(trx, 'tts_generate', {
+          node_id: tts.node_id,
+          ...(tts.voice ? { voice: tts.voice } : {}),
+          ...(tts.rate ? { rate: tts.rate } : {}),
+          cascade: { depth: run.depth, root: run.root, budget: run.budget },
+        });
         return { job_id: jobId };
       }
     }
