@@ -47,7 +47,7 @@ export interface ApiConfig {
     searchesPerMinute: number;
     /** AB_CLIENT_WINDOW_HOURS: a client counts one impression and one click per article per window. */
     abWindowHours: number;
-    /** AB_CLIENTS_PER_ADDRESS: distinct User-Agents of one address that count as clients per window. */
+    /** AB_CLIENTS_PER_ADDRESS: clients of one address (an IPv6 address by its /48) that count per window. */
     abClientsPerAddress: number;
   };
   /** What POST /intentions/generate_tts refuses in advance (docs/media.md, issue 22). */

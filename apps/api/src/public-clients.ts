@@ -5,13 +5,18 @@ import type { Logger } from '@inntak/core';
 /**
  * Anonymous readers of the published pages, told apart without cookies (issue 22, findings 4
  * and 10; docs/publishing.md "Who counts"). Nothing here stores an address: an address (IPv4,
- * or the /64 of an IPv6 address, which one subscriber usually holds whole) and the pair
- * address + User-Agent are kept only as HMAC-SHA256 under a key made at start and never
- * written anywhere, cut to 16 bytes.
+ * or the /64 of an IPv6 address, which one subscriber usually holds whole), its network (IPv4
+ * the address, IPv6 the /48) and the pair address + User-Agent are kept only as HMAC-SHA256
+ * under a key made at start and never written anywhere, cut to 16 bytes.
  */
 export interface PublicClient {
   /** Keyed hash of the address (the unit search limits count). */
   address: string;
+  /**
+   * Keyed hash of the network: an IPv6 /48, IPv4 the address (the unit whose clients A/B counting
+   * caps: one holder of a /48 has 65,536 /64s, and so decided a test alone; second attack on issue 22).
+   */
+  network: string;
   /** Keyed hash of the address and the User-Agent (the unit A/B counting counts). */
   client: string;
 }
@@ -21,7 +26,8 @@ export class ClientKeys {
 
   of(ip: string | undefined, userAgent: string | undefined): PublicClient {
     const address = this.hash(`a\n${addressPrefix(ip ?? '')}`);
-    return { address, client: this.hash(`c\n${address}\n${(userAgent ?? '').slice(0, 512)}`) };
+    const network = this.hash(`n\n${networkPrefix(ip ?? '')}`);
+    return { address, network, client: this.hash(`c\n${address}\n${(userAgent ?? '').slice(0, 512)}`) };
   }
 
   private hash(text: string): string {
@@ -31,6 +37,15 @@ export class ClientKeys {
 
 /** IPv4 as is (an IPv4-mapped IPv6 address too); IPv6 cut to its first 64 bits. */
 export function addressPrefix(ip: string): string {
+  return ipPrefix(ip, 4);
+}
+
+/** IPv4 as is (an IPv4-mapped IPv6 address too); IPv6 cut to its first 48 bits, a site's usual allocation. */
+export function networkPrefix(ip: string): string {
+  return ipPrefix(ip, 3);
+}
+
+function ipPrefix(ip: string, groupsKept: 3 | 4): string {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
   if (mapped) return mapped[1]!;
   if (isIPv4(ip) || !isIPv6(ip)) return ip;
@@ -39,15 +54,15 @@ export function addressPrefix(ip: string): string {
   const right = tail ? tail.split(':') : [];
   const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
   return `${groups
-    .slice(0, 4)
+    .slice(0, groupsKept)
     .map((g) => g.replace(/^0+(?=.)/, ''))
-    .join(':')}::/64`;
+    .join(':')}::/${groupsKept * 16}`;
 }
 
 export interface AbClientGateOptions {
   /** AB_CLIENT_WINDOW_HOURS: a client counts once per test per window (default 24 h). */
   windowMs?: number;
-  /** AB_CLIENTS_PER_ADDRESS: distinct User-Agents of one address that count per window (default 16). */
+  /** AB_CLIENTS_PER_ADDRESS: clients (address + User-Agent) of one network (an IPv4 address, an IPv6 /48) that count per window (default 16). */
   clientsPerAddress?: number;
   /** Records kept per window; beyond, new impressions are not counted (default 200,000). */
   maxRecords?: number;
@@ -71,7 +86,7 @@ interface Generation {
  * an A/B test: per fixed window (AB_CLIENT_WINDOW_HOURS), a client counts at most one
  * impression per article of a publication (the first variant it was shown), and at most one
  * click, only for that variant. A click therefore always has its impression, and clicks never
- * exceed impressions. One address counts as at most AB_CLIENTS_PER_ADDRESS clients per window
+ * exceed impressions. One network (an IPv4 address, an IPv6 /48) counts as at most AB_CLIENTS_PER_ADDRESS clients per window
  * (a new User-Agent per request does not make a new reader). Kept in memory per API process:
  * the current and the previous window (a click shortly after the turn still finds its
  * impression), each bounded by maxRecords.
@@ -98,11 +113,12 @@ export class AbClientGate {
     const now = this.turn();
     const key = `${who.client}|${publicationId}|${articleId}`;
     if (now.records.has(key)) return false;
-    let clients = now.addresses.get(who.address);
+    // Capped per network (an IPv6 /48, an IPv4 address): a /64 each does not make new readers.
+    let clients = now.addresses.get(who.network);
     if (!clients?.has(who.client)) {
       if (clients && clients.size >= this.clientsPerAddress) return false;
       if (!this.room(now)) return false;
-      if (!clients) now.addresses.set(who.address, (clients = new Set()));
+      if (!clients) now.addresses.set(who.network, (clients = new Set()));
       clients.add(who.client);
     }
     if (!this.room(now)) return false;

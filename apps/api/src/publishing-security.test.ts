@@ -12,7 +12,7 @@ import { postgresAppDeps } from './api-server.js';
 import { loadConfig } from './config.js';
 import { OidcTokenVerifier } from './oidc-verifier.js';
 import { PageCache } from './page-cache.js';
-import { AbClientGate, ClientKeys, SearchLimiter, addressPrefix } from './public-clients.js';
+import { AbClientGate, ClientKeys, SearchLimiter, addressPrefix, networkPrefix } from './public-clients.js';
 
 /**
  * Issue 22's attacks on the published pages, as they were made (scaled down): one client
@@ -124,7 +124,7 @@ describe('one client cannot decide an A/B test (finding 4)', () => {
   it('a client counts again in the next window, once; a click just after the turn still finds its impression', () => {
     let now = 0;
     const gate = new AbClientGate({ windowMs: 1000, clock: () => now });
-    const who = { address: 'x', client: 'c' };
+    const who = { address: 'x', network: 'x', client: 'c' };
     expect(gate.impression(who, 'p', 'a', 'v1')).toBe(true);
     expect(gate.impression(who, 'p', 'a', 'v2')).toBe(false);
     expect(gate.click(who, 'p', 'a', 'v2')).toBe(false);
@@ -135,6 +135,30 @@ describe('one client cannot decide an A/B test (finding 4)', () => {
     expect(gate.click(who, 'p', 'a', 'v2')).toBe(true);
     now = 5000;
     expect(gate.click(who, 'p', 'a', 'v2')).toBe(false);
+  });
+});
+
+describe('second attack (issue 22): one IPv6 network cannot decide an A/B test', () => {
+  it('300 front-page loads and clicks from 300 /64s of one /48 (one User-Agent) count as at most AB_CLIENTS_PER_ADDRESS clients, and evaluation decides nothing', async () => {
+    // The attack on a running service: behind a proxy (TRUST_PROXY), one client holding a /48 (a
+    // free tunnel gives one) sent each load from a /64 of its own and clicked B whenever shown B:
+    // B 146/143 against A 159/0 in 1.5 s, and `inntak ab evaluate` retired A.
+    const proxied = ctx.app({ trustProxy: 'loopback', publishing: { recorder, ownHost: 'inntak.test', abGate: new AbClientGate({ clientsPerAddress: 4 }) } });
+    const { pub, id, a, b } = await abTest();
+    for (let i = 0; i < 300; i++) {
+      const from = `2001:db8:77:${i.toString(16)}::1`;
+      const page = await request(proxied).get(`/pub/${pub.slug}`).set('X-Forwarded-For', from).set('User-Agent', 'angriper/1.0');
+      expect(page.status).toBe(200);
+      if (page.text.includes(`?v=${b}`)) await request(proxied).get(`/pub/${pub.slug}/t/${id}?v=${b}`).set('X-Forwarded-For', from).set('User-Agent', 'angriper/1.0');
+    }
+    // Another network still counts: the cap is per /48, not for all of IPv6.
+    await request(proxied).get(`/pub/${pub.slug}`).set('X-Forwarded-For', '2001:db8:78::1').set('User-Agent', 'leser');
+    await recorder.flush();
+    const [ca, cb] = [await counts(a), await counts(b)];
+    expect(ca.impressions + cb.impressions).toBe(5);
+    expect(cb.clicks).toBeLessThanOrEqual(cb.impressions);
+    const report = (await runAbEvaluation(ctx.database.db)).find((r) => r.article_id === id)!;
+    expect(report.decision).not.toBe('winner');
   });
 });
 
@@ -152,6 +176,18 @@ describe('client keys', () => {
     expect(keys.of('2001:db8:1:2::1', 'Chrome').address).toBe(one.address);
     expect(keys.of('2001:db8:1:2::1', 'Chrome').client).not.toBe(one.client);
     expect(JSON.stringify(one)).not.toContain('2001');
+  });
+
+  it('A/B counting groups an IPv6 address by its /48 (the network), IPv4 by the address', () => {
+    expect(networkPrefix('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1::/48');
+    expect(networkPrefix('2001:db8:1:ffff::1')).toBe('2001:db8:1::/48');
+    expect(networkPrefix('2001:db8::1')).toBe('2001:db8:0::/48');
+    expect(networkPrefix('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(networkPrefix('203.0.113.7')).toBe('203.0.113.7');
+    const keys = new ClientKeys();
+    expect(keys.of('2001:db8:1:2::1', 'Firefox').network).toBe(keys.of('2001:db8:1:3::1', 'Firefox').network);
+    expect(keys.of('2001:db8:1:2::1', 'Firefox').address).not.toBe(keys.of('2001:db8:1:3::1', 'Firefox').address);
+    expect(keys.of('2001:db8:2:2::1', 'Firefox').network).not.toBe(keys.of('2001:db8:1:2::1', 'Firefox').network);
   });
 });
 
