@@ -63,6 +63,7 @@ describe('GET /openapi.json', () => {
       '/intentions/tag_node',
       '/intentions/toggle_effect',
       '/intentions/unpublish_article',
+      '/intentions/unpublish_node',
       '/intentions/validate_orchestration',
       '/me',
       '/media/{id}',

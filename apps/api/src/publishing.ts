@@ -18,6 +18,7 @@ import {
   searchArticles,
   taggedArticles,
   unpublishArticle,
+  unpublishNode,
 } from '@inntak/postgres/publishing';
 import {
   hostName,
@@ -134,6 +135,24 @@ export function installPublishingIntentions(app: Express, registry: RouteRegistr
     },
     auth,
     ({ body, caller }) => unpublishArticle(deps.db, caller, body),
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/unpublish_node',
+      summary: 'Take a node off every publication it is published in (admin on the node)',
+      description:
+        'Removes all of the node’s published_in edges, including those into publications the caller cannot see (whose edges they cannot name to unpublish_article). Answers how many, not where (docs/access.md, Write policy).',
+      tags: TAGS,
+      auth: 'jwt',
+      body: z.strictObject({ node_id: Id }),
+      response: { status: 200, schema: z.object({ node_id: Id, removed: z.number().int() }) },
+      errors: [400, 401, 403, 404],
+    },
+    auth,
+    ({ body, caller }) => unpublishNode(deps.db, caller, body),
   );
 
   registry.route(

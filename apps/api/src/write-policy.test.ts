@@ -195,6 +195,38 @@ describe('publishing needs admin where the node lives; its admins can always tak
   });
 });
 
+describe('second attack (issue 22): the node’s admins find what to take down', () => {
+  it('the owner cannot see the published_in edge into a publication hidden from them, and unpublish_node takes the node off every publication', async () => {
+    // The attack on a running service: an admin of the owner's collection published its node in
+    // the admin's own (hidden) publication and was revoked; the page stayed up, and the owner,
+    // who may unpublish it, could not learn the edge's id: GET /nodes shows no edge to a node
+    // the caller cannot see.
+    const editor = await ctx.addPerson('wp2-editor');
+    const home = await collection('Hjem 2');
+    await post('/intentions/grant_access', owner, { subject_id: editor.id, object_id: home, access: 'admin' });
+    const story = await node({ title: 'Sak 2', collection_id: home });
+    const pub = (await post('/intentions/create_publication', editor.authorization, { title: 'Egen', slug: 'egen-wp2' })).body.id;
+    const ownPub = (await post('/intentions/create_publication', owner, { title: 'Eierens', slug: 'eierens-wp2' })).body.id;
+    expect((await post('/intentions/publish_article', editor.authorization, { publication_id: pub, node_id: story })).status).toBe(201);
+    expect((await post('/intentions/publish_article', owner, { publication_id: ownPub, node_id: story })).status).toBe(201);
+    expect((await post('/intentions/revoke_access', owner, { subject_id: editor.id, object_id: home })).status).toBe(200);
+    expect((await request(app).get(`/pub/egen-wp2/artikkel/${story}`)).status).toBe(200);
+    const seen = await request(app).get(`/nodes/${story}`).set('Authorization', owner);
+    expect(JSON.stringify(seen.body)).not.toContain(pub);
+
+    // Someone without admin on the node cannot, and learns nothing.
+    expect((await post('/intentions/unpublish_node', editor.authorization, { node_id: story })).status).toBe(404);
+    expect((await post('/intentions/unpublish_node', member.authorization, { node_id: story })).status).toBe(404);
+    const un = await post('/intentions/unpublish_node', owner, { node_id: story });
+    expect(un.status).toBe(200);
+    expect(un.body.removed).toBe(2);
+    expect((await request(app).get(`/pub/egen-wp2/artikkel/${story}`)).status).toBe(404);
+    expect((await request(app).get(`/pub/eierens-wp2/artikkel/${story}`)).status).toBe(404);
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from edges where source_id = ${story} and edge_type = 'published_in'`.execute(ctx.database.db);
+    expect(rows[0]!.n).toBe(0);
+  });
+});
+
 describe('registering a cli_tool takes a system administrator (finding 14)', () => {
   it('create_node of a cli_tool is 403 for anyone else and 201 for a system administrator; a tool made before the rule does not run', async () => {
     const stranger = await ctx.addPerson('wp-stranger');

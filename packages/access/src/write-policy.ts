@@ -113,7 +113,7 @@ export const EDGE_RULES: Readonly<Record<string, EdgeRule>> = {
     createdBy: ['publish_article', 'inntak publish'],
     create: { source: 'admin', target: 'admin' },
     createAlso: 'the node (source) publishable, and admin on every collection it belongs_to',
-    deletedBy: ['unpublish_article'],
+    deletedBy: ['unpublish_article', 'unpublish_node'],
     delete: { source: null, target: 'admin' },
     cleanup: 'admin',
     deleteAlso: 'the node’s admins (its collections’ admins among them) may always unpublish it',

@@ -82,3 +82,20 @@ export async function unpublishArticle(db: Db, actor: Actor, input: { edge_id: s
     return { edge_id: edge.id };
   });
 }
+
+/**
+ * Takes a node off every publication it is published in (its published_in edges), by the same
+ * rule's cleanup: admin on the node. Its admins may unpublish it from any publication, but a
+ * publication hidden from them hides the edge too (an edge shows only to callers who may see both
+ * ends), so they could not name it to unpublish_article (second attack on issue 22). Answers how
+ * many were removed, not where: the publications stay hidden.
+ */
+export async function unpublishNode(db: Db, actor: Actor, input: { node_id: string }): Promise<{ node_id: string; removed: number }> {
+  const rule = edgeRule(PUBLISHED_IN);
+  return db.transaction().execute(async (trx) => {
+    await requireLevel(trx, actor, input.node_id, rule.cleanup ?? 'admin', 'node_id');
+    const edges = await trx.selectFrom('edges').select('id').where('source_id', '=', input.node_id).where('edge_type', '=', PUBLISHED_IN).execute();
+    if (edges.length > 0) await deleteEdges(trx, edges.map((e) => e.id));
+    return { node_id: input.node_id, removed: edges.length };
+  });
+}
