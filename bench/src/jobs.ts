@@ -69,6 +69,7 @@ async function main(): Promise<void> {
       orchestrationHttpAllow: [],
       orchestrationCliAllow: [],
       orchestrationBudget: 100,
+      ttsJobsPerPerson: 2,
     };
     const drain = async (workers: number) => {
       await pool.query("delete from job_queue where job_type = 'noop'");

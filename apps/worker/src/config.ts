@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { usableStorageDir } from '@inntak/files';
-import { DEFAULT_SPEECH_LIMITS, SPEECH_MAX_CHARS, type SpeechLimits } from '@inntak/media';
+import { DEFAULT_SPEECH_LIMITS, DEFAULT_TTS_JOBS_PER_PERSON, SPEECH_MAX_CHARS, type SpeechLimits } from '@inntak/media';
 import { DEFAULT_BUDGET, parseAllowList } from '@inntak/orchestration';
 
 /** The worker's one config module: nothing else reads process.env or argv. */
@@ -46,6 +46,8 @@ export interface WorkerConfig {
    * cascade may take; what exceeds it is logged as skipped (docs/orchestration.md, issue 22).
    */
   orchestrationBudget: number;
+  /** TTS_JOBS_PER_PERSON: tts_generate jobs one person's orchestrations may have queued or running at once (as the API's; default 2). */
+  ttsJobsPerPerson: number;
 }
 
 const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'];
@@ -81,6 +83,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
     orchestrationHttpAllow: parseAllowList(env.ORCHESTRATION_HTTP_ALLOW),
     orchestrationCliAllow: parseAllowList(env.ORCHESTRATION_CLI_ALLOW),
     orchestrationBudget: integer(env, 'ORCHESTRATION_BUDGET', DEFAULT_BUDGET, 1),
+    ttsJobsPerPerson: integer(env, 'TTS_JOBS_PER_PERSON', DEFAULT_TTS_JOBS_PER_PERSON, 1, 1000),
   };
 }
 

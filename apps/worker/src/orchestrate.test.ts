@@ -366,6 +366,36 @@ describe('generate_tts stays in its cascade (second attack on issue 22)', () => 
   });
 });
 
+describe('generate_tts counts against TTS_JOBS_PER_PERSON (second attack on issue 22)', () => {
+  it('TTS_JOBS_PER_PERSON configures the worker as the API: default 2, 1 to 1000', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://x/y' }, []).ttsJobsPerPerson).toBe(2);
+    expect(loadConfig({ DATABASE_URL: 'postgres://x/y', TTS_JOBS_PER_PERSON: '5' }, []).ttsJobsPerPerson).toBe(5);
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://x/y', TTS_JOBS_PER_PERSON: '0' }, [])).toThrow('TTS_JOBS_PER_PERSON must be an integer from 1 to 1000; got "0"');
+  });
+
+  it('six generate_tts steps of one run queue two jobs for its creator; the third step fails naming the limit', async () => {
+    // The attack on a running service: the API refuses a third TTS job of one person at once
+    // (429), but a stranger's orchestration with six generate_tts steps queued six, and one with
+    // 50 steps queues 50 per write, each up to TTS_MAX_AUDIO_SECONDS of audio.
+    const carol = { personId: (await createPerson(h.db, { subject: 'carol-tts' })).id, isAdmin: false as const };
+    const steps = Array.from({ length: 6 }, () => '  - action: generate_tts\n    with: { node_id: "{event.node.id}" }\n').join('');
+    const o = await addOrchestration(carol, { event: 'node.created', conditions: { has_trait: 'mange-opplesninger' } }, `steps:\n${steps}`);
+    await createNode(h.db, carol, { node_kind: 'content', title: 'Les meg', metadata: { traits: ['mange-opplesninger'] } });
+    // Jobs run one at a time: the TTS jobs the run queues are still queued while its steps run.
+    await runGovernedOnce(h, { ...ALLOW, ttsJobsPerPerson: 2 });
+    const queued = await h.db
+      .selectFrom('job_queue')
+      .select('id')
+      .where('job_type', '=', 'tts_generate')
+      .where(sql<boolean>`payload ->> 'requested_by' = ${carol.personId}`)
+      .execute();
+    const log = await logOf(o);
+    expect(log.filter((r) => r.action === 'generate_tts' && r.status === 'ok')).toHaveLength(2);
+    expect(log.find((r) => r.status === 'failed')).toMatchObject({ step: 3, error: 'generate_tts: Du har for mange opplesninger i kø; vent til en er ferdig: høyst 2 om gangen' });
+    expect(queued).toHaveLength(2);
+  });
+});
+
 describe('budget per root event (issue 22, finding 7)', () => {
   it('ORCHESTRATION_BUDGET configures it: default 100, at least 1', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://x/y' }, []).orchestrationBudget).toBe(100);

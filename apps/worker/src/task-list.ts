@@ -25,6 +25,8 @@ export interface OrchestrationAllowLists {
   cliAllow: readonly string[];
   /** ORCHESTRATION_BUDGET; absent: DEFAULT_BUDGET. */
   budget?: number;
+  /** TTS_JOBS_PER_PERSON, for an orchestration's generate_tts; absent: the default. */
+  ttsJobsPerPerson?: number;
 }
 
 /** The governed job types, one task file each; bodies stay thin. */

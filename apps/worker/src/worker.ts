@@ -42,7 +42,7 @@ export async function startWorker(config: WorkerConfig, logger: winston.Logger, 
   const { db, pool } = database;
   const worker = newWorkerProcess();
   const media = { files: new LocalFileStore(config.storageDir), synthesizer: overrides.synthesizer ?? new EspeakSpeechSynthesizer(), speechLimits: config.speech };
-  const allow = { httpAllow: config.orchestrationHttpAllow, cliAllow: config.orchestrationCliAllow, budget: config.orchestrationBudget };
+  const allow = { httpAllow: config.orchestrationHttpAllow, cliAllow: config.orchestrationCliAllow, budget: config.orchestrationBudget, ttsJobsPerPerson: config.ttsJobsPerPerson };
   const bodies = { ...jobBodies(db, media, allow), ...overrides.extraBodies };
   const governor = new Governor({
     db,

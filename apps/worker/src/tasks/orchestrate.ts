@@ -14,6 +14,8 @@ export interface OrchestrateDeps {
   cliAllow: readonly string[];
   /** ORCHESTRATION_BUDGET: actions and queued runs one root event's whole cascade may take. */
   budget: number;
+  /** TTS_JOBS_PER_PERSON: generate_tts jobs the creator may have queued or running at once; absent: the default. */
+  ttsJobsPerPerson?: number;
 }
 
 /**
@@ -65,7 +67,7 @@ export function orchestrate(deps: OrchestrateDeps): JobBody<JobPayloads['orchest
               return await runCliTool(await loadCliTool(db, actor, tool_id), args ?? [], deps.cliAllow, actionSignal);
             }
             default:
-              return await runGraphAction(db, actor, run, action, input as ActionInputs[typeof action]);
+              return await runGraphAction(db, actor, run, action, input as ActionInputs[typeof action], { ttsJobsPerPerson: deps.ttsJobsPerPerson });
           }
         } catch (error) {
           throw new Error(describeFailure(action, error), { cause: error });
@@ -83,6 +85,7 @@ const APP_ERROR_TEXT: Partial<Record<AppError['code'], string>> = {
   not_found: 'Finnes ikke',
   invalid_input: 'Ugyldig forespørsel',
   conflict: 'Konflikt',
+  tts_jobs_busy: 'Du har for mange opplesninger i kø; vent til en er ferdig',
 };
 
 function describeFailure(action: string, error: unknown): string {

@@ -25,4 +25,4 @@ export {
   type LiveSession,
 } from './mixer-store.js';
 export { postgresPruneCatalog, postgresSpeechCatalog } from './catalogs.js';
-export { queueSpeech, type SpeechQueueLimits } from './speech-jobs.js';
+export { queueSpeech, requireSpeechRoom, type SpeechQueueLimits } from './speech-jobs.js';

@@ -34,15 +34,7 @@ export async function queueSpeech(
     if (refusal?.limit === 'text') throw new AppError('tts_text_too_long', { detail: `${refusal.chars} tegn; høyst ${refusal.max}` });
     if (refusal?.limit === 'audio') throw new AppError('tts_audio_too_long', { detail: `om lag ${refusal.seconds} s; høyst ${refusal.max} s` });
     if (refusal?.limit === 'collection_bytes') throw new AppError('media_quota_exceeded', { detail: `${refusal.bytes} byte; høyst ${refusal.max}` });
-    await sql`select pg_advisory_xact_lock(hashtextextended(${`inntak.tts:${actor.personId}`}, 0))`.execute(trx);
-    const { n } = await trx
-      .selectFrom('job_queue')
-      .select((eb) => eb.fn.countAll<string>().as('n'))
-      .where('job_type', '=', 'tts_generate')
-      .where('status', 'in', ['queued', 'running'])
-      .where(sql<boolean>`payload ->> 'requested_by' = ${actor.personId}`)
-      .executeTakeFirstOrThrow();
-    if (Number(n) >= limits.jobsPerPerson) throw new AppError('tts_jobs_busy', { detail: `høyst ${limits.jobsPerPerson} om gangen` });
+    await requireSpeechRoom(trx, actor.personId, limits.jobsPerPerson);
     const payload: JobPayloads['tts_generate'] = {
       node_id: request.node_id,
       ...(request.voice ? { voice: request.voice } : {}),
@@ -51,6 +43,24 @@ export async function queueSpeech(
     };
     return enqueueJob(trx, 'tts_generate', payload, { maxAttempts: options.maxAttempts });
   });
+}
+
+/**
+ * Refuses (tts_jobs_busy) a person who has `jobsPerPerson` tts_generate jobs queued or running
+ * already, whether they asked through the API or their orchestration's generate_tts did (second
+ * attack on issue 22). Takes a per-person lock held to the end of the transaction, which must
+ * then queue the job with `requested_by` = the person, so parallel requests cannot all slip under.
+ */
+export async function requireSpeechRoom(trx: Db, personId: string, jobsPerPerson: number): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`inntak.tts:${personId}`}, 0))`.execute(trx);
+  const { n } = await trx
+    .selectFrom('job_queue')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('job_type', '=', 'tts_generate')
+    .where('status', 'in', ['queued', 'running'])
+    .where(sql<boolean>`payload ->> 'requested_by' = ${personId}`)
+    .executeTakeFirstOrThrow();
+  if (Number(n) >= jobsPerPerson) throw new AppError('tts_jobs_busy', { detail: `høyst ${jobsPerPerson} om gangen` });
 }
 
 /**

@@ -2,10 +2,12 @@ import { sql, type Transaction } from 'kysely';
 import { AppError } from '@inntak/core';
 import { metadataWriteNeed, type Actor } from '@inntak/access';
 import type { JsonObject } from '@inntak/graph';
+import { DEFAULT_TTS_JOBS_PER_PERSON } from '@inntak/media';
 import { checkOrchestrationNode, DEFAULT_ORCHESTRATIONS_PER_PERSON, type ActionInputs, type EventType } from '@inntak/orchestration';
 import type { Database, Db } from '../platform/index.js';
 import { createEdge, createNode, graphWrite, requireLevel, type NewNodeInput } from '../graph/index.js';
 import { enqueueJob } from '../jobs/index.js';
+import { requireSpeechRoom } from '../media/index.js';
 
 type Trx = Transaction<Database>;
 
@@ -36,6 +38,8 @@ export async function runGraphAction<A extends 'create_node' | 'create_edge' | '
   run: RunContext,
   action: A,
   input: ActionInputs[A],
+  /** TTS_JOBS_PER_PERSON: the creator's tts_generate jobs at once (generate_tts counts against it as the API's does). */
+  options: { ttsJobsPerPerson?: number } = {},
 ): Promise<JsonObject> {
   return graphWrite(db, async (trx) => {
     await sql`select set_config('inntak.orchestration_depth', ${String(run.depth)}, true),
@@ -52,12 +56,16 @@ export async function runGraphAction<A extends 'create_node' | 'create_edge' | '
         const tts = input as ActionInputs['generate_tts'];
         // The speech becomes part of the node (its media): writing to it takes member.
         await requireLevel(trx, actor, tts.node_id, 'member', 'node_id');
+        // The creator's jobs at once are capped as through the API: a script of many steps
+        // queued one job each, past TTS_JOBS_PER_PERSON (second attack on issue 22).
+        await requireSpeechRoom(trx, actor.personId, options.ttsJobsPerPerson ?? DEFAULT_TTS_JOBS_PER_PERSON);
         // The job carries the run's place in its cascade: the media it makes is an event of this
         // cascade, not a new root with a budget and depth of its own.
         const jobId = await enqueueJob(trx, 'tts_generate', {
           node_id: tts.node_id,
           ...(tts.voice ? { voice: tts.voice } : {}),
           ...(tts.rate ? { rate: tts.rate } : {}),
+          requested_by: actor.personId,
           cascade: { depth: run.depth, root: run.root, budget: run.budget },
         });
         return { job_id: jobId };
