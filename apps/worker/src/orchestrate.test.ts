@@ -396,6 +396,38 @@ describe('generate_tts counts against TTS_JOBS_PER_PERSON (second attack on issu
   });
 });
 
+describe('http_post does not post into the service’s own intake (second attack on issue 22)', () => {
+  it('a URL holding one of the service’s webhook tokens, in any spelling, fails the step and sends nothing', async () => {
+    // The attack on a running service (ORCHESTRATION_HTTP_ALLOW naming the service's own host):
+    // an orchestration posting each new node to its own collection's webhook URL; intake wrote
+    // each as a new root event, so the loop never ended (577 nodes in 12 s).
+    const own = (await createCollection(h.db, { title: 'Sløyfe', ownerId: alice.personId })).id;
+    const { token } = await createWebhook(h.db, { collectionId: own, templateId: null, title: 'Inn' });
+    const spellings = [
+      `http://${serverHost}/api/webhook/${token}`,
+      `http://${serverHost}/API/Webhook/%${token.charCodeAt(0).toString(16)}${token.slice(1)}`,
+      `http://${serverHost}/videre?til=${encodeURIComponent(`/api/webhook/${token.toUpperCase()}`)}`,
+    ];
+    const before = received.length;
+    for (const url of spellings) {
+      const o = await addOrchestration(alice, { event: 'node.created', conditions: { has_trait: 'sløyfe' } }, `steps:\n  - action: http_post\n    with: { url: "${url}", body: { title: igjen } }\n`);
+      await content(alice, { collection_id: own, metadata: { traits: ['sløyfe'] } });
+      await runGovernedOnce(h, ALLOW);
+      expect((await logOf(o))[0]).toMatchObject({
+        status: 'failed',
+        error: 'http_post: adressen går til en av tjenestens egne webhooker; bruk create_node (en kjede gjennom intake ville startet på nytt hver gang)',
+      });
+      await h.db.deleteFrom('nodes').where('id', '=', o).execute();
+    }
+    expect(received.length).toBe(before);
+    // Another UUID in a URL is no reason to refuse.
+    const o = await addOrchestration(alice, { event: 'node.created', conditions: { has_trait: 'annen' } }, `steps:\n  - action: http_post\n    with: { url: "http://${serverHost}/ting/${crypto.randomUUID()}", body: {} }\n`);
+    await content(alice, { metadata: { traits: ['annen'] } });
+    await runGovernedOnce(h, ALLOW);
+    expect((await logOf(o))[0]).toMatchObject({ status: 'ok' });
+  });
+});
+
 describe('budget per root event (issue 22, finding 7)', () => {
   it('ORCHESTRATION_BUDGET configures it: default 100, at least 1', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://x/y' }, []).orchestrationBudget).toBe(100);

@@ -2,7 +2,7 @@ import { AppError, coerceError } from '@inntak/core';
 import type { JobPayloads } from '@inntak/jobs';
 import { ActionSkipped, parseScript, runScript, type ActionInputs, type ActionPort, type StepRecord } from '@inntak/orchestration';
 import { type Db } from '@inntak/postgres';
-import { loadCliTool, loadEventVariables, loadOrchestration, recordLogEntry, runGraphAction, spendBudget, type RunContext } from '@inntak/postgres/orchestration';
+import { loadCliTool, loadEventVariables, loadOrchestration, postsToOwnWebhook, recordLogEntry, runGraphAction, spendBudget, type RunContext } from '@inntak/postgres/orchestration';
 import type { JobBody } from '../governed-task.js';
 import { httpPost, runCliTool } from '../orchestration-io.js';
 
@@ -60,8 +60,14 @@ export function orchestrate(deps: OrchestrateDeps): JobBody<JobPayloads['orchest
         }
         try {
           switch (action) {
-            case 'http_post':
-              return await httpPost(input as ActionInputs['http_post'], deps.httpAllow, actionSignal);
+            case 'http_post': {
+              const post = input as ActionInputs['http_post'];
+              // Into the service's own intake, each post would be a new root event: an endless chain.
+              if (await postsToOwnWebhook(db, post.url)) {
+                throw new Error('http_post: adressen går til en av tjenestens egne webhooker; bruk create_node (en kjede gjennom intake ville startet på nytt hver gang)');
+              }
+              return await httpPost(post, deps.httpAllow, actionSignal);
+            }
             case 'run_cli_tool': {
               const { tool_id, args } = input as ActionInputs['run_cli_tool'];
               return await runCliTool(await loadCliTool(db, actor, tool_id), args ?? [], deps.cliAllow, actionSignal);

@@ -170,3 +170,31 @@ export async function addCollectionOrchestration(
     return { id: node.id, owner_id: owner.source_id, observes_edge_id: edge.id, steps: script.steps.length };
   });
 }
+
+const UUID_IN_TEXT = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+
+/**
+ * True when an http_post URL holds the token of one of the service's own webhooks, however it is
+ * spelled (letter case, percent-encoding, in the path or the query). Posting there would write
+ * into the webhook's collection through intake, as a new root event with a budget and depth of
+ * its own, so an orchestration posting each new node to its own collection's webhook never
+ * stopped (second attack on issue 22). Writing into a collection is create_node's work.
+ */
+export async function postsToOwnWebhook(db: Db, url: string): Promise<boolean> {
+  const spellings = new Set<string>([url]);
+  let text = url;
+  for (let i = 0; i < 3; i++) {
+    try {
+      text = decodeURIComponent(text);
+    } catch {
+      break;
+    }
+    spellings.add(text);
+  }
+  // Tokens are stored as made (lower case), and intake compares them exactly: the index on them answers.
+  const tokens = [...new Set([...spellings].flatMap((s) => [...s.matchAll(UUID_IN_TEXT)].map((m) => m[0].toLowerCase())))];
+  if (tokens.length === 0) return false;
+  const { rows } = await sql<{ id: string }>`
+    select id from nodes where node_kind = 'webhook' and metadata ->> 'token' = any(${tokens}::text[]) limit 1`.execute(db);
+  return rows.length > 0;
+}
