@@ -80,9 +80,17 @@ export default tseslint.config(
   {
     // Apps only wire: their composition root imports the database adapter, everything else gets
     // operations through deps (issue 23). The API's composition of adapters is api-server.ts
-    // (postgresAppDeps), which tests and benchmarks start the API through.
-    files: ['apps/cli/src/**/*.ts', 'apps/api/src/**/*.ts'],
-    ignores: ['apps/cli/src/main.ts', 'apps/cli/src/compose.ts', 'apps/api/src/main.ts', 'apps/api/src/api-server.ts', '**/*.test.ts', '**/__tests__/**'],
+    // (postgresAppDeps) and the worker's worker.ts (startWorker), which tests and benchmarks start
+    // them through.
+    files: ['apps/cli/src/**/*.ts', 'apps/api/src/**/*.ts', 'apps/worker/src/**/*.ts'],
+    ignores: [
+      'apps/*/src/main.ts',
+      'apps/cli/src/compose.ts',
+      'apps/api/src/api-server.ts',
+      'apps/worker/src/worker.ts',
+      '**/*.test.ts',
+      '**/__tests__/**',
+    ],
     rules: { 'inntak/app-wiring': 'error' },
   },
 );
