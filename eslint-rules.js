@@ -75,7 +75,7 @@ const appWiring = {
   meta: {
     type: 'problem',
     schema: [],
-    messages: { adapter: "only the app's composition root (main.ts, compose.ts) imports '{{source}}'; take the operation through its deps" },
+    messages: { adapter: "only the app's composition root (main.ts, and compose.ts, api-server.ts or worker.ts) imports '{{source}}'; take the operation through its deps" },
   },
   create(context) {
     return importSources(context, (node, source) => {

@@ -72,8 +72,18 @@ describe('apps only wire: outside the composition root, no database adapter or d
     });
   }
 
+  for (const line of ["import { readNode } from '@inntak/postgres/graph';", "import { sql } from 'kysely';"]) {
+    it(`an API route refuses ${line}`, async () => {
+      expect(await messages('apps/api/src/leak.ts', line)).toEqual([expect.stringMatching(/^inntak\/app-wiring: /)]);
+    });
+
+    it(`a worker task refuses ${line}`, async () => {
+      expect(await messages('apps/worker/src/tasks/leak.ts', line)).toEqual([expect.stringMatching(/^inntak\/app-wiring: /)]);
+    });
+  }
+
   it('the composition root, main.ts and tests may import them', async () => {
-    for (const file of ['apps/cli/src/compose.ts', 'apps/cli/src/main.ts', 'apps/cli/src/x.test.ts']) {
+    for (const file of ['apps/cli/src/compose.ts', 'apps/cli/src/main.ts', 'apps/cli/src/x.test.ts', 'apps/api/src/api-server.ts', 'apps/api/src/main.ts', 'apps/api/src/x.test.ts', 'apps/worker/src/worker.ts', 'apps/worker/src/main.ts']) {
       expect(await messages(file, "import { migrate } from '@inntak/postgres';\nexport const m = migrate;")).toEqual([]);
     }
   });

@@ -12,8 +12,9 @@ import { PostgresIntakeStore, PostgresWebhookAdminStore } from '@inntak/postgres
 import { PostgresDeliveriesStore } from '@inntak/postgres/deliveries';
 import { LocalFileStore } from '@inntak/files';
 import { PostgresJobAdminStore, PostgresLiveRoomStatus } from '@inntak/postgres/jobs';
-import { PostgresMediaStore } from '@inntak/postgres/media';
-import { PostgresPublishedPages, PostgresPublishingStore, recordAbCounts } from '@inntak/postgres/publishing';
+import { PostgresMediaStore, postgresMixerFeed } from '@inntak/postgres/media';
+import { PostgresChangeFeed } from '@inntak/postgres/realtime';
+import { PostgresPublishedPages, PostgresPublishingStore, publicationsTouched, recordAbCounts } from '@inntak/postgres/publishing';
 import { AbRecorder } from './ab-recorder.js';
 import { startPageCache } from './page-cache.js';
 import { AbClientGate, SearchLimiter } from './public-clients.js';
@@ -88,7 +89,6 @@ export function postgresAppDeps(
     orchestrationsPerPerson: options.orchestrationsPerPerson,
     verifier: options.verifier,
     identities: new PostgresIdentityDirectory(database.db),
-    db: database.db,
     graphStore: new PostgresGraphStore(database.db),
     orchestrationStore: new PostgresOrchestrationStore(database.db),
     baseUrl: options.baseUrl,
@@ -134,11 +134,12 @@ export async function startApiServer(options: ApiServerOptions, port: number, ho
   const { database, logger, verifier } = options;
   const deps = { ...postgresAppDeps(options), ...options.app };
   // The published pages' cache lives as long as this server, kept current by the change stream.
-  const pageCache = await startPageCache({ db: database.db, connectionString: options.databaseUrl, logger });
+  const feed = new PostgresChangeFeed(database.db, options.databaseUrl);
+  const pageCache = await startPageCache({ feed, publicationsTouched: (nodeIds, edgeIds) => publicationsTouched(database.db, nodeIds, edgeIds), logger });
   deps.publishing = { ...deps.publishing, pageCache: pageCache.cache };
   const app = createApp(deps);
   const server = createServer(app);
-  const hub = new RealtimeHub(server, { logger, db: database.db, connectionString: options.databaseUrl, verifier, identities: deps.identities, ...options.realtime });
+  const hub = new RealtimeHub(server, { logger, feed, mixer: postgresMixerFeed(database.db), verifier, identities: deps.identities, ...options.realtime });
   await hub.start();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

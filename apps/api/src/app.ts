@@ -3,9 +3,8 @@ import type { Logger } from '@inntak/core';
 import type { GraphStore, IdentityDirectory, TokenVerifier } from '@inntak/access';
 import type { DeliveriesStore, IntakeStore, WebhookAdminStore } from '@inntak/intake';
 import type { PublishedPages, PublishingStore } from '@inntak/publishing';
-import type { Db } from '@inntak/postgres';
 import type { NodeQueryStore } from '@inntak/graph';
-import type { DatabaseStats } from '@inntak/postgres';
+import type { DatabaseStats } from '@inntak/core';
 import type { FileStore, MediaStore, SpeechQueueLimits } from '@inntak/media';
 import type { OrchestrationStore } from '@inntak/orchestration';
 import { requireCaller } from './auth.js';
@@ -35,8 +34,6 @@ export interface AppDeps {
   intakeStore: IntakeStore;
   verifier: TokenVerifier;
   identities: IdentityDirectory;
-  /** The database the admin and graph operations read and write. */
-  db: Db;
   /** The graph's write port: the graph intentions' use cases (packages/access) write through it. */
   graphStore: GraphStore;
   /** Orchestration's port: creating an orchestration (its cap) and its log. */

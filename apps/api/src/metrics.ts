@@ -3,7 +3,7 @@ import type { Express, RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { z } from 'zod';
 import { requireSystemAdmin } from '@inntak/access';
-import type { DatabaseStats } from '@inntak/postgres';
+import type { DatabaseStats } from '@inntak/core';
 import { callerOf } from './auth.js';
 import { routeOf } from './request-logging.js';
 import { parseInput, type RouteRegistry } from './route-registry.js';

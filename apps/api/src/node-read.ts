@@ -1,8 +1,7 @@
 import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
 import { AppError } from '@inntak/core';
-import { type Db } from '@inntak/postgres';
-import { MAX_EDGE_PAGE, readNode } from '@inntak/postgres/graph';
+import { MAX_EDGE_PAGE, type NodeQueryStore } from '@inntak/graph';
 import type { RouteRegistry } from './route-registry.js';
 import { Id, JsonObject, Timestamp, Visibility } from './schemas.js';
 
@@ -32,7 +31,7 @@ const Edge = z.object({
  * GET /nodes/{id}: one node and a page of its edges, through the read filter like every read
  * path. `auth` is expected to cap the caller's concurrent reads (read-limits.ts).
  */
-export function installNodeRead(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: { db: Db }): void {
+export function installNodeRead(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: { nodeQueries: NodeQueryStore }): void {
   registry.route(
     app,
     {
@@ -54,7 +53,7 @@ export function installNodeRead(app: Express, registry: RouteRegistry, auth: Req
     },
     auth,
     async ({ params, query, caller }) => {
-      const found = await readNode(deps.db, caller.personId, params.id, { limit: query.edges_limit, after: query.edges_cursor?.toLowerCase() });
+      const found = await deps.nodeQueries.readNode(caller.personId, params.id, { limit: query.edges_limit, after: query.edges_cursor?.toLowerCase() });
       if (!found) throw new AppError('not_found', { detail: 'id' });
       const iso = <T extends { created_at: Date }>(row: T) => ({ ...row, created_at: row.created_at.toISOString() });
       return { node: iso(found.node), edges: found.edges.map(iso), next_edges_cursor: found.nextEdges };

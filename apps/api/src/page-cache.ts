@@ -1,10 +1,9 @@
 import { EventEmitter } from 'node:events';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '@inntak/core';
-import type { Db } from '@inntak/postgres';
-import { ChangeListener, type ChangeNotice } from '@inntak/postgres/realtime';
+import type { ChangeFeed, ChangeNotice } from '@inntak/access';
 import { TAGGED_EDGE_TYPE } from '@inntak/graph';
-import { FRONT_PAGE_VARIANT, PUBLISHED_IN, publicationsTouched } from '@inntak/postgres/publishing';
+import { FRONT_PAGE_VARIANT, PUBLISHED_IN } from '@inntak/publishing';
 
 /** Rendered pages (article HTML) held per API process, at most: 64 MB. */
 const PAGE_CACHE_MAX_BYTES = 64 * 1024 * 1024;
@@ -80,10 +79,15 @@ export const ROUTING = 'routing';
  * query finds the publications the changed nodes and edges touch. A reconnect (notices may have
  * been missed) clears everything.
  */
-export async function startPageCache(options: { db: Db; connectionString: string; logger: Logger; backoffMs?: number }): Promise<{ cache: PageCache; stop(): Promise<void> }> {
+export async function startPageCache(options: {
+  feed: ChangeFeed;
+  /** The publications the changed nodes and edges touch (packages/postgres publicationsTouched). */
+  publicationsTouched(nodeIds: string[], edgeIds: string[]): Promise<string[]>;
+  logger: Logger;
+  backoffMs?: number;
+}): Promise<{ cache: PageCache; stop(): Promise<void> }> {
   const cache = new PageCache();
-  const listener = new ChangeListener({
-    connectionString: options.connectionString,
+  const listener = options.feed.subscribe({
     logger: options.logger,
     minBackoffMs: options.backoffMs,
     onReconnect: () => cache.clear(),
@@ -91,7 +95,7 @@ export async function startPageCache(options: { db: Db; connectionString: string
       // A notice too large for NOTIFY names only its overflow row: assume it touched everything.
       if (notices.some((n) => 'overflow' in n.payload)) return cache.clear();
       const { nodeIds, edgeIds, direct } = keysOf(notices);
-      const touched = await publicationsTouched(options.db, nodeIds, edgeIds);
+      const touched = await options.publicationsTouched(nodeIds, edgeIds);
       const all = [...new Set([...direct, ...touched])];
       if (all.length > 0) cache.invalidate(all);
     },

@@ -9,14 +9,16 @@ import {
   nodeForReader,
   relationOf,
   type Caller,
+  type Change,
+  type ChangeFeed,
+  type ChangeNotice,
+  type ChangeSubscription,
   type Delivery,
   type IdentityDirectory,
+  type InitialSyncBounds,
   type TokenVerifier,
 } from '@inntak/access';
-import { type Db } from '@inntak/postgres';
-import { ChangeListener, loadInitialSync, readChanges, type Change, type ChangeNotice, type InitialSyncBounds } from '@inntak/postgres/realtime';
-import { mixerDeliveries } from '@inntak/media';
-import { mixerChannelsFor, readMixerChanges } from '@inntak/postgres/media';
+import { mixerDeliveries, type MixerFeed } from '@inntak/media';
 import { errorResponse } from './errors.js';
 
 /**
@@ -28,9 +30,9 @@ import { errorResponse } from './errors.js';
  */
 export interface RealtimeHubDeps {
   logger: Logger;
-  db: Db;
-  /** For the dedicated LISTEN connection. */
-  connectionString: string;
+  /** The change stream: notices, full rows, the initial snapshot (postgres: LISTEN/NOTIFY). */
+  feed: ChangeFeed;
+  mixer: MixerFeed;
   verifier: TokenVerifier;
   identities: IdentityDirectory;
   /** Packets a client may have waiting before it is told to resync. */
@@ -68,7 +70,7 @@ const EVENT_NAMES = {
 
 export class RealtimeHub {
   readonly io: Server;
-  private readonly listener: ChangeListener;
+  private readonly listener: ChangeSubscription;
   /** Sockets that overflowed and wait for their resync to leave; they get nothing else meanwhile. */
   private readonly resyncing = new Set<string>();
   /** Connecting sockets whose initial_sync is being read: their events wait until it is sent. */
@@ -88,8 +90,7 @@ export class RealtimeHub {
       );
     });
     this.io.on('connection', (socket) => void this.onConnection(socket));
-    this.listener = new ChangeListener({
-      connectionString: deps.connectionString,
+    this.listener = deps.feed.subscribe({
       logger: deps.logger,
       minBackoffMs: deps.listenerBackoffMs?.min,
       maxBackoffMs: deps.listenerBackoffMs?.max,
@@ -162,8 +163,8 @@ export class RealtimeHub {
     await socket.join([EVERYONE_ROOM, subjectRoom(caller.personId)]);
     try {
       const [snapshot, mixer] = await Promise.all([
-        loadInitialSync(this.deps.db, caller.personId, this.deps.initialSync),
-        mixerChannelsFor(this.deps.db, caller.personId, MIXER_SYNC_LIMIT),
+        this.deps.feed.initialSync(caller.personId, this.deps.initialSync),
+        this.deps.mixer.channelsFor(caller.personId, MIXER_SYNC_LIMIT),
       ]);
       socket.emit('initial_sync', { type: 'initial_sync', ...snapshot, mixer, at: new Date().toISOString() });
       this.syncing.delete(socket.id);
@@ -198,7 +199,7 @@ export class RealtimeHub {
     let changes: Change[];
     const started = performance.now();
     try {
-      changes = await readChanges(this.deps.db, notices);
+      changes = await this.deps.feed.readChanges(notices);
       this.counters.readMsTotal += performance.now() - started;
     } catch (error) {
       this.deps.logger.error('reading changed rows failed', { error: coerceError(error).message, notices: notices.length });
@@ -238,8 +239,7 @@ export class RealtimeHub {
   private async deliverMixer(notices: ChangeNotice[]): Promise<void> {
     let channels;
     try {
-      channels = await readMixerChanges(
-        this.deps.db,
+      channels = await this.deps.mixer.readChanges(
         notices.map((n) => n.payload.id as string),
       );
     } catch (error) {

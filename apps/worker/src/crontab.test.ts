@@ -8,7 +8,7 @@ import { CRONTAB_FILE, loadConfig } from './config.js';
 import { LocalFileStore } from '@inntak/files';
 import { EspeakSpeechSynthesizer } from './espeak-speech-synthesizer.js';
 import { HOUSEKEEPING_TASKS, jobBodies } from './task-list.js';
-import { postgresMediaDeps } from './worker.js';
+import { postgresGraphRepair, postgresMediaDeps } from './worker.js';
 
 // The pool never connects: the task list is only built, not run.
 const database = openDatabase({ connectionString: 'postgres://127.0.0.1:1/unused', logger: winston.createLogger({ silent: true }) });
@@ -18,7 +18,7 @@ describe('the worker crontab (apps/worker/crontab)', () => {
   it('parses, and names only tasks the worker has', () => {
     const items = parseCrontab(readFileSync(CRONTAB_FILE, 'utf8'));
     const media = postgresMediaDeps(database.db, { files: new LocalFileStore('/nonexistent'), synthesizer: new EspeakSpeechSynthesizer() });
-    const known = [...HOUSEKEEPING_TASKS, ...Object.keys(jobBodies(database.db, media, { httpAllow: [], cliAllow: [], store: new PostgresOrchestrationStore(database.db) }))];
+    const known = [...HOUSEKEEPING_TASKS, ...Object.keys(jobBodies(postgresGraphRepair(database.db), media, { httpAllow: [], cliAllow: [], store: new PostgresOrchestrationStore(database.db) }))];
     expect(items.length).toBeGreaterThan(0);
     for (const item of items) expect(known).toContain(item.task);
   });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import type { Logger } from '@inntak/core';
 import type { DiskProbe } from '@inntak/jobs';
-import { diskStatus, newWorkerProcess } from '@inntak/postgres/jobs';
+import { diskStatus, newWorkerProcess, postgresResourceLog } from '@inntak/postgres/jobs';
 import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
 import { checkDisk } from './disk-monitor.js';
 import { StatfsDiskProbe } from './statfs-disk-probe.js';
@@ -45,7 +45,7 @@ afterAll(async () => {
 describe('disk monitor', () => {
   it('classifies 85 % warning, 90 % critical, 95 % emergency and logs at warning and above', async () => {
     const probe = new FixedProbe();
-    const deps = { db: database.db, probe, logger, storageDir: '/srv/inntak', worker: newWorkerProcess() };
+    const deps = { resources: postgresResourceLog(database.db), probe, logger, storageDir: '/srv/inntak', worker: newWorkerProcess() };
     const levels: string[] = [];
     for (const percent of [50, 85, 90, 95]) {
       probe.usedPercent = percent;

@@ -1,11 +1,9 @@
 import { cpus, freemem, loadavg, totalmem } from 'node:os';
 import type { Logger } from '@inntak/core';
-import { classifyDisk, usedPercent, type DiskLevel, type DiskProbe, type WorkerProcess } from '@inntak/jobs';
-import { type Db } from '@inntak/postgres';
-import { recordDiskStatus, recordResourceUsage } from '@inntak/postgres/jobs';
+import { classifyDisk, usedPercent, type DiskLevel, type DiskProbe, type ResourceLog, type WorkerProcess } from '@inntak/jobs';
 
 export interface DiskMonitorDeps {
-  db: Db;
+  resources: ResourceLog;
   probe: DiskProbe;
   logger: Logger;
   storageDir: string;
@@ -17,8 +15,8 @@ export async function checkDisk(deps: DiskMonitorDeps): Promise<{ usedPercent: n
   const usage = await deps.probe.measure(deps.storageDir);
   const percent = usedPercent(usage);
   const level = classifyDisk(percent);
-  await recordDiskStatus(deps.db, { path: deps.storageDir, totalBytes: usage.totalBytes, freeBytes: usage.freeBytes, usedPercent: percent, level });
-  await recordResourceUsage(deps.db, {
+  await deps.resources.recordDiskStatus({ path: deps.storageDir, totalBytes: usage.totalBytes, freeBytes: usage.freeBytes, usedPercent: percent, level });
+  await deps.resources.recordResourceUsage({
     workerProcess: deps.worker.processId,
     loadAverage1m: Math.round(loadavg()[0]! * 100) / 100,
     cpuCount: cpus().length,

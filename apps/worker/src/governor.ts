@@ -1,12 +1,9 @@
-import type pg from 'pg';
-import { cachedLiveRoomStatus, DEFAULT_LIMITS, forbiddenTypes, type JobRule, type LiveRoomStatus, type RunningJob } from '@inntak/jobs';
-import { type Db } from '@inntak/postgres';
-import { JOBS_CHANNEL, loadRules, loadRunningSet } from '@inntak/postgres/jobs';
+import { cachedLiveRoomStatus, DEFAULT_LIMITS, forbiddenTypes, type GovernorSource, type JobRule, type LiveRoomStatus, type NoticeListener, type RunningJob } from '@inntak/jobs';
 import type { Logger } from '@inntak/core';
 
 export interface GovernorOptions {
-  db: Db;
-  pool: pg.Pool;
+  /** The job tables and their notices (PostgresGovernorSource). */
+  source: GovernorSource;
   logger: Logger;
   liveRooms: LiveRoomStatus;
   liveRoomCacheMs: number;
@@ -27,7 +24,7 @@ export class Governor {
   private readonly running = new Map<number, AbortController>();
   /** Cancels that arrived before their job was tracked (NOTIFY can overtake the admission's reply). */
   private readonly earlyCancels = new Map<number, number>();
-  private listener: pg.PoolClient | undefined;
+  private listener: NoticeListener | undefined;
   private stopped = false;
 
   constructor(private readonly options: GovernorOptions) {
@@ -49,7 +46,7 @@ export class Governor {
   private loadRules(): Promise<Map<string, JobRule>> {
     const now = Date.now();
     if (!this.rules || now - this.rules.at >= this.options.rulesCacheMs) {
-      const value = loadRules(this.options.db);
+      const value = this.options.source.loadRules();
       this.rules = { value, at: now };
       value.catch(() => (this.rules = undefined));
     }
@@ -58,7 +55,7 @@ export class Governor {
 
   /** Workers of one process fetching together share one read of the running set. */
   private loadRunning(): Promise<RunningJob[]> {
-    this.runningInFlight ??= loadRunningSet(this.options.db).finally(() => (this.runningInFlight = undefined));
+    this.runningInFlight ??= this.options.source.loadRunningSet().finally(() => (this.runningInFlight = undefined));
     return this.runningInFlight;
   }
 
@@ -80,42 +77,24 @@ export class Governor {
 
   async listen(): Promise<void> {
     if (this.stopped) return;
-    try {
-      const client = await this.options.pool.connect();
-      this.listener = client;
-      client.on('notification', (message) => {
-        if (message.channel !== JOBS_CHANNEL || !message.payload) return;
-        if (message.payload === 'rules') {
-          this.rules = undefined;
-          this.options.logger.info('job priority rules changed; reloading');
-        } else if (message.payload.startsWith('cancel:')) {
-          const id = Number(message.payload.slice('cancel:'.length));
-          const controller = this.running.get(id);
-          if (controller) controller.abort(new JobCancelledError(id));
-          else this.rememberEarlyCancel(id);
-        }
-      });
-      client.on('error', (err) => {
-        this.options.logger.warn('job notification listener lost; reconnecting', { error: err.message });
-        client.release(err);
-        this.listener = undefined;
-        setTimeout(() => void this.listen(), 1000).unref();
-      });
-      await client.query(`listen ${JOBS_CHANNEL}`);
-    } catch (err) {
-      this.options.logger.warn('job notification listener failed; retrying', { error: (err as Error).message });
-      setTimeout(() => void this.listen(), 1000).unref();
-    }
+    this.listener = await this.options.source.listen((payload) => {
+      if (payload === 'rules') {
+        this.rules = undefined;
+        this.options.logger.info('job priority rules changed; reloading');
+      } else if (payload.startsWith('cancel:')) {
+        const id = Number(payload.slice('cancel:'.length));
+        const controller = this.running.get(id);
+        if (controller) controller.abort(new JobCancelledError(id));
+        else this.rememberEarlyCancel(id);
+      }
+    });
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    const client = this.listener;
+    const listener = this.listener;
     this.listener = undefined;
-    if (client) {
-      await client.query(`unlisten ${JOBS_CHANNEL}`).catch(() => {});
-      client.release();
-    }
+    await listener?.stop();
   }
 }
 

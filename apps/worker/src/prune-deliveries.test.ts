@@ -43,7 +43,7 @@ describe('delivery log pruning', () => {
       ])
       .execute();
 
-    await pruneDeliveriesTask({ db: h.db, logger })({}, {} as JobHelpers);
+    await pruneDeliveriesTask({ pruneDeliveries: () => pruneDeliveries(h.db), logger })({}, {} as JobHelpers);
 
     expect(await countOf(busy)).toBe(10_000);
     const oldestKept = await h.db.selectFrom('webhook_deliveries').select(sql<string>`min(id::text)`.as('id')).where('webhook_id', '=', busy).executeTakeFirstOrThrow();

@@ -1,7 +1,6 @@
 import type { TaskList } from 'graphile-worker';
 import type { FileStore, PruneCatalog, SpeechCatalog, SpeechLimits, SpeechSynthesizer } from '@inntak/media';
-import type { Db } from '@inntak/postgres';
-import { PostgresPublishingStore } from '@inntak/postgres/publishing';
+import type { AbTestStore } from '@inntak/ab-testing';
 import { DEFAULT_BUDGET, type OrchestrationStore } from '@inntak/orchestration';
 import type { JobPayload } from '@inntak/jobs';
 import { governed, type GovernedDeps, type JobBody } from './governed-task.js';
@@ -42,10 +41,21 @@ export interface OrchestrationDeps extends OrchestrationAllowLists {
   store: OrchestrationStore;
 }
 
+/** The graph's repair access_repair runs (packages/postgres propagateBelongsTo). */
+export interface GraphRepair {
+  repairAccess(edgeId: string): Promise<number>;
+}
+
+/** The housekeeping tasks' database ports (built in worker.ts). */
+export interface HousekeepingDeps {
+  abTests: AbTestStore;
+  pruneDeliveries(): Promise<{ expired: number; overLimit: number; deliveryIds: number; refusals: number }>;
+}
+
 /** The governed job types, one task file each; bodies stay thin. */
-export function jobBodies(db: Db, media: MediaDeps, orchestration: OrchestrationDeps): Record<string, JobBody<never>> {
+export function jobBodies(graph: GraphRepair, media: MediaDeps, orchestration: OrchestrationDeps): Record<string, JobBody<never>> {
   return {
-    access_repair: accessRepair(db),
+    access_repair: accessRepair((edgeId) => graph.repairAccess(edgeId)),
     orchestrate: orchestrate({ ...orchestration, budget: orchestration.budget ?? DEFAULT_BUDGET }),
     tts_generate: ttsGenerate(media),
   } as Record<string, JobBody<never>>;
@@ -54,9 +64,18 @@ export function jobBodies(db: Db, media: MediaDeps, orchestration: Orchestration
 /** Tasks outside the governor: a full disk must be noticed and relieved while heavy jobs run. */
 export const HOUSEKEEPING_TASKS = ['disk_monitor', 'ab_evaluate', 'prune', 'prune_deliveries'] as const;
 
-export function createTaskList(bodies: Record<string, JobBody<never>>, governedDeps: GovernedDeps, diskDeps: DiskMonitorDeps, media: MediaDeps): TaskList {
-  const list: TaskList = { disk_monitor: diskMonitor(diskDeps), ab_evaluate: abEvaluate({ abTests: new PostgresPublishingStore(diskDeps.db), logger: diskDeps.logger }), prune: prune({ ...diskDeps, files: media.files, pruneCatalog: media.pruneCatalog }),
-    prune_deliveries: pruneDeliveriesTask(diskDeps),
+export function createTaskList(
+  bodies: Record<string, JobBody<never>>,
+  governedDeps: GovernedDeps,
+  diskDeps: DiskMonitorDeps,
+  media: MediaDeps,
+  housekeeping: HousekeepingDeps,
+): TaskList {
+  const list: TaskList = {
+    disk_monitor: diskMonitor(diskDeps),
+    ab_evaluate: abEvaluate({ abTests: housekeeping.abTests, logger: diskDeps.logger }),
+    prune: prune({ ...diskDeps, files: media.files, pruneCatalog: media.pruneCatalog }),
+    prune_deliveries: pruneDeliveriesTask({ pruneDeliveries: () => housekeeping.pruneDeliveries(), logger: diskDeps.logger }),
   };
   for (const [type, body] of Object.entries(bodies)) list[type] = governed(type, body as JobBody<JobPayload<string>>, governedDeps);
   return list;

@@ -6,7 +6,20 @@ import { LocalFileStore } from '@inntak/files';
 import type { SpeechSynthesizer } from '@inntak/media';
 import { openDatabase, type Db } from '@inntak/postgres';
 import { postgresPruneCatalog, postgresSpeechCatalog } from '@inntak/postgres/media';
-import { heartbeat, newWorkerProcess, postgresJobRuns, PostgresLiveRoomStatus, reconcileDeadWorkers, registerWorker, unregisterWorkerProcess } from '@inntak/postgres/jobs';
+import {
+  heartbeat,
+  newWorkerProcess,
+  PostgresGovernorSource,
+  postgresJobRuns,
+  PostgresLiveRoomStatus,
+  postgresResourceLog,
+  reconcileDeadWorkers,
+  registerWorker,
+  unregisterWorkerProcess,
+} from '@inntak/postgres/jobs';
+import { propagateBelongsTo } from '@inntak/postgres/graph';
+import { pruneDeliveries } from '@inntak/postgres/deliveries';
+import { PostgresPublishingStore } from '@inntak/postgres/publishing';
 import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
 import type { WorkerConfig } from './config.js';
 import type { JobBody } from './governed-task.js';
@@ -15,7 +28,7 @@ import { Governor } from './governor.js';
 import { workerLogger } from './logger.js';
 import { EspeakSpeechSynthesizer } from './espeak-speech-synthesizer.js';
 import { StatfsDiskProbe } from './statfs-disk-probe.js';
-import { createTaskList, jobBodies, type MediaAdapters, type MediaDeps } from './task-list.js';
+import { createTaskList, jobBodies, type GraphRepair, type HousekeepingDeps, type MediaAdapters, type MediaDeps } from './task-list.js';
 
 export interface WorkerOverrides {
   /** Extra job types (tests: sleep jobs of given weights). */
@@ -27,6 +40,16 @@ export interface WorkerOverrides {
 /** The media tasks' dependencies on PostgreSQL: the adapters with media's catalogs over `db`. */
 export function postgresMediaDeps(db: Db, adapters: MediaAdapters): MediaDeps {
   return { ...adapters, speechCatalog: postgresSpeechCatalog(db), pruneCatalog: postgresPruneCatalog(db) };
+}
+
+/** access_repair's port on PostgreSQL. */
+export function postgresGraphRepair(db: Db): GraphRepair {
+  return { repairAccess: (edgeId) => propagateBelongsTo(db, edgeId) };
+}
+
+/** The housekeeping tasks' ports on PostgreSQL: the A/B tests and the delivery log. */
+export function postgresHousekeeping(db: Db): HousekeepingDeps {
+  return { abTests: new PostgresPublishingStore(db), pruneDeliveries: () => pruneDeliveries(db) };
 }
 
 export interface RunningWorker {
@@ -50,18 +73,17 @@ export async function startWorker(config: WorkerConfig, logger: winston.Logger, 
   const worker = newWorkerProcess();
   const media = postgresMediaDeps(db, { files: new LocalFileStore(config.storageDir), synthesizer: overrides.synthesizer ?? new EspeakSpeechSynthesizer(), speechLimits: config.speech });
   const allow = { httpAllow: config.orchestrationHttpAllow, cliAllow: config.orchestrationCliAllow, budget: config.orchestrationBudget, ttsJobsPerPerson: config.ttsJobsPerPerson, store: new PostgresOrchestrationStore(db) };
-  const bodies = { ...jobBodies(db, media, allow), ...overrides.extraBodies };
+  const bodies = { ...jobBodies(postgresGraphRepair(db), media, allow), ...overrides.extraBodies };
   const governor = new Governor({
-    db,
-    pool,
+    source: new PostgresGovernorSource(db, pool, logger),
     logger,
     liveRooms: new PostgresLiveRoomStatus(db),
     liveRoomCacheMs: config.liveRoomCacheMs,
     rulesCacheMs: config.rulesCacheMs,
     jobTypes: Object.keys(bodies),
   });
-  const diskDeps = { db, worker, logger, probe: overrides.diskProbe ?? new StatfsDiskProbe(), storageDir: config.storageDir };
-  const taskList = createTaskList(bodies, { runs: postgresJobRuns(db), worker, governor, logger, deferMs: config.deferMs }, diskDeps, media);
+  const diskDeps = { resources: postgresResourceLog(db), worker, logger, probe: overrides.diskProbe ?? new StatfsDiskProbe(), storageDir: config.storageDir };
+  const taskList = createTaskList(bodies, { runs: postgresJobRuns(db), worker, governor, logger, deferMs: config.deferMs }, diskDeps, media, postgresHousekeeping(db));
   const events: WorkerEvents = new EventEmitter();
   // Jobs are locked under the pool's id (graphile-worker 0.17) or a worker's; register both so a
   // job this process fetched but had not yet admitted is released too if the process dies.

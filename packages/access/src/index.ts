@@ -51,3 +51,14 @@ export { requireLevel, requireSubject, requireEnd, requireEnds, requireAnyOf, ty
 export { createPerson, createCollection, createNode, createEdge, deleteEdge, MAX_BELONGS_TO_DEPTH, type NewNodeInput, type NewEdgeInput } from './graph-writes.js';
 export { grantAccess, revokeAccess, keepAnOwner } from './grant-access.js';
 export { tagNode } from './tag-node.js';
+export type {
+  ChangeChannel,
+  ChangeNotice,
+  ChangeOp,
+  Change,
+  InitialSync,
+  InitialSyncBounds,
+  ChangeFeed,
+  ChangeSubscriber,
+  ChangeSubscription,
+} from './change-feed.js';

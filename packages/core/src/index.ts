@@ -5,3 +5,4 @@ export { storable, storableJson, mapJsonStrings } from './storable.js';
 export { JSON_MAX_DEPTH, jsonNestsDeeperThan } from './json-depth.js';
 export { RawJson, stringifyJson } from './raw-json.js';
 export * as envVar from './config-schema.js';
+export type { DatabaseStats, TableStats, IndexStats } from './database-stats.js';

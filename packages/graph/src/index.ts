@@ -10,6 +10,9 @@ export {
   type QueriedNode,
   type NodeQueryPage,
   type NodeQueryStore,
+  type EdgePage,
+  type NodeRead,
+  MAX_EDGE_PAGE,
 } from './node-query.js';
 export { textProblem, jsonProblem, edgeMetadataProblem, MAX_METADATA_DEPTH, MAX_EDGE_METADATA_BYTES } from './limits.js';
 export { TAG_NODE_KIND, TAGGED_EDGE_TYPE, TAG_MAX_LENGTH, normalizeTag, nodeTraits } from './tags.js';

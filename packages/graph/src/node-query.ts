@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { AppError, isUuid } from '@inntak/core';
-import type { GraphNode, Visibility } from './types.js';
+import type { GraphEdge, GraphNode, Visibility } from './types.js';
 
 /**
  * GET /query/nodes as the domain sees it: which nodes, in which order, from which point.
@@ -43,9 +43,27 @@ export interface NodeQueryPage {
   next?: Keyset;
 }
 
+/** A page of a node's edges: at most `limit`, strictly after the edge id `after`, in id order. */
+export interface EdgePage {
+  limit: number;
+  after?: string;
+}
+
+/** Largest edge page GET /nodes/{id} serves. */
+export const MAX_EDGE_PAGE = 500;
+
+/** One node as a caller may see it, with a page of the edges they may see; `nextEdges` continues it. */
+export interface NodeRead {
+  node: GraphNode;
+  edges: GraphEdge[];
+  nextEdges: string | null;
+}
+
 /** The read side's port: runs a query as a caller, returning only rows the caller may see. */
 export interface NodeQueryStore {
   queryNodes(callerId: string, query: NodeQuery): Promise<NodeQueryPage>;
+  /** One node through the read filter (undefined when hidden from the caller), with a page of its edges. */
+  readNode(callerId: string, nodeId: string, page?: EdgePage): Promise<NodeRead | undefined>;
 }
 
 export const MAX_QUERY_LIMIT = 100;

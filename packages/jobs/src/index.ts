@@ -20,5 +20,5 @@ export { classifyDisk, usedPercent, DISK_LEVELS, DISK_THRESHOLDS, type DiskLevel
 export { JOB_PAYLOAD_SCHEMAS, parseJobPayload, type JobPayloads, type JobPayload, type OrchestrationCascade } from './payloads.js';
 export { cachedLiveRoomStatus, LIVE_ROOM_CACHE_MS, type LiveRoomStatus } from './live-room.js';
 export { PermanentJobError, NotImplementedJobError } from './errors.js';
-export type { JobRunStore, WorkerProcess, JobStart, StartDecision, JobOutcome, JobAdminStore, JobAdminTx, JobList, JobListQuery, DiskStatus, ResourceFacts, ResourceUsageRecord } from './ports.js';
+export type { JobRunStore, WorkerProcess, JobStart, StartDecision, JobOutcome, JobAdminStore, JobAdminTx, JobList, JobListQuery, DiskStatus, ResourceFacts, ResourceUsageRecord, DiskMeasurement, ResourceUsage, ResourceLog, GovernorSource, NoticeListener } from './ports.js';
 export { listJobs, getJob, retryJob, cancelJob, updateRule, diskStatus, resourceStatus, type RuleChange, type ResourceStatus } from './job-admin.js';

@@ -1,5 +1,5 @@
-import type { DiskMeasurementRecord } from './disk.js';
-import type { GovernorLimits, JobRecord, JobRule, JobStatus } from './types.js';
+import type { DiskLevel, DiskMeasurementRecord } from './disk.js';
+import type { GovernorLimits, JobRecord, JobRule, JobStatus, RunningJob } from './types.js';
 
 /** A page of the job listing: newest first, keyset-paged by id. */
 export interface JobListQuery {
@@ -105,4 +105,45 @@ export interface JobRunStore {
   startJob(worker: WorkerProcess, job: JobStart, options: { liveRoomActive: boolean; limits?: GovernorLimits; deferMs: number }): Promise<StartDecision>;
   finishJob(historyId: number, outcome: JobOutcome): Promise<void>;
   isCancelRequested(historyId: number): Promise<boolean>;
+}
+
+/** One disk measurement the monitor records. */
+export interface DiskMeasurement {
+  path: string;
+  totalBytes: number;
+  freeBytes: number;
+  usedPercent: number;
+  level: DiskLevel;
+}
+
+/** One process's resource usage the monitor records. */
+export interface ResourceUsage {
+  workerProcess: string;
+  loadAverage1m: number;
+  cpuCount: number;
+  memoryTotalBytes: number;
+  memoryFreeBytes: number;
+  processRssBytes: number;
+}
+
+/** What the disk monitor writes: the resource log GET /admin/resources reads. */
+export interface ResourceLog {
+  recordDiskStatus(measurement: DiskMeasurement): Promise<void>;
+  recordResourceUsage(usage: ResourceUsage): Promise<void>;
+}
+
+/** A running listener; stop() ends it. */
+export interface NoticeListener {
+  stop(): Promise<void>;
+}
+
+/**
+ * The governor's view of the shared job tables: the priority rules, the running set, and the
+ * job notices ('rules' when rules change, 'cancel:<history id>' for a cancel).
+ */
+export interface GovernorSource {
+  loadRules(): Promise<Map<string, JobRule>>;
+  loadRunningSet(): Promise<RunningJob[]>;
+  /** Listens until stopped; a lost connection is logged and remade by the adapter. */
+  listen(onNotice: (payload: string) => void): Promise<NoticeListener>;
 }

@@ -40,6 +40,7 @@ export {
   type MixerChannelRow,
   type MixerChannelUpdate,
   type LiveRoomRow,
+  type MixerFeed,
 } from './ports.js';
 export {
   GAIN_RANGE,

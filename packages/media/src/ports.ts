@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { AccessLevel, Actor } from '@inntak/access';
+import type { AccessLevel, Actor, AudienceFacts } from '@inntak/access';
 import type { JobPayloads } from '@inntak/jobs';
 import type { MixerChannel } from './mixer.js';
 import type { PruneDecision } from './pruning.js';
@@ -130,4 +130,10 @@ export interface MediaStore {
   /** Moves last_accessed_at to now unless it moved within the last minute; true when it did. */
   touchMediaAccess(id: string, now?: Date): Promise<boolean>;
   latestPruneRun(): Promise<PruneReport | null>;
+}
+
+/** What the change stream reads of mixers (docs/realtime.md): a caller's channels, and changed channels with their room's audience. */
+export interface MixerFeed {
+  channelsFor(callerId: string, limit: number): Promise<MixerChannel[]>;
+  readChanges(ids: readonly string[]): Promise<Array<{ channel: MixerChannel; room: AudienceFacts }>>;
 }

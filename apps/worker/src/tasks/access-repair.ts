@@ -1,11 +1,10 @@
-import { type Db } from '@inntak/postgres';
-import { propagateBelongsTo } from '@inntak/postgres/graph';
 import type { JobPayloads } from '@inntak/jobs';
 import type { JobBody } from '../governed-task.js';
 
-export function accessRepair(db: Db): JobBody<JobPayloads['access_repair']> {
+/** `repair` copies a belongs_to edge's access rows again (packages/postgres propagateBelongsTo); returns rows written. */
+export function accessRepair(repair: (edgeId: string) => Promise<number>): JobBody<JobPayloads['access_repair']> {
   return async (payload, { logger }) => {
-    const copied = await propagateBelongsTo(db, payload.edge_id);
+    const copied = await repair(payload.edge_id);
     logger.info('access rows repaired', { edge_id: payload.edge_id, copied });
   };
 }

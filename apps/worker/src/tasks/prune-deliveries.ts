@@ -1,7 +1,5 @@
 import type { Task } from 'graphile-worker';
 import type { Logger } from '@inntak/core';
-import type { Db } from '@inntak/postgres';
-import { pruneDeliveries } from '@inntak/postgres/deliveries';
 
 /**
  * The crontab's hourly trim of the delivery log (docs/deliveries.md): 30 days, at most 10,000
@@ -9,9 +7,13 @@ import { pruneDeliveries } from '@inntak/postgres/deliveries';
  * 24 hours (they no longer make duplicates).
  * Housekeeping, outside the governor: it is a few indexed deletes in batches.
  */
-export function pruneDeliveriesTask(deps: { db: Db; logger: Logger }): Task {
+export function pruneDeliveriesTask(deps: {
+  /** One trim of the log (packages/postgres pruneDeliveries): rows removed per kind. */
+  pruneDeliveries(): Promise<{ expired: number; overLimit: number; deliveryIds: number; refusals: number }>;
+  logger: Logger;
+}): Task {
   return async () => {
-    const pruned = await pruneDeliveries(deps.db);
+    const pruned = await deps.pruneDeliveries();
     deps.logger.info('delivery log pruned', { tag: 'prune_deliveries', expired: pruned.expired, over_limit: pruned.overLimit, delivery_ids: pruned.deliveryIds, refusals: pruned.refusals });
   };
 }

@@ -17,7 +17,8 @@ export {
   type NewNodeInput,
   type NewEdgeInput,
 } from './graph-writes.js';
-export { readNode, MAX_EDGE_PAGE, type EdgePage } from './node-reads.js';
+export { readNode } from './node-reads.js';
+export { MAX_EDGE_PAGE, type EdgePage } from '@inntak/graph';
 export { queryNodes, PostgresNodeQueryStore, SEARCH_TIMEOUT_MS, type QueryOptions } from './node-query.js';
 export { levelOn, nodeKindOf } from './level-on.js';
 export { readServerSecret, queryCursorKey } from './server-secrets.js';

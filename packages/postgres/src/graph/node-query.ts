@@ -1,8 +1,9 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { GraphNode, NodeQuery, NodeQueryPage, NodeQueryStore, QueriedNode } from '@inntak/graph';
+import type { EdgePage, GraphNode, NodeQuery, NodeQueryPage, NodeQueryStore, NodeRead, QueriedNode } from '@inntak/graph';
 import { AppError } from '@inntak/core';
 import type { Db } from '../platform/index.js';
 import { accessLevelOf, fullViewOf, summaryViewOf, visibleNodeParts } from './read-filter.js';
+import { readNode } from './node-reads.js';
 
 /**
  * GET /query/nodes on PostgreSQL (indexes: db/migrations/005.do.query.sql).
@@ -48,6 +49,10 @@ export class PostgresNodeQueryStore implements NodeQueryStore {
 
   queryNodes(callerId: string, query: NodeQuery): Promise<NodeQueryPage> {
     return queryNodes(this.db, callerId, query, this.options);
+  }
+
+  readNode(callerId: string, nodeId: string, page?: EdgePage): Promise<NodeRead | undefined> {
+    return readNode(this.db, callerId, nodeId, page);
   }
 }
 

@@ -1,17 +1,8 @@
 import { sql } from 'kysely';
 import { nodeForReader, type AccessLevel } from '@inntak/access';
-import type { GraphEdge, GraphNode } from '@inntak/graph';
+import type { EdgePage, GraphEdge, NodeRead } from '@inntak/graph';
 import type { Db } from '../platform/index.js';
 import { accessLevelOf, edgeVisibleTo, nodeVisibleTo } from './read-filter.js';
-
-/** A page of a node's edges: at most `limit`, strictly after the edge id `after`, in id order. */
-export interface EdgePage {
-  limit: number;
-  after?: string;
-}
-
-/** Largest edge page GET /nodes/{id} serves. */
-export const MAX_EDGE_PAGE = 500;
 
 /**
  * Index entries examined per edge wanted. A node may have far more edges than the caller may
@@ -31,7 +22,7 @@ export async function readNode(
   callerId: string,
   nodeId: string,
   page: EdgePage = { limit: 100 },
-): Promise<{ node: GraphNode; edges: GraphEdge[]; nextEdges: string | null } | undefined> {
+): Promise<NodeRead | undefined> {
   const row = await db
     .selectFrom('nodes as n')
     .selectAll('n')

@@ -21,7 +21,7 @@ export {
   type ReconcileReport,
 } from './job-store.js';
 export { PostgresLiveRoomStatus, startLiveRoom, endLiveRoom } from './live-rooms.js';
-export { recordDiskStatus, recordResourceUsage, RESOURCE_LOG_RETENTION, type DiskMeasurement, type ResourceUsage } from './resource-log.js';
+export { recordDiskStatus, recordResourceUsage, postgresResourceLog, RESOURCE_LOG_RETENTION, type DiskMeasurement, type ResourceUsage } from './resource-log.js';
 export {
   JOBS_CHANNEL,
   listJobs,
@@ -34,3 +34,4 @@ export {
   toJobRecord,
   PostgresJobAdminStore,
 } from './job-admin.js';
+export { PostgresGovernorSource } from './governor-source.js';

@@ -1,25 +1,18 @@
 import { sql } from 'kysely';
-import type { DiskLevel } from '@inntak/jobs';
+import type { DiskMeasurement, ResourceLog, ResourceUsage } from '@inntak/jobs';
 import type { Db } from '../platform/index.js';
 
 /** Spec, Limits: the disk status log keeps the last 1000 measurements; so does the usage log. */
 export const RESOURCE_LOG_RETENTION = 1000;
 
-export interface DiskMeasurement {
-  path: string;
-  totalBytes: number;
-  freeBytes: number;
-  usedPercent: number;
-  level: DiskLevel;
-}
+export type { DiskMeasurement, ResourceUsage };
 
-export interface ResourceUsage {
-  workerProcess: string;
-  loadAverage1m: number;
-  cpuCount: number;
-  memoryTotalBytes: number;
-  memoryFreeBytes: number;
-  processRssBytes: number;
+/** The resource log port on `db`. */
+export function postgresResourceLog(db: Db): ResourceLog {
+  return {
+    recordDiskStatus: (measurement) => recordDiskStatus(db, measurement),
+    recordResourceUsage: (usage) => recordResourceUsage(db, usage),
+  };
 }
 
 export async function recordDiskStatus(db: Db, m: DiskMeasurement, retention = RESOURCE_LOG_RETENTION): Promise<void> {

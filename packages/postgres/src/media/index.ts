@@ -13,7 +13,7 @@ export {
   type MediaRecord,
 } from './media-store.js';
 export { recordPruneRun, latestPruneRun, PRUNE_LOG_RETENTION, type PruneRun } from './prune-log.js';
-export { mixerChannelsFor, readMixerChanges, channelView } from './mixer-store.js';
+export { mixerChannelsFor, readMixerChanges, channelView, postgresMixerFeed } from './mixer-store.js';
 export { postgresPruneCatalog, postgresSpeechCatalog } from './catalogs.js';
 export { PostgresMediaStore } from './postgres-media-store.js';
 export { lockSpeechQueueOf, speechJobsOf } from './speech-jobs.js';

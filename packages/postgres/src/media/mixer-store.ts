@@ -1,6 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import type { AudienceFacts } from '@inntak/access';
-import type { LiveRoomRow, MixerChannel, MixerChannelRow, MixerChannelUpdate, MixerRole } from '@inntak/media';
+import type { LiveRoomRow, MixerChannel, MixerChannelRow, MixerChannelUpdate, MixerFeed, MixerRole } from '@inntak/media';
 import type { Db, MixerChannelsTable } from '../platform/index.js';
 import { hasAccess } from '../graph/index.js';
 import { endLiveRoom, startLiveRoom } from '../jobs/index.js';
@@ -91,3 +91,11 @@ export async function reprioritiseQueuedJobs(db: Db): Promise<number> {
 }
 
 export { startLiveRoom, endLiveRoom };
+
+/** The change stream's view of mixers (MixerFeed) on `db`. */
+export function postgresMixerFeed(db: Db): MixerFeed {
+  return {
+    channelsFor: (callerId, limit) => mixerChannelsFor(db, callerId, limit),
+    readChanges: (ids) => readMixerChanges(db, ids),
+  };
+}

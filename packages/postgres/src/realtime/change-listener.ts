@@ -1,24 +1,12 @@
 import pg from 'pg';
-import type { Logger } from '@inntak/core';
+import type { ChangeChannel, ChangeNotice, ChangeSubscriber, ChangeSubscription } from '@inntak/access';
 
 /** The three notification channels of db/migrations/004.do.realtime.sql, and the mixer's (013.do.media.sql). */
-export const CHANGE_CHANNELS = ['inntak_nodes', 'inntak_edges', 'inntak_access', 'inntak_mixer'] as const;
-export type ChangeChannel = (typeof CHANGE_CHANNELS)[number];
+export const CHANGE_CHANNELS: readonly ChangeChannel[] = ['inntak_nodes', 'inntak_edges', 'inntak_access', 'inntak_mixer'];
+export type { ChangeChannel, ChangeNotice };
 
-export interface ChangeNotice {
-  channel: ChangeChannel;
-  payload: Record<string, unknown>;
-}
-
-export interface ChangeListenerOptions {
+export interface ChangeListenerOptions extends ChangeSubscriber {
   connectionString: string;
-  logger: Logger;
-  /** Called with every notice that arrived while the previous burst was being handled, in order. */
-  onBurst(notices: ChangeNotice[]): Promise<void>;
-  /** Called after the connection was lost and made again: notices in between were missed. */
-  onReconnect(): void;
-  minBackoffMs?: number;
-  maxBackoffMs?: number;
 }
 
 export const LISTENER_APPLICATION_NAME = 'inntak-realtime-listener';
@@ -34,7 +22,7 @@ export const LISTENER_APPLICATION_NAME = 'inntak-realtime-listener';
  * connection, and the log has one line when the connection is lost and one when it is back, not
  * one per attempt.
  */
-export class ChangeListener {
+export class ChangeListener implements ChangeSubscription {
   private client: pg.Client | undefined;
   private queue: ChangeNotice[] = [];
   private draining = false;

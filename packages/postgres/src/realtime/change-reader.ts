@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
-import type { AccessRow, AudienceFacts } from '@inntak/access';
+import type { AccessRow, AudienceFacts, Change, ChangeNotice, ChangeOp } from '@inntak/access';
 import type { GraphEdge, GraphNode } from '@inntak/graph';
 import type { Db } from '../platform/index.js';
-import type { ChangeNotice } from './change-listener.js';
 import { audienceFacts } from '../graph/index.js';
 
 /**
@@ -10,12 +9,7 @@ import { audienceFacts } from '../graph/index.js';
  * computed from: one query per table per burst. Inserts and updates are read as they are now
  * (a row deleted since is skipped: its delete notice follows); deletes bring their old row.
  */
-export type ChangeOp = 'insert' | 'update' | 'delete';
-
-export type Change =
-  | { table: 'nodes'; op: ChangeOp; at: string; row: GraphNode; facts: AudienceFacts | null }
-  | { table: 'edges'; op: ChangeOp; at: string; row: GraphEdge; source: AudienceFacts | null; target: AudienceFacts | null }
-  | { table: 'node_access'; op: ChangeOp; at: string; row: AccessRow; object: AudienceFacts | null; node: GraphNode | null };
+export type { Change, ChangeOp };
 
 type Payload = Record<string, unknown>;
 

@@ -1,20 +1,10 @@
 import { sql } from 'kysely';
-import { nodeForReader, type AccessLevel } from '@inntak/access';
+import { nodeForReader, type AccessLevel, type InitialSync, type InitialSyncBounds } from '@inntak/access';
 import type { GraphNode } from '@inntak/graph';
 import type { Db } from '../platform/index.js';
 import { accessLevelOf, edgeVisibleTo, hasAccess, nodeVisibleTo } from '../graph/index.js';
 
-export interface InitialSyncBounds {
-  /** The most recently created collections the caller may see. */
-  collections: number;
-  /** The latest nodes shown per collection. */
-  nodesPerCollection: number;
-}
-
-export interface InitialSync {
-  person: GraphNode | null;
-  collections: Array<{ collection: GraphNode; nodes: GraphNode[] }>;
-}
+export type { InitialSync, InitialSyncBounds };
 
 type NodeWithAccess = GraphNode & { caller_access: string | null };
 
