@@ -207,43 +207,33 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     },
   );
 
-  registry.route(
-    app,
+  const jobIntentions = [
+    { name: 'retry_job', act: retryJob, summary: 'Put a failed or cancelled job back in the queue (attempts reset)', description: ADMIN },
     {
-      method: 'post',
-      path: '/intentions/retry_job',
-      summary: 'Put a failed or cancelled job back in the queue (attempts reset)',
-      description: ADMIN,
-      tags: TAGS,
-      auth: 'jwt',
-      body: z.strictObject({ job_id: JobId }),
-      response: { status: 200, schema: z.object({ job: Job }) },
-      errors: [400, 401, 403, 404, 409],
-    },
-    auth,
-    async ({ body, caller }) => {
-      return { job: toJobView(await retryJob(deps.store, caller, body.job_id)) };
-    },
-  );
-
-  registry.route(
-    app,
-    {
-      method: 'post',
-      path: '/intentions/cancel_job',
+      name: 'cancel_job',
+      act: cancelJob,
       summary: 'Cancel a queued job, or abort a running one',
       description: `${ADMIN} A running job answers status running with cancel_requested_at set; its row turns cancelled once it has stopped.`,
-      tags: TAGS,
-      auth: 'jwt',
-      body: z.strictObject({ job_id: JobId }),
-      response: { status: 200, schema: z.object({ job: Job }) },
-      errors: [400, 401, 403, 404, 409],
     },
-    auth,
-    async ({ body, caller }) => {
-      return { job: toJobView(await cancelJob(deps.store, caller, body.job_id)) };
-    },
-  );
+  ];
+  for (const { name, act, summary, description } of jobIntentions) {
+    registry.route(
+      app,
+      {
+        method: 'post',
+        path: `/intentions/${name}`,
+        summary,
+        description,
+        tags: TAGS,
+        auth: 'jwt',
+        body: z.strictObject({ job_id: JobId }),
+        response: { status: 200, schema: z.object({ job: Job }) },
+        errors: [400, 401, 403, 404, 409],
+      },
+      auth,
+      async ({ body, caller }) => ({ job: toJobView(await act(deps.store, caller, body.job_id)) }),
+    );
+  }
 
   registry.route(
     app,

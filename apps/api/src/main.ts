@@ -1,4 +1,5 @@
 import { openDatabase, type DatabaseHandle } from '@inntak/postgres';
+import { loadConfigOrExit, onStopSignals } from '@inntak/core';
 import { openDevIssuer } from '@inntak/dev-issuer';
 import type { TokenVerifier } from '@inntak/access';
 import { NoIssuerVerifier, OidcTokenVerifier } from './oidc-verifier.js';
@@ -21,18 +22,9 @@ let stopping = false;
 /** Settles never: the process exits when it is done. */
 let aborting: Promise<never> | undefined;
 const onSignal = (signal: string) => (api ? void shutdown(signal) : (aborting ??= abortStartup(signal)));
-process.on('SIGTERM', () => onSignal('SIGTERM'));
-process.on('SIGINT', () => onSignal('SIGINT'));
-// Started by `inntak start` with an IPC channel: when that parent goes away (even SIGKILLed), so do we.
-if (process.send) process.on('disconnect', () => onSignal('parent exited'));
+onStopSignals(onSignal);
 
-let config: ApiConfig;
-try {
-  config = loadConfig();
-} catch (err) {
-  createLogger('error').error((err as Error).message, { tag: 'config' });
-  process.exit(1);
-}
+const config: ApiConfig = loadConfigOrExit(() => loadConfig(), () => createLogger('error'));
 const logger = createLogger(config.logLevel);
 function fail(message: string): never {
   logger.error(message, { tag: 'startup' });

@@ -1,4 +1,5 @@
 import { openDatabase } from '@inntak/postgres';
+import { loadConfigOrExit, onStopSignals } from '@inntak/core';
 import { loadConfig, type WorkerConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { startWorker, type RunningWorker } from './worker.js';
@@ -15,18 +16,9 @@ let worker: RunningWorker | undefined;
 let stopping = false;
 const startup = new AbortController();
 const onSignal = (signal: string) => (worker ? void shutdown(signal) : abortStartup(signal));
-process.on('SIGTERM', () => onSignal('SIGTERM'));
-process.on('SIGINT', () => onSignal('SIGINT'));
-// Started by `inntak start` with an IPC channel: when that parent goes away (even SIGKILLed), so do we.
-if (process.send) process.on('disconnect', () => onSignal('parent exited'));
+onStopSignals(onSignal);
 
-let config: WorkerConfig;
-try {
-  config = loadConfig();
-} catch (err) {
-  createLogger('error').error((err as Error).message, { tag: 'config' });
-  process.exit(1);
-}
+const config: WorkerConfig = loadConfigOrExit(() => loadConfig(), () => createLogger('error'));
 const logger = createLogger(config.logLevel);
 
 function abortStartup(signal: string): void {

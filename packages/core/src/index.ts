@@ -6,3 +6,4 @@ export { JSON_MAX_DEPTH, jsonNestsDeeperThan } from './json-depth.js';
 export { RawJson, stringifyJson } from './raw-json.js';
 export * as envVar from './config-schema.js';
 export type { DatabaseStats, TableStats, IndexStats } from './database-stats.js';
+export { onStopSignals, loadConfigOrExit } from './process-start.js';
