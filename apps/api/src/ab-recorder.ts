@@ -54,23 +54,30 @@ export class AbRecorder {
   }
 
   private count(variantId: string, impressions: number, clicks: number): void {
-    const hour = hourOfWeek(this.clock());
-    const key = `${variantId}/${hour}`;
-    const row = this.pending.get(key);
-    if (row) {
-      row.impressions += impressions;
-      row.clicks += clicks;
+    this.add({ variant_edge_id: variantId, hour_of_week: hourOfWeek(this.clock()), impressions, clicks });
+    this.scheduleFlush();
+  }
+
+  /** Adds a row's counts to the pending row of its variant and hour. */
+  private add(row: AbCountRow): void {
+    const key = `${row.variant_edge_id}/${row.hour_of_week}`;
+    const current = this.pending.get(key);
+    if (current) {
+      current.impressions += row.impressions;
+      current.clicks += row.clicks;
     } else {
-      this.pending.set(key, { variant_edge_id: variantId, hour_of_week: hour, impressions, clicks });
+      this.pending.set(key, { ...row });
     }
-    if (!this.timer && !this.closed) {
-      this.timer = setTimeout(() => {
-        this.timer = undefined;
-        void this.flush();
-      }, this.flushMs);
-      // The server keeps the process alive; a pending flush alone should not.
-      this.timer.unref();
-    }
+  }
+
+  private scheduleFlush(): void {
+    if (this.timer || this.closed) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.flush();
+    }, this.flushMs);
+    // The server keeps the process alive; a pending flush alone should not.
+    this.timer.unref();
   }
 
   private async writeBatch(): Promise<void> {
@@ -81,23 +88,8 @@ export class AbRecorder {
       await this.write(batch);
     } catch (error) {
       this.logger.warn('AB events could not be written; kept for the next flush', { rows: batch.length, error: (error as Error).message });
-      for (const row of batch) {
-        const key = `${row.variant_edge_id}/${row.hour_of_week}`;
-        const current = this.pending.get(key);
-        if (current) {
-          current.impressions += row.impressions;
-          current.clicks += row.clicks;
-        } else {
-          this.pending.set(key, row);
-        }
-      }
-      if (!this.timer && !this.closed) {
-        this.timer = setTimeout(() => {
-          this.timer = undefined;
-          void this.flush();
-        }, this.flushMs);
-        this.timer.unref();
-      }
+      for (const row of batch) this.add(row);
+      this.scheduleFlush();
     }
   }
 }
