@@ -4,7 +4,7 @@ import { createCollection, createEdge, createNode, createPerson, deleteEdge } fr
 import { openTestDatabase, type OpenTestDatabase } from '../testing/index.js';
 
 // Issue 22, finding 8: matching probes an index of orchestrations (017) instead of testing every
-// one on every write. The rules themselves are apps/worker/src/orchestrate.test.ts's.
+// one on every write. The rules themselves are apps/worker/src/orchestrate-matching.test.ts's.
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 let h: OpenTestDatabase;
