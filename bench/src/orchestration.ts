@@ -1,15 +1,7 @@
-import { Worker } from 'node:worker_threads';
-import { randomBytes } from 'node:crypto';
-import { cpus, loadavg } from 'node:os';
 import { sql } from 'kysely';
 import { uuidv7 } from '@inntak/core';
-import { openDatabase } from '@inntak/postgres';
-import { createPerson } from '@inntak/postgres/graph';
-import { startTestIssuer } from '@inntak/test-support';
-import type { ApiServer } from '@inntak/api/dist/api-server.js';
-import { createLogger } from '@inntak/api/dist/logger.js';
-import { startBenchApi } from './bench-api.js';
-import { percentile, scratchDatabase } from './bench-database.js';
+import { percentile } from './bench-database.js';
+import { runWsBench } from './bench-ws.js';
 
 // npm run bench:orchestration — a burst of 1,000 node inserts while /ws clients listen, without
 // orchestrations and with ten (one matching every insert, nine whose conditions never hold):
@@ -24,34 +16,7 @@ const ROUNDS = 2;
 const SCRIPT = 'steps:\n  - action: set_metadata\n    with: { node_id: "{event.node.id}", key: sett, value: true }\n';
 
 async function main(): Promise<void> {
-  const started = Date.now();
-  const scratch = await scratchDatabase(`inntak_bench_orch_${randomBytes(4).toString('hex')}`);
-  const logger = createLogger('error');
-  const database = openDatabase({ connectionString: scratch.url, logger, max: 12 });
-  const issuer = await startTestIssuer();
-  let api: ApiServer | undefined;
-  let worker: Worker | undefined;
-  try {
-    api = await startBenchApi({ databaseUrl: scratch.url, database, logger, issuer, maxQueue: 5000 });
-    const tokens: string[] = [];
-    let author = '';
-    for (let u = 0; u < USERS; u++) {
-      const person = await createPerson(database.db, { subject: `bench-user-${u}` });
-      author ||= person.id;
-      tokens.push(await issuer.token(`bench-user-${u}`, { expiresIn: '10m' }));
-    }
-    worker = new Worker(new URL('./ws-clients.js', import.meta.url), { workerData: { url: api.url, tokens, clientsPerToken: CLIENTS_PER_USER } });
-    const waiting = new Map<string, (result: { latencies: number[]; last: number }) => void>();
-    await new Promise<void>((resolve, reject) => {
-      worker!.on('message', (message: { kind: string; key?: string; latencies?: number[]; last?: number; message?: string }) => {
-        if (message.kind === 'connected') resolve();
-        else if (message.kind === 'error') reject(new Error(message.message));
-        else if (message.kind === 'complete') waiting.get(message.key!)?.({ latencies: message.latencies!, last: message.last! });
-      });
-      worker!.on('error', reject);
-    });
-    const clients = USERS * CLIENTS_PER_USER;
-
+  await runWsBench({ name: 'inntak_bench_orch', users: USERS, clientsPerUser: CLIENTS_PER_USER, maxQueue: 5000 }, async ({ database, author, clients, deliveredToAll }) => {
     const burst = async (label: string) => {
       const completions: Array<Promise<{ latencies: number[]; last: number }>> = [];
       let next = 0;
@@ -60,7 +25,7 @@ async function main(): Promise<void> {
         Array.from({ length: WRITERS }, async () => {
           while (next < BURST) {
             const key = `${label}-${next++}`;
-            completions.push(new Promise((resolve) => waiting.set(key, resolve)));
+            completions.push(deliveredToAll(key));
             await database.db
               .insertInto('nodes')
               .values({ id: uuidv7(), node_kind: 'content', title: key, visibility: 'open', metadata: '{}', created_by: author })
@@ -114,17 +79,7 @@ async function main(): Promise<void> {
       console.log(`  matched ${count} events (${count === BURST ? 'one job each' : `expected ${BURST}`}) at the writers' pace, ${Math.round(count / withO.writeS)} events/s; /ws p99 added ${percentile(withO.latencies, 99) - percentile(base.latencies, 99)} ms`);
       console.log(`  the matching alone: ${BURST} events against 10 orchestrations in ${(matchS * 1000).toFixed(0)} ms = ${Math.round(BURST / matchS)} events matched/s (${again.rows[0]!.n} matches)`);
     }
-    console.log(`total ${((Date.now() - started) / 1000).toFixed(1)} s on ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  } finally {
-    if (worker) {
-      worker.postMessage({ kind: 'close' });
-      await worker.terminate();
-    }
-    await api?.close();
-    await database.close();
-    await issuer.close();
-    await scratch.drop();
-  }
+  });
 }
 
 await main();

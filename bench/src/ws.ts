@@ -1,14 +1,6 @@
-import { Worker } from 'node:worker_threads';
-import { randomBytes } from 'node:crypto';
-import { cpus, loadavg } from 'node:os';
 import { uuidv7 } from '@inntak/core';
-import { openDatabase } from '@inntak/postgres';
-import { createPerson } from '@inntak/postgres/graph';
-import { startTestIssuer } from '@inntak/test-support';
-import type { ApiServer } from '@inntak/api/dist/api-server.js';
-import { createLogger } from '@inntak/api/dist/logger.js';
-import { startBenchApi } from './bench-api.js';
-import { percentile, scratchDatabase } from './bench-database.js';
+import { percentile } from './bench-database.js';
+import { runWsBench } from './bench-ws.js';
 
 // npm run bench:ws — 1,000 connected /ws clients across 10 users, changes visible to all:
 // delivery latency (trigger time → client receipt) p50/p99, and deliveries per second sustained.
@@ -19,46 +11,15 @@ const THROUGHPUT_CHANGES = 200;
 const THROUGHPUT_CONCURRENCY = 8;
 
 async function main(): Promise<void> {
-  const started = Date.now();
-  const scratch = await scratchDatabase(`inntak_bench_ws_${randomBytes(4).toString('hex')}`);
-  // Slow-query warnings would flood the output: under load every query waits for the fan-out.
-  const logger = createLogger('error');
-  const database = openDatabase({ connectionString: scratch.url, logger, max: 12 });
-  const issuer = await startTestIssuer();
-  let api: ApiServer | undefined;
-  let worker: Worker | undefined;
-  try {
-    api = await startBenchApi({ databaseUrl: scratch.url, database, logger, issuer, maxQueue: 1000 });
-    const { hub, url } = api;
-
-    const tokens: string[] = [];
-    let author = '';
-    for (let u = 0; u < USERS; u++) {
-      const person = await createPerson(database.db, { subject: `bench-user-${u}` });
-      author ||= person.id;
-      tokens.push(await issuer.token(`bench-user-${u}`, { expiresIn: '10m' }));
-    }
-
-    const connectStart = Date.now();
-    worker = new Worker(new URL('./ws-clients.js', import.meta.url), { workerData: { url, tokens, clientsPerToken: CLIENTS_PER_USER } });
-    const waiting = new Map<string, (result: { latencies: number[]; last: number }) => void>();
-    await new Promise<void>((resolve, reject) => {
-      worker!.on('message', (message: { kind: string; key?: string; latencies?: number[]; last?: number; connected?: number; message?: string }) => {
-        if (message.kind === 'connected') resolve();
-        else if (message.kind === 'error') reject(new Error(message.message));
-        else if (message.kind === 'complete') waiting.get(message.key!)?.({ latencies: message.latencies!, last: message.last! });
-      });
-      worker!.on('error', reject);
-    });
-    const clients = USERS * CLIENTS_PER_USER;
-    console.log(`connected ${clients} clients as ${USERS} users in ${Date.now() - connectStart} ms`);
+  await runWsBench({ name: 'inntak_bench_ws', users: USERS, clientsPerUser: CLIENTS_PER_USER, maxQueue: 1000 }, async ({ database, api, author, clients, connectMs, deliveredToAll }) => {
+    const { hub } = api;
+    console.log(`connected ${clients} clients as ${USERS} users in ${connectMs} ms`);
 
     const change = (key: string) =>
       database.db
         .insertInto('nodes')
         .values({ id: uuidv7(), node_kind: 'content', title: key, content: 'bench', visibility: 'open', metadata: '{}', created_by: author })
         .execute();
-    const deliveredToAll = (key: string) => new Promise<{ latencies: number[]; last: number }>((resolve) => waiting.set(key, resolve));
 
     // Latency: one change at a time, each awaited at every client.
     const latencies: number[] = [];
@@ -105,17 +66,7 @@ async function main(): Promise<void> {
     const all = hub.stats();
     const bursts = all.bursts - quiet.bursts;
     console.log(`  server: ${bursts} bursts for ${all.changes - quiet.changes} changes, mean ${((all.burstMsTotal - quiet.burstMsTotal) / bursts).toFixed(1)} ms each; overflows ${all.overflows}`);
-    console.log(`total ${((Date.now() - started) / 1000).toFixed(1)} s on ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  } finally {
-    if (worker) {
-      worker.postMessage({ kind: 'close' });
-      await worker.terminate();
-    }
-    await api?.close();
-    await database.close();
-    await issuer.close();
-    await scratch.drop();
-  }
+  });
 }
 
 await main();
