@@ -670,17 +670,18 @@ RETURN '00000000-0000-0000-0000-000000000000'::uuid
 ;
 CREATE OR REPLACE FUNCTION public.inntak_orchestration_node_keys(p_node nodes)
  RETURNS text[]
- LANGUAGE sql
+ LANGUAGE plpgsql
  STABLE
 AS $function$
-  select array['', 'node_kind:' || p_node.node_kind]
+begin
+  return array['', 'node_kind:' || p_node.node_kind]
     || array(select 'has_trait:' || (x.v #>> '{}')
              from jsonb_array_elements(case when jsonb_typeof(p_node.metadata -> 'traits') = 'array' then p_node.metadata -> 'traits' else '[]'::jsonb end) as x(v)
              where jsonb_typeof(x.v) = 'string')
     || array(select 'has_tag:' || (t.metadata ->> 'tag')
              from edges e join nodes t on t.id = e.target_id
-             where e.source_id = p_node.id and e.edge_type = 'tagged' and t.node_kind = 'tag' and t.metadata ->> 'tag' is not null)
-$function$
+             where e.source_id = p_node.id and e.edge_type = 'tagged' and t.node_kind = 'tag' and t.metadata ->> 'tag' is not null);
+end $function$
 ;
 CREATE OR REPLACE FUNCTION public.inntak_orchestration_on_write()
  RETURNS trigger
