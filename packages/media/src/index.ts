@@ -36,7 +36,6 @@ export {
   type MediaStore,
   type MediaTx,
   type MediaRecord,
-  type NodeLevel,
   type MixerChannelRow,
   type MixerChannelUpdate,
   type LiveRoomRow,

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { AccessLevel, Actor, AudienceFacts } from '@inntak/access';
+import type { Actor, AudienceFacts, WriterLevel } from '@inntak/access';
 import type { JobPayloads } from '@inntak/jobs';
 import type { MixerChannel } from './mixer.js';
 import type { PruneDecision } from './pruning.js';
@@ -80,13 +80,6 @@ export interface MediaRecord {
   created_at: Date;
 }
 
-/** A node the actor can see, with the level its access rows give (before a system admin's override). */
-export interface NodeLevel {
-  id: string;
-  node_kind: string;
-  level: AccessLevel | null;
-}
-
 /** A new mixer channel row, with every default already chosen. */
 export type MixerChannelRow = Omit<MixerChannel, 'updated_at'> & { created_by: string | null };
 
@@ -101,7 +94,7 @@ export interface LiveRoomRow {
 /** The media writes, inside one transaction (row locks held until it ends). */
 export interface MediaTx {
   /** The node if the actor may see it (any node for the operator), with the actor's level on it. */
-  levelOn(actor: Actor, nodeId: string): Promise<NodeLevel | undefined>;
+  levelOn(actor: Actor, nodeId: string): Promise<WriterLevel | undefined>;
   /** A node's title and content, the text speech would read. */
   speechSource(nodeId: string): Promise<{ id: string; title: string | null; content: string | null } | undefined>;
   /** Bytes of media in the node's fullest collection (the node itself when it belongs to none). */

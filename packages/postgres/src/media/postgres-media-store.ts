@@ -9,10 +9,7 @@ import { collectionMediaBytes, lockSpeechQueueOf, speechJobsOf } from './speech-
 
 function mediaTx(trx: Db): MediaTx {
   return {
-    levelOn: async (actor, nodeId) => {
-      const node = await levelOn(trx, actor, nodeId);
-      return node && { id: nodeId, node_kind: node.nodeKind, level: node.level };
-    },
+    levelOn: (actor, nodeId) => levelOn(trx, actor, nodeId),
     speechSource: (nodeId) => trx.selectFrom('nodes').select(['id', 'title', 'content']).where('id', '=', nodeId).executeTakeFirst(),
     collectionMediaBytes: (nodeId) => collectionMediaBytes(trx, nodeId),
     lockSpeechQueueOf: (personId) => lockSpeechQueueOf(trx, personId),
