@@ -217,6 +217,10 @@ describe('second attack (issue 22): the node’s admins find what to take down',
     // Someone without admin on the node cannot, and learns nothing.
     expect((await post('/intentions/unpublish_node', editor.authorization, { node_id: story })).status).toBe(404);
     expect((await post('/intentions/unpublish_node', member.authorization, { node_id: story })).status).toBe(404);
+    // The role just below the one allowed: a member of the node's collection sees it, and is refused.
+    const below = await ctx.addPerson('wp2-member');
+    await post('/intentions/grant_access', owner, { subject_id: below.id, object_id: home, access: 'member' });
+    expect((await post('/intentions/unpublish_node', below.authorization, { node_id: story })).status).toBe(403);
     const un = await post('/intentions/unpublish_node', owner, { node_id: story });
     expect(un.status).toBe(200);
     expect(un.body.removed).toBe(2);
