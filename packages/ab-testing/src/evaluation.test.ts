@@ -20,11 +20,11 @@ class MemoryAbTests implements AbTestStore {
   }
 }
 
-const variant = (id: string, articleId: string, clicks: number, impressions = 100): TestingVariant => ({ id, publicationId: 'p', articleId, variantType: 'headline', impressions, clicks });
+const variant = (id: string, articleId: string, clicks: number, impressions = 2000): TestingVariant => ({ id, publicationId: 'p', articleId, variantType: 'headline', impressions, clicks });
 
 describe('the A/B evaluator use case', () => {
   it('decides each test apart in one transaction: a significant one gets its winner and retired, an undecided one only its counters', async () => {
-    const store = new MemoryAbTests([variant('a1', 'a', 30), variant('a2', 'a', 15), variant('b1', 'b', 20, 50), variant('b2', 'b', 10, 50)]);
+    const store = new MemoryAbTests([variant('a1', 'a', 160), variant('a2', 'a', 100), variant('b1', 'b', 20, 50), variant('b2', 'b', 10, 50)]);
     const reports = await runAbEvaluation(store);
     expect(store.transactions).toBe(1);
     expect(store.counted).toEqual([
@@ -37,8 +37,8 @@ describe('the A/B evaluator use case', () => {
       { article_id: 'b', decision: 'none', reason: 'too_few_impressions' },
     ]);
     expect(reports[0]!.variants).toEqual([
-      { edge_id: 'a1', impressions: 100, clicks: 30, ctr: 0.3 },
-      { edge_id: 'a2', impressions: 100, clicks: 15, ctr: 0.15 },
+      { edge_id: 'a1', impressions: 2000, clicks: 160, ctr: 0.08 },
+      { edge_id: 'a2', impressions: 2000, clicks: 100, ctr: 0.05 },
     ]);
   });
 });
