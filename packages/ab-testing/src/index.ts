@@ -7,4 +7,5 @@ export { sampleRatioTest, chiSquareSurvival, SAMPLE_RATIO_THRESHOLD } from './sa
 export { simulate, binomialSampler, mulberry32, type SimulationSpec, type HorizonResult } from './simulation.js';
 export { hourOfWeek } from './hour-of-week.js';
 export { runAbEvaluation, MAX_TESTS_PER_RUN, type TestReport } from './evaluation.js';
-export type { AbTestStore, AbTestTx, AbDecisionWrites, TestingVariant, AbCountRow } from './ports.js';
+export type { AbTestStore, AbTestTx, AbDecisionWrites, TestingVariant, AbCountRow, TestKey, DecisionEntry } from './ports.js';
+export { abResults, wilson, MAX_RESULT_VARIANTS, MAX_HISTORY_PER_TEST, type AbResultsStore, type ResultVariantRow, type DecisionRow, type TestResult, type Interval } from './results.js';
