@@ -49,7 +49,7 @@ describe('which page requests are views that count', () => {
     'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)',
     'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)',
     'Mozilla/5.0 (compatible; Yahoo! Slurp; http://help.yahoo.com/help/us/ysearch/slurp)',
-    'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/120.0.0.0 Safari/537.36',
+    'Mozilla/5.0 (Linux; Android 11; moto g power (2022)) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/109.0 Mobile Safari/537.36 Chrome-Lighthouse',
     'curl/8.5.0',
     'python-requests/2.31.0',
   ])('a known crawler does not: %s', (agent) => {
