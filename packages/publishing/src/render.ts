@@ -98,14 +98,22 @@ function empty(text: string): Html {
  * The variant is still chosen per render (`choose`), linked through /t for click tracking.
  */
 export interface PreparedFrontPage {
-  render(choose: (entry: FrontPageEntry) => FrontPageVariant | undefined): string;
+  /**
+   * `choose` picks the variant of an entry; `impression` (issue 24) gives the signed impression
+   * id its /t link carries (`&i=…`, base64url), or nothing: a click without one counts nothing.
+   */
+  render(choose: (entry: FrontPageEntry) => FrontPageVariant | undefined, impression?: (entry: FrontPageEntry, variant: FrontPageVariant) => string | undefined): string;
 }
+
+/** Where a variant's /t link takes its impression id: SOH cannot occur in text from PostgreSQL either. */
+const IMPRESSION = '\u0001';
 
 export function prepareFrontPage(ctx: PageContext, listing: Listing<FrontPageEntry>): PreparedFrontPage {
   const blocks = listing.items.map((entry) => {
-    const byVariant = new Map<string, string>([['', summary(ctx, entry).value]]);
+    const byVariant = new Map<string, string[]>([['', [summary(ctx, entry).value]]]);
     for (const v of entry.variants) {
-      byVariant.set(v.id, summary(ctx, entry, { href: `${ctx.base}/t/${entry.id}?v=${v.id}`, title: v.title, teaser: v.teaser ?? entry.excerpt }).value);
+      const block = summary(ctx, entry, { href: `${ctx.base}/t/${entry.id}?v=${v.id}${IMPRESSION}`, title: v.title, teaser: v.teaser ?? entry.excerpt }).value;
+      byVariant.set(v.id, block.split(IMPRESSION));
     }
     return byVariant;
   });
@@ -117,11 +125,14 @@ ${pager(home(ctx), listing)}`;
   // eslint-disable-next-line no-control-regex
   const segments = layout(ctx, ctx.publication.title, body).value.split(/\u0000[0-9]+\u0000/);
   return {
-    render(choose) {
+    render(choose, impression) {
       let out = segments[0]!;
       for (let i = 0; i < blocks.length; i++) {
-        const chosen = choose(listing.items[i]!);
-        out += (blocks[i]!.get(chosen?.id ?? '') ?? blocks[i]!.get('')!) + segments[i + 1]!;
+        const entry = listing.items[i]!;
+        const chosen = choose(entry);
+        const parts = (chosen && blocks[i]!.get(chosen.id)) || blocks[i]!.get('')!;
+        const id = chosen && parts.length > 1 ? impression?.(entry, chosen) : undefined;
+        out += parts.join(id ? `&amp;i=${id}` : '') + segments[i + 1]!;
       }
       return out;
     },
