@@ -74,6 +74,18 @@ export default tseslint.config(
     rules: { 'inntak/domain-imports': ['error', { domains: DOMAIN_PACKAGES, extra: ['standardwebhooks', '@jest/globals', 'fast-check'] }] },
   },
   {
+    // Emoji names for Slack's :shortcodes: (templates) and Markdown, feeds for the pages
+    // (publishing): kept libraries that do no I/O (issue 25).
+    files: ['packages/templates/src/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/__tests__/**'],
+    rules: { 'inntak/domain-imports': ['error', { domains: DOMAIN_PACKAGES, extra: ['node-emoji'] }] },
+  },
+  {
+    files: ['packages/publishing/src/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/__tests__/**'],
+    rules: { 'inntak/domain-imports': ['error', { domains: DOMAIN_PACKAGES, extra: ['markdown-it', 'feed'] }] },
+  },
+  {
     files: ['packages/postgres/src/**/*.ts'],
     rules: { 'inntak/postgres-folders': 'error' },
   },

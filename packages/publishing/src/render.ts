@@ -1,5 +1,6 @@
 import { html, Html, type HtmlValue } from './html.js';
 import { formatDay, groupByMonth } from './dates.js';
+import { renderMarkdown } from './markdown.js';
 import type { Article, ArticleSummary, FrontPageEntry, FrontPageVariant, Listing, Publication, RenderedEntry } from './models.js';
 
 /**
@@ -12,7 +13,9 @@ export interface PageContext {
   base: string;
 }
 
-const STYLE = `body{font:1.05rem/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1a1a1a;background:#fdfdfc}
+// overflow-wrap:anywhere: a 200-character word or URL wraps instead of widening a 320 px page;
+// code blocks and tables scroll inside their own box.
+const STYLE = `body{font:1.05rem/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1a1a1a;background:#fdfdfc;overflow-wrap:anywhere}
 header,main,footer{max-width:42rem;margin:0 auto;padding:0 1rem}
 header{border-bottom:1px solid #ddd;padding-top:1rem;padding-bottom:.5rem}
 header .site{font-size:1.6rem;font-weight:700;color:inherit;text-decoration:none}
@@ -25,6 +28,15 @@ article h2{font-size:1.25rem;margin:0 0 .25rem}
 a{color:#0b5cad}
 time{color:#555;font-size:.9rem}
 .pages{display:flex;justify-content:space-between;margin:2rem 0}
+pre{overflow-x:auto;white-space:pre-wrap;background:#f3f3f1;padding:.5rem}
+code{font-size:.92em;background:#f3f3f1;padding:0 .15em}
+pre code{padding:0}
+blockquote{margin:1rem 0;padding-left:1rem;border-left:3px solid #ccc;color:#333}
+table{display:block;overflow-x:auto;border-collapse:collapse}
+td,th{border:1px solid #ddd;padding:.2rem .4rem}
+img,video{max-width:100%;height:auto}
+audio{width:100%}
+.media{margin:1rem 0}
 footer{color:#666;font-size:.85rem;border-top:1px solid #ddd;margin-top:2rem;padding-bottom:2rem}`;
 
 function home(ctx: PageContext): string {
@@ -146,17 +158,14 @@ export function renderFrontPage(ctx: PageContext, listing: Listing<RenderedEntry
 }
 
 export function renderArticle(ctx: PageContext, article: Article): string {
-  const paragraphs = article.content
-    .split(/\n\s*\n/)
-    .map((p) => p.trim())
-    .filter((p) => p.length > 0);
   const tags: HtmlValue = article.tags.length
     ? html`<p>Emner: ${article.tags.map((t, i) => html`${i > 0 ? ', ' : ''}<a href="${ctx.base}/kategori/${encodeURIComponent(t)}">${t}</a>`)}</p>`
     : '';
   const body = html`<article>
 <h1>${article.title}</h1>
 <time datetime="${article.publishedAt.toISOString()}">${formatDay(article.publishedAt)}</time>
-${paragraphs.map((p) => html`<p>${p}</p>\n`)}
+<div class="content">
+${new Html(renderMarkdown(article.content))}</div>
 ${article.truncated ? html`<p class="note"><em>Artikkelen er forkortet: den er for lang til å vises i sin helhet her.</em></p>\n` : ''}
 ${tags}
 </article>`;
@@ -203,12 +212,9 @@ ${results}`;
 }
 
 export function renderAbout(ctx: PageContext): string {
-  const paragraphs = ctx.publication.about
-    .split(/\n\s*\n/)
-    .map((p) => p.trim())
-    .filter((p) => p.length > 0);
+  const about = ctx.publication.about.trim();
   const body = html`<h1>Om ${ctx.publication.title}</h1>
-${paragraphs.length > 0 ? paragraphs.map((p) => html`<p>${p}</p>\n`) : empty('Ingen beskrivelse ennå.')}`;
+${about ? html`<div class="content">\n${new Html(renderMarkdown(about))}</div>` : empty('Ingen beskrivelse ennå.')}`;
   return layout(ctx, 'Om', body).value;
 }
 
