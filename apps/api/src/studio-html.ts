@@ -22,7 +22,8 @@ nav ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;margin:0;padd
 a{color:#0b5cad}
 a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-visible,summary:focus-visible{outline:3px solid #b35c00;outline-offset:2px}
 .vh,.skip{position:absolute;left:-999px;width:1px;height:1px;overflow:hidden}.skip:focus{width:auto;height:auto}.skip:focus{left:1rem;top:1rem;background:#fff;padding:.5rem;z-index:1}
-table{border-collapse:collapse;width:100%;display:block;overflow-x:auto}
+table{border-collapse:collapse;width:100%}
+.scroll{overflow-x:auto;max-width:100%}
 th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #ddd;vertical-align:top}
 form.inline{display:inline}
 button,input,select,textarea{font:inherit;max-width:100%}

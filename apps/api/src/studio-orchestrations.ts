@@ -48,7 +48,7 @@ export function installStudioOrchestrations(router: Router, deps: StudioOrchestr
     const body = html`<p><a href="/studio/orkestreringer">Alle orkestreringer</a></p>
 ${
   rows.length
-    ? html`<table><caption>Logg, nyeste først: én rad per steg (kjøringene grupperes på jobb)</caption><thead><tr><th scope="col">Tid</th><th scope="col">Jobb</th><th scope="col">Hendelse</th><th scope="col">Steg</th><th scope="col">Handling</th><th scope="col">Status</th><th scope="col">Varighet</th><th scope="col">Feil</th></tr></thead><tbody>${rows}</tbody></table>`
+    ? html`<div class="scroll" role="region" tabindex="0" aria-label="Tabell (kan rulles sideveis)"><table><caption>Logg, nyeste først: én rad per steg (kjøringene grupperes på jobb)</caption><thead><tr><th scope="col">Tid</th><th scope="col">Jobb</th><th scope="col">Hendelse</th><th scope="col">Steg</th><th scope="col">Handling</th><th scope="col">Status</th><th scope="col">Varighet</th><th scope="col">Feil</th></tr></thead><tbody>${rows}</tbody></table></div>`
     : html`<p>Ingen kjøringer ennå.</p>`
 }
 ${log.next_cursor ? html`<p><a href="/studio/orkestreringer/${id}?cursor=${log.next_cursor}">Eldre</a></p>` : ''}`;

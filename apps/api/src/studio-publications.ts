@@ -122,7 +122,7 @@ function articleSection(view: StudioView, base: string, article: ArticleEntry, h
   const heading = `artikkel-${article.id}`;
   const tests = testViews(article.variants);
   return html`<section aria-labelledby="${heading}"><h2 id="${heading}">${article.title ?? 'Uten tittel'}</h2>
-<p>Publisert ${timeTag(article.publishedAt)}. ${administers ? actionButton(view, `${base}/avpubliser`, 'Avpubliser', { edge_id: article.publishedEdgeId }) : ''}</p>
+<div>Publisert ${timeTag(article.publishedAt)}. ${administers ? actionButton(view, `${base}/avpubliser`, 'Avpubliser', { edge_id: article.publishedEdgeId }) : ''}</div>
 ${tests.length ? tests.map((t) => testSection(view, base, article, t, hours, administers)) : html`<p>Ingen forsidevarianter: forsiden viser artikkelens egen tittel.</p>`}
 ${administers ? variantForm(view, base, article) : ''}
 </section>`;
@@ -140,9 +140,9 @@ ${administers ? html`<td>${v.status === 'winner' ? '' : actionButton(view, `${ba
   );
   return html`<h3>Test: ${test.variantType}</h3>
 <p>${test.explanation}</p>
-<table><caption>Varianter av ${test.variantType} for «${article.title ?? 'artikkelen'}»</caption>
+<div class="scroll" role="region" tabindex="0" aria-label="Tabell (kan rulles sideveis)"><table><caption>Varianter av ${test.variantType} for «${article.title ?? 'artikkelen'}»</caption>
 <thead><tr><th scope="col">Variant</th><th scope="col">Status</th><th scope="col">Visninger</th><th scope="col">Klikk</th><th scope="col">Klikkrate</th><th scope="col">95 % intervall</th><th scope="col">Løft mot første</th>${administers ? html`<th scope="col">Handling</th>` : ''}</tr></thead>
-<tbody>${rows}</tbody></table>
+<tbody>${rows}</tbody></table></div>
 ${lineChart({
   id: `${article.id}-${test.variantType}`,
   title: `Akkumulert klikkrate per variant (${test.variantType})`,

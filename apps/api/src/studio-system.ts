@@ -105,7 +105,7 @@ ${j.status === 'queued' || j.status === 'running' ? actionButton(view, `/studio/
   const next = jobs.next_cursor ? html`<p><a href="/studio/system?${new URLSearchParams({ ...(status ? { status } : {}), cursor: String(jobs.next_cursor) }).toString()}">Eldre jobber</a></p>` : '';
   return html`<section aria-labelledby="jobber"><h2 id="jobber">Jobber</h2>
 <nav aria-label="Jobber etter status"><ul class="legend"><li><a href="/studio/system">alle</a></li>${counts}</ul></nav>
-${rows.length ? html`<table><caption>Nyeste først</caption><thead><tr><th scope="col">Id</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Forsøk</th><th scope="col">Lagt i kø</th><th scope="col">Siste feil</th><th scope="col">Handling</th></tr></thead><tbody>${rows}</tbody></table>` : html`<p>Ingen jobber.</p>`}
+${rows.length ? html`<div class="scroll" role="region" tabindex="0" aria-label="Tabell (kan rulles sideveis)"><table><caption>Nyeste først</caption><thead><tr><th scope="col">Id</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Forsøk</th><th scope="col">Lagt i kø</th><th scope="col">Siste feil</th><th scope="col">Handling</th></tr></thead><tbody>${rows}</tbody></table></div>` : html`<p>Ingen jobber.</p>`}
 ${next}</section>`;
 }
 

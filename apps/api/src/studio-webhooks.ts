@@ -71,7 +71,7 @@ export function installStudioWebhooks(router: Router, deps: StudioWebhookDeps): 
       (w) => html`<tr><td><a href="/studio/webhooks/${w.id}">${w.title ?? 'Uten navn'}</a></td><td>${w.template_id ?? 'generisk'}</td><td>${w.signature_scheme ?? 'ingen'}</td><td>${timeTag(w.created_at)}</td></tr>`,
     );
     const body = webhooks.length
-      ? html`<table><caption>Webhooks du administrerer</caption><thead><tr><th scope="col">Navn</th><th scope="col">Mal</th><th scope="col">Signering</th><th scope="col">Opprettet</th></tr></thead><tbody>${rows}</tbody></table>`
+      ? html`<div class="scroll" role="region" tabindex="0" aria-label="Tabell (kan rulles sideveis)"><table><caption>Webhooks du administrerer</caption><thead><tr><th scope="col">Navn</th><th scope="col">Mal</th><th scope="col">Signering</th><th scope="col">Opprettet</th></tr></thead><tbody>${rows}</tbody></table></div>`
       : html`<p>Du administrerer ingen webhooks.</p>`;
     sendPage(res, 200, layout(viewOf(res), 'Webhooks', body));
   });
@@ -189,7 +189,7 @@ ${actionButton(view, `/studio/webhooks/${id}/nytt-token`, 'Roter token')}</secti
 <option value=""${webhook.template_id === null ? ' selected' : ''}>Generisk uttrekk</option>
 ${templates.map((t) => html`<option value="${t.id}"${new Html(webhook.template_id === t.id ? ' selected' : '')}>${t.title} (${t.id})</option>`)}
 </select></div><button type="submit">Lagre mal</button></form>
-<p>${actionButton(view, `/studio/webhooks/${id}/gjengi`, 'Gjengi alt innhold på nytt med malen')}</p></section>
+<div>${actionButton(view, `/studio/webhooks/${id}/gjengi`, 'Gjengi alt innhold på nytt med malen')}</div></section>
 <section aria-labelledby="signering"><h2 id="signering">Signering</h2>
 <p>Nå: ${webhook.signature_scheme ?? 'ingen (usignerte forespørsler tas imot)'}.</p>
 <form method="post" action="/studio/webhooks/${id}/signering">${csrfField(view)}
@@ -204,7 +204,7 @@ ${STATUS_CHOICES.map(([value, label]) => html`<option value="${value}"${new Html
 </select></div><button type="submit">Filtrer</button></form>
 ${
   rows.length
-    ? html`<table><caption>Nyeste først</caption><thead><tr><th scope="col">Mottatt</th><th scope="col">Status</th><th scope="col">Feil</th><th scope="col">Hendelse</th><th scope="col">Antall</th><th scope="col">Byte</th><th scope="col">Node</th></tr></thead><tbody>${rows}</tbody></table>`
+    ? html`<div class="scroll" role="region" tabindex="0" aria-label="Tabell (kan rulles sideveis)"><table><caption>Nyeste først</caption><thead><tr><th scope="col">Mottatt</th><th scope="col">Status</th><th scope="col">Feil</th><th scope="col">Hendelse</th><th scope="col">Antall</th><th scope="col">Byte</th><th scope="col">Node</th></tr></thead><tbody>${rows}</tbody></table></div>`
     : html`<p>Ingen leveranser${statusText ? ' med denne statusen' : ''}.</p>`
 }
 ${older}</section>`,
