@@ -54,7 +54,13 @@ export function installStudioLogin(router: Router, deps: StudioLoginDeps): void 
     if (!deps.login) return notOffered(res);
     const login = { state: randomState(), nonce: randomNonce(), codeVerifier: randomPKCECodeVerifier() };
     await deps.sessions.insertLogin(tokenHash(login.state), { codeVerifier: login.codeVerifier, nonce: login.nonce }, new Date(Date.now() + LOGIN_MINUTES * 60_000));
-    const target = await deps.login.authorizationUrl(login);
+    let target: URL;
+    try {
+      target = await deps.login.authorizationUrl(login);
+    } catch {
+      // Discovery failed (logged by the client): the provider is down, not the console.
+      return failed(res, 503, 'Identitetsleverandøren svarer ikke nå. Prøv igjen om litt.');
+    }
     setCookie(res, cookies, LOGIN_COOKIE, `${login.state} ${safeReturnPath(req.query.neste)}`, LOGIN_MINUTES * 60);
     res.redirect(303, target.href);
   });
