@@ -27,12 +27,12 @@ export function installStudioOrchestrations(router: Router, deps: StudioOrchestr
   router.get('/orkestreringer', async (_req, res) => {
     const all = await deps.studio.reads.orchestrations(callerOf(res), 500);
     const byCollection = new Map<string, OrchestrationEntry[]>();
-    for (const o of all) byCollection.set(o.collectionId, [...(byCollection.get(o.collectionId) ?? []), o]);
-    const sections = [...byCollection.values()].map(
-      (list) => html`<section aria-labelledby="s-${list[0]!.collectionId}"><h2 id="s-${list[0]!.collectionId}">${list[0]!.collectionTitle ?? 'Samling uten navn'}</h2>
+    for (const o of all) byCollection.set(o.collectionId ?? 'ingen', [...(byCollection.get(o.collectionId ?? 'ingen') ?? []), o]);
+    const sections = [...byCollection].map(
+      ([key, list]) => html`<section aria-labelledby="s-${key}"><h2 id="s-${key}">${key === 'ingen' ? 'Uten samling' : (list[0]!.collectionTitle ?? 'Samling uten navn')}</h2>
 <ul>${list.map((o) => html`<li><a href="/studio/orkestreringer/${o.id}">${o.title ?? 'Uten navn'}</a>: utløses av ${o.trigger ?? '–'}${o.enabled ? '' : ' (slått av)'}</li>`)}</ul></section>`,
     );
-    const body = html`<p>Kjøringene vises her; å slå en orkestrering av og på kommer med issue 27.</p>${sections.length ? sections : html`<p>Du administrerer ingen samlinger med orkestreringer.</p>`}`;
+    const body = html`<p>Kjøringene vises her; å slå en orkestrering av og på kommer med issue 27.</p>${sections.length ? sections : html`<p>Du administrerer ingen orkestreringer.</p>`}`;
     sendPage(res, 200, layout(viewOf(res), 'Orkestreringer', body));
   });
 

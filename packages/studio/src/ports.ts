@@ -69,12 +69,14 @@ export interface VariantHour {
   clicks: number;
 }
 
-/** An orchestration in a collection the caller administers. */
+/** An orchestration the caller administers. */
 export interface OrchestrationEntry {
   id: string;
   title: string | null;
-  collectionId: string;
+  /** The collection it belongs to, if the caller may see it; null: none (or hidden). */
+  collectionId: string | null;
   collectionTitle: string | null;
+  /** The trigger's event (node.created, edge.created). */
   trigger: string | null;
   enabled: boolean;
 }
@@ -92,6 +94,6 @@ export interface StudioReads {
   articles(publicationId: string, window: { limit: number; offset: number }): Promise<ArticleEntry[]>;
   /** Hourly counts of the variants, oldest first, at most `maxHours` hours back from the newest. */
   variantHours(variantIds: readonly string[], maxHours: number): Promise<VariantHour[]>;
-  /** Orchestrations in collections where the actor is admin or better (system administrators: all); at most `limit`. */
+  /** Orchestrations the actor administers (system administrators: all), by collection; at most `limit`. */
   orchestrations(actor: Actor, limit: number): Promise<OrchestrationEntry[]>;
 }

@@ -3,7 +3,7 @@ import type { Actor } from '@inntak/access';
 import { isAbStatus } from '@inntak/ab-testing';
 import type { ArticleEntry, OrchestrationEntry, PublicationEntry, StudioReads, VariantHour } from '@inntak/studio';
 import type { Db } from '../platform/index.js';
-import { accessLevelOf, hasAccessAtLeast } from '../graph/index.js';
+import { accessLevelOf, hasAccessAtLeast, nodeVisibleTo } from '../graph/index.js';
 
 /**
  * The console's reads (packages/studio ports.ts). Each filters by the caller's access rows (a
@@ -86,22 +86,30 @@ export class PostgresStudioReads implements StudioReads {
 
   async orchestrations(actor: Actor, limit: number): Promise<OrchestrationEntry[]> {
     const callerId = actor.personId;
-    const { rows } = await sql<{ id: string; title: string | null; metadata: Record<string, unknown>; collection_id: string; collection_title: string | null }>`
+    // Admin on the orchestration (what its log's use case asks), grouped by the collection it
+    // belongs to when the caller may see that collection.
+    const mayAdminister = actor.isAdmin ? sql<boolean>`true` : callerId === null ? sql<boolean>`false` : hasAccessAtLeast(callerId, 'admin', 'o');
+    const seesCollection = actor.isAdmin || callerId === null ? sql<boolean>`true` : nodeVisibleTo(callerId, 'c');
+    const { rows } = await sql<{ id: string; title: string | null; metadata: Record<string, unknown>; collection_id: string | null; collection_title: string | null }>`
       select o.id, o.title, o.metadata, c.id as collection_id, c.title as collection_title
       from nodes o
-      join edges b on b.source_id = o.id and b.edge_type = 'belongs_to'
-      join nodes c on c.id = b.target_id
-      where o.node_kind = 'orchestration'
-        and ${actor.isAdmin ? sql<boolean>`true` : callerId === null ? sql<boolean>`false` : hasAccessAtLeast(callerId, 'admin', 'c')}
-      order by c.title, c.id, o.title, o.id
+      left join lateral (
+        select c.id, c.title from edges b join nodes c on c.id = b.target_id
+        where b.source_id = o.id and b.edge_type = 'belongs_to' and ${seesCollection}
+        order by b.created_at limit 1) c on true
+      where o.node_kind = 'orchestration' and ${mayAdminister}
+      order by c.title nulls last, c.id, o.title, o.id
       limit ${limit}`.execute(this.db);
-    return rows.map((r) => ({
-      id: r.id,
-      title: r.title,
-      collectionId: r.collection_id,
-      collectionTitle: r.collection_title,
-      trigger: typeof r.metadata.trigger === 'string' ? r.metadata.trigger : r.metadata.trigger ? JSON.stringify(r.metadata.trigger) : null,
-      enabled: r.metadata.enabled !== false,
-    }));
+    return rows.map((r) => {
+      const trigger = r.metadata.trigger as { event?: unknown } | undefined;
+      return {
+        id: r.id,
+        title: r.title,
+        collectionId: r.collection_id,
+        collectionTitle: r.collection_title,
+        trigger: typeof trigger?.event === 'string' ? trigger.event : null,
+        enabled: r.metadata.enabled !== false,
+      };
+    });
   }
 }
