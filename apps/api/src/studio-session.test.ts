@@ -144,3 +144,12 @@ describe('CSRF on every form', () => {
     expect(res.status).toBe(401);
   });
 });
+
+describe('bad forms', () => {
+  it('a form larger than the console takes is 413 as a page, not a 500', async () => {
+    const browser = await logIn(app, 'redaktor');
+    const res = await postForm(app, browser, '/studio/logout', { fyll: 'x'.repeat(300_000) });
+    expect(res.status).toBe(413);
+    expect(res.text).toContain('Forespørselen er for stor');
+  });
+});

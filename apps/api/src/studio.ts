@@ -126,6 +126,12 @@ function studioErrors(logger: Logger): ErrorRequestHandler {
       if (status === 401 && req.method === 'GET') return res.redirect(303, '/studio/login');
       return sendPage(res, status, layout(viewOf(res), status === 404 ? 'Finnes ikke' : status === 403 ? 'Ingen tilgang' : 'Det gikk ikke', html`<p class="error" role="alert">${body.error}</p><p><a href="/studio">Til oversikten</a></p>`));
     }
+    // A form the body parser refused (too large, too many fields, unreadable): the client's 4xx.
+    const status = (thrown as { status?: unknown } | null)?.status;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      const text = status === 413 ? 'Forespørselen er for stor' : 'Forespørselen kunne ikke leses';
+      return sendPage(res, status, layout(viewOf(res), 'Det gikk ikke', html`<p class="error" role="alert">${text}</p>`));
+    }
     const err = coerceError(thrown);
     logger.error('studio: unhandled error', { method: req.method, path: req.baseUrl, error: err.message, stack: err.stack });
     sendPage(res, 500, layout(viewOf(res), 'Intern feil', html`<p class="error" role="alert">Intern feil. Prøv igjen om litt.</p>`));
