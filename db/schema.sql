@@ -5,6 +5,18 @@ create type access_level as enum ('reader', 'member', 'admin', 'owner');
 create type visibility as enum ('hidden', 'discoverable', 'readable', 'open');
 
 -- tables
+create table ab_decisions (
+  id bigint not null generated always as identity,
+  publication_id uuid not null,
+  article_id uuid not null,
+  variant_type text not null,
+  round integer not null,
+  kind text not null,
+  variant_edge_id uuid,
+  decided_by uuid,
+  detail jsonb not null default '{}'::jsonb,
+  decided_at timestamp with time zone not null default now()
+);
 create table ab_events (
   id bigint not null generated always as identity,
   variant_edge_id uuid not null,
@@ -12,6 +24,15 @@ create table ab_events (
   impressions integer not null default 0,
   clicks integer not null default 0,
   recorded_at timestamp with time zone not null default now()
+);
+create table ab_tests (
+  publication_id uuid not null,
+  article_id uuid not null,
+  variant_type text not null,
+  round integer not null default 1,
+  round_started_at timestamp with time zone not null default now(),
+  last_evaluated_at timestamp with time zone,
+  last_reason text
 );
 create table auth_identities (
   issuer text not null default ''::text,
@@ -260,11 +281,21 @@ create table webhook_secrets (
 );
 
 -- constraints
+alter table ab_decisions add constraint ab_decisions_article_id_fkey FOREIGN KEY (article_id) REFERENCES nodes(id) ON DELETE CASCADE;
+alter table ab_decisions add constraint ab_decisions_decided_by_fkey FOREIGN KEY (decided_by) REFERENCES nodes(id) ON DELETE SET NULL;
+alter table ab_decisions add constraint ab_decisions_kind_check CHECK ((kind = ANY (ARRAY['round_started'::text, 'winner'::text, 'override'::text, 'sample_ratio_mismatch'::text])));
+alter table ab_decisions add constraint ab_decisions_pkey PRIMARY KEY (id);
+alter table ab_decisions add constraint ab_decisions_publication_id_fkey FOREIGN KEY (publication_id) REFERENCES nodes(id) ON DELETE CASCADE;
+alter table ab_decisions add constraint ab_decisions_variant_edge_id_fkey FOREIGN KEY (variant_edge_id) REFERENCES edges(id) ON DELETE SET NULL;
 alter table ab_events add constraint ab_events_clicks_check CHECK ((clicks >= 0));
 alter table ab_events add constraint ab_events_hour_of_week_check CHECK (((hour_of_week >= 0) AND (hour_of_week <= 167)));
 alter table ab_events add constraint ab_events_impressions_check CHECK ((impressions >= 0));
 alter table ab_events add constraint ab_events_pkey PRIMARY KEY (id);
 alter table ab_events add constraint ab_events_variant_edge_id_fkey FOREIGN KEY (variant_edge_id) REFERENCES edges(id) ON DELETE CASCADE;
+alter table ab_tests add constraint ab_tests_article_id_fkey FOREIGN KEY (article_id) REFERENCES nodes(id) ON DELETE CASCADE;
+alter table ab_tests add constraint ab_tests_pkey PRIMARY KEY (publication_id, article_id, variant_type);
+alter table ab_tests add constraint ab_tests_publication_id_fkey FOREIGN KEY (publication_id) REFERENCES nodes(id) ON DELETE CASCADE;
+alter table ab_tests add constraint ab_tests_round_check CHECK ((round >= 1));
 alter table auth_identities add constraint auth_identities_node_id_fkey FOREIGN KEY (node_id) REFERENCES nodes(id) ON DELETE CASCADE;
 alter table auth_identities add constraint auth_identities_pkey PRIMARY KEY (issuer, subject);
 alter table disk_status_log add constraint disk_status_log_level_check CHECK ((level = ANY (ARRAY['ok'::text, 'warning'::text, 'critical'::text, 'emergency'::text])));
@@ -330,8 +361,16 @@ alter table webhook_secrets add constraint webhook_secrets_secret_check CHECK ((
 alter table webhook_secrets add constraint webhook_secrets_webhook_id_fkey FOREIGN KEY (webhook_id) REFERENCES nodes(id) ON DELETE CASCADE;
 
 -- indexes
+CREATE INDEX ab_decisions_article_idx ON public.ab_decisions USING btree (article_id);
+CREATE INDEX ab_decisions_decided_by_idx ON public.ab_decisions USING btree (decided_by);
+CREATE UNIQUE INDEX ab_decisions_pkey ON public.ab_decisions USING btree (id);
+CREATE INDEX ab_decisions_test_idx ON public.ab_decisions USING btree (publication_id, article_id, variant_type, id DESC);
+CREATE INDEX ab_decisions_variant_idx ON public.ab_decisions USING btree (variant_edge_id);
 CREATE UNIQUE INDEX ab_events_pkey ON public.ab_events USING btree (id);
 CREATE INDEX ab_events_variant_idx ON public.ab_events USING btree (variant_edge_id) INCLUDE (impressions, clicks);
+CREATE INDEX ab_events_variant_time_idx ON public.ab_events USING btree (variant_edge_id, recorded_at) INCLUDE (impressions, clicks);
+CREATE INDEX ab_tests_article_idx ON public.ab_tests USING btree (article_id);
+CREATE UNIQUE INDEX ab_tests_pkey ON public.ab_tests USING btree (publication_id, article_id, variant_type);
 CREATE INDEX auth_identities_node_idx ON public.auth_identities USING btree (node_id);
 CREATE UNIQUE INDEX auth_identities_pkey ON public.auth_identities USING btree (issuer, subject);
 CREATE UNIQUE INDEX disk_status_log_pkey ON public.disk_status_log USING btree (id);

@@ -14,7 +14,7 @@ import { LocalFileStore } from '@inntak/files';
 import { PostgresJobAdminStore, PostgresLiveRoomStatus } from '@inntak/postgres/jobs';
 import { PostgresMediaStore, postgresMixerFeed } from '@inntak/postgres/media';
 import { PostgresChangeFeed } from '@inntak/postgres/realtime';
-import { PostgresPublishedPages, PostgresPublishingStore, publicationsTouched, recordAbCounts } from '@inntak/postgres/publishing';
+import { PostgresAbResults, PostgresPublishedPages, PostgresPublishingStore, publicationsTouched, recordAbCounts } from '@inntak/postgres/publishing';
 import { PostgresStudioReads, PostgresStudioSessionStore } from '@inntak/postgres/studio';
 import { AbRecorder } from './ab-recorder.js';
 import { startPageCache } from './page-cache.js';
@@ -108,6 +108,7 @@ export function postgresAppDeps(
     files: new LocalFileStore(options.storageDir ?? DEFAULT_STORAGE_DIR),
     speech: options.speech,
     publishingStore: new PostgresPublishingStore(database.db),
+    abResults: new PostgresAbResults(database.db),
     publishedPages: new PostgresPublishedPages(database.db),
     webhookAdmin: new PostgresWebhookAdminStore(database.db),
     deliveries: new PostgresDeliveriesStore(database.db),

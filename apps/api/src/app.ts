@@ -2,6 +2,7 @@ import express, { type Express } from 'express';
 import type { Logger } from '@inntak/core';
 import type { GraphStore, IdentityDirectory, TokenVerifier } from '@inntak/access';
 import type { DeliveriesStore, IntakeStore, WebhookAdminStore } from '@inntak/intake';
+import type { AbResultsStore } from '@inntak/ab-testing';
 import type { PublishedPages, PublishingStore } from '@inntak/publishing';
 import type { NodeQueryStore } from '@inntak/graph';
 import type { DatabaseStats } from '@inntak/core';
@@ -68,6 +69,8 @@ export interface AppDeps {
   publishing: Omit<PublishingDeps, 'pages' | 'logger'>;
   /** The publishing use cases' store (create_publication, publish_article, variants, overrides). */
   publishingStore: PublishingStore;
+  /** The A/B results' reads (GET /publications/{id}/ab_results). */
+  abResults: AbResultsStore;
   /** The published pages' reads. */
   publishedPages: PublishedPages;
   /** Webhook administration's store (create, template, token, delete, list). */
@@ -111,7 +114,7 @@ export function createApp(deps: AppDeps): Express {
   installJobAdmin(app, routes, auth, deps.jobAdmin);
   installMedia(app, routes, auth, { media: deps.media, files: deps.files, logger: deps.logger, speech: deps.speech });
   installMixer(app, routes, auth, deps);
-  installPublishingIntentions(app, routes, auth, { store: deps.publishingStore });
+  installPublishingIntentions(app, routes, auth, { store: deps.publishingStore, abResults: deps.abResults });
   installPublishedPages(app, routes, publishing);
   installOrchestration(app, routes, auth, deps);
   if (deps.studio) installStudio(app, routes, { ...deps, studio: deps.studio });

@@ -77,6 +77,7 @@ describe('GET /openapi.json', () => {
       '/pub/{slug}/om',
       '/pub/{slug}/sok',
       '/pub/{slug}/t/{article_id}',
+      '/publications/{publication_id}/ab_results',
       '/query/nodes',
     ]);
   });

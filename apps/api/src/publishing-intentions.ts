@@ -1,5 +1,6 @@
 import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
+import { abResults, type AbResultsStore } from '@inntak/ab-testing';
 import { abOverride, createPublication, createVariant, publishArticle, unpublishArticle, unpublishNode, type PublishingStore } from '@inntak/publishing';
 import type { RouteRegistry } from './route-registry.js';
 import { Id, storableText } from './schemas.js';
@@ -16,7 +17,7 @@ export const CreateVariantBody = z.strictObject({
 });
 
 /** The intentions that make publications, publish articles and run front-page tests (docs/publishing.md). */
-export function installPublishingIntentions(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: { store: PublishingStore }): void {
+export function installPublishingIntentions(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: { store: PublishingStore; abResults: AbResultsStore }): void {
   registry.route(
     app,
     {
@@ -123,4 +124,46 @@ export function installPublishingIntentions(app: Express, registry: RouteRegistr
     auth,
     ({ body, caller }) => abOverride(deps.store, caller, body),
   );
+
+  registry.route(
+    app,
+    {
+      method: 'get',
+      path: '/publications/{publication_id}/ab_results',
+      summary: 'A/B test results of a publication: counts, CTR and lift with intervals, always-valid p, why undecided, decision history',
+      description:
+        'For members of the publication and up (403 below, 404 when the caller cannot see it). Counts are those of each test’s current round. CTR intervals are Wilson 95 %; differences and lifts carry always-valid 95 % intervals and p-values (mSPRT, docs/publishing.md).',
+      tags: TAGS,
+      auth: 'jwt',
+      params: z.object({ publication_id: Id }),
+      response: { status: 200, schema: AbResults },
+      errors: [400, 401, 403, 404],
+    },
+    auth,
+    ({ params, caller }) => abResults(deps.abResults, caller, params.publication_id),
+  );
 }
+
+const Interval = z.object({ estimate: z.number(), low: z.number(), high: z.number() });
+
+const AbResults = z.object({
+  publication_id: Id,
+  tests: z.array(
+    z.object({
+      article_id: Id,
+      article_title: z.string().nullable(),
+      variant_type: z.string(),
+      state: z.enum(['testing', 'decided']),
+      round: z.number().int(),
+      round_started_at: z.string().nullable(),
+      last_evaluated_at: z.string().nullable(),
+      variants: z.array(z.object({ edge_id: Id, title: z.string(), ab_status: z.enum(['testing', 'winner', 'retired']), impressions: z.number().int(), clicks: z.number().int(), ctr: Interval })),
+      comparisons: z.array(z.object({ variant: Id, against: Id, difference: Interval, lift: Interval.nullable(), p_value: z.number() })),
+      undecided: z.object({ reason: z.string(), explanation: z.string() }).nullable(),
+      sample_ratio: z.object({ chi_square: z.number(), p_value: z.number() }).nullable(),
+      history: z.array(
+        z.object({ kind: z.string(), round: z.number().int(), edge_id: Id.nullable(), decided_by: Id.nullable(), decided_at: z.string(), detail: z.record(z.string(), z.unknown()) }),
+      ),
+    }),
+  ),
+});

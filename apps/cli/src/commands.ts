@@ -3,7 +3,7 @@ import { cliServices, type CliDatabase } from './compose.js';
 import { orchestrationAdd } from './commands/orchestration.js';
 import { collectionAdd, memberAdd, personAdd } from './commands/people.js';
 import { prune, tts } from './commands/media.js';
-import { abEvaluate, publicationAdd, publish } from './commands/publishing.js';
+import { abEvaluate, abResults, publicationAdd, publish } from './commands/publishing.js';
 import { migrate, start, templates, token } from './commands/system.js';
 import { webhookAdd, webhookDeliveries, webhookList, webhookRerender, webhookRotate, webhookSetSecret, webhookSetTemplate } from './commands/webhooks.js';
 
@@ -32,6 +32,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   publicationAdd,
   publish,
   abEvaluate,
+  abResults,
   templates,
   tts,
   prune,

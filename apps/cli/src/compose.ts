@@ -11,7 +11,7 @@ import { createWebhook, listWebhooks, rotateWebhookToken, setWebhookTemplate } f
 import { enqueueJob, getJob } from '@inntak/postgres/jobs';
 import { mediaOfJob, postgresPruneCatalog } from '@inntak/postgres/media';
 import { addCollectionOrchestration } from '@inntak/postgres/orchestration';
-import { createPublication, publishArticle, runAbEvaluation } from '@inntak/postgres/publishing';
+import { abResults, createPublication, publishArticle, runAbEvaluation } from '@inntak/postgres/publishing';
 import type { CliConfig } from './config.js';
 
 /**
@@ -46,6 +46,7 @@ export function cliServices(db: Db) {
     createPublication: on(db, createPublication),
     publishArticle: on(db, publishArticle),
     runAbEvaluation: on(db, runAbEvaluation),
+    abResults: on(db, abResults),
     queueTts: (payload: { node_id: string; voice?: string; rate?: number }) => enqueueJob(db, 'tts_generate', payload, { maxAttempts: 3 }),
     getJob: on(db, getJob),
     mediaOfJob: on(db, mediaOfJob),

@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { createNode, createPerson } from '@inntak/postgres/graph';
+import { createVariant, recordAbCounts } from '@inntak/postgres/publishing';
 import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
 import { runDatabaseCommand } from './commands.js';
 
@@ -41,5 +42,24 @@ describe('inntak publication add, publish, ab evaluate', () => {
     const row = await h.db.selectFrom('nodes').select('metadata').where('id', '=', made.id).executeTakeFirstOrThrow();
     expect((row.metadata.publication as { domains: string[] }).domains).toEqual(['a.example.no', 'b.example.no']);
     expect(await cli('ab', 'evaluate')).toEqual([]);
+  });
+
+  it('ab results --publication prints the tests of a publication with counts, intervals, p and why undecided', async () => {
+    const { id: publicationId } = (await run('publication add', { slug: 'cli-ab', title: 'AB', owner })) as { id: string };
+    const article = await createNode(h.db, { personId: owner, isAdmin: false }, { node_kind: 'content', title: 'Sak' });
+    await run('publish', { publication: publicationId, node: article.id });
+    const actor = { personId: owner, isAdmin: false };
+    const a = await createVariant(h.db, actor, { publication_id: publicationId, article_id: article.id, variant_type: 'headline', title: 'A' });
+    const b = await createVariant(h.db, actor, { publication_id: publicationId, article_id: article.id, variant_type: 'headline', title: 'B' });
+    await recordAbCounts(h.db, [
+      { variant_edge_id: a.edge_id, hour_of_week: 1, impressions: 50, clicks: 5 },
+      { variant_edge_id: b.edge_id, hour_of_week: 1, impressions: 40, clicks: 2 },
+    ]);
+    const printed = (await cli('ab', 'results', '--publication', publicationId)) as { publication_id: string; tests: Array<Record<string, unknown>> };
+    expect(printed.publication_id).toBe(publicationId);
+    expect(printed.tests).toHaveLength(1);
+    expect(printed.tests[0]).toMatchObject({ article_id: article.id, state: 'testing', round: 1, undecided: { reason: 'too_few_impressions' } });
+    expect(printed.tests[0]!.variants).toEqual(expect.arrayContaining([expect.objectContaining({ edge_id: a.edge_id, impressions: 50, clicks: 5, ctr: expect.objectContaining({ estimate: 0.1 }) })]));
+    await expect(cli('ab', 'results', '--publication', 'not-an-id')).rejects.toMatchObject({ code: 2 });
   });
 });

@@ -36,8 +36,9 @@ describe('the A/B evaluator in the worker', () => {
     const a = (await v('A')).edge_id;
     const b = (await v('B')).edge_id;
     await recordAbCounts(database.db, [
-      { variant_edge_id: a, hour_of_week: 10, impressions: 100, clicks: 30 },
-      { variant_edge_id: b, hour_of_week: 10, impressions: 100, clicks: 15 },
+      // Always-valid p = 0.017 (packages/ab-testing/src/msprt.test.ts).
+      { variant_edge_id: a, hour_of_week: 10, impressions: 2000, clicks: 160 },
+      { variant_edge_id: b, hour_of_week: 10, impressions: 2000, clicks: 100 },
     ]);
     await sql`select graphile_worker.add_job('ab_evaluate')`.execute(database.db);
     await runGovernedOnce(database);

@@ -55,14 +55,14 @@ describe('http_post and run_cli_tool', () => {
   it('generate_tts queues a tts_generate job for the node', async () => {
     const o = await addOrchestration(alice, { event: 'node.created', conditions: { has_trait: 'tale' } }, `steps:
   - action: generate_tts
-    with: { node_id: "{event.node.id}", voice: nb, rate: 1.2 }
+    with: { node_id: "{event.node.id}", voice: nb, rate: 175 }
 `);
     const node = await content(alice, { metadata: { traits: ['tale'] } });
     await runGovernedOnce(h, ALLOW);
     const log = await logOf(o);
     expect(log[0]).toMatchObject({ status: 'ok' });
     const job = await getJob(h.db, (log[0]!.output as { job_id: number }).job_id);
-    expect(job).toMatchObject({ job_type: 'tts_generate', payload: { node_id: node, voice: 'nb', rate: 1.2 } });
+    expect(job).toMatchObject({ job_type: 'tts_generate', payload: { node_id: node, voice: 'nb', rate: 175 } });
   });
 });
 

@@ -1,7 +1,11 @@
 export { AB_STATUSES, isAbStatus, ctr, MIN_IMPRESSIONS, SIGNIFICANCE, type AbStatus, type VariantCounts } from './types.js';
 export { twoProportionZTest, erfc } from './z-test.js';
 export { selectVariant, type SelectableVariant } from './selection.js';
-export { evaluateTest, type TestDecision, type Comparison } from './evaluator.js';
+export { evaluateTest, type TestDecision, type Comparison, type UndecidedReason, type SampleRatio } from './evaluator.js';
+export { alwaysValidPValue, alwaysValidInterval, mixtureLikelihoodRatio, mixingVarianceFor, MIXING_VARIANCE, TUNED_AT_IMPRESSIONS } from './msprt.js';
+export { sampleRatioTest, chiSquareSurvival, SAMPLE_RATIO_THRESHOLD } from './sample-ratio.js';
+export { simulate, binomialSampler, mulberry32, type SimulationSpec, type HorizonResult } from './simulation.js';
 export { hourOfWeek } from './hour-of-week.js';
 export { runAbEvaluation, MAX_TESTS_PER_RUN, type TestReport } from './evaluation.js';
-export type { AbTestStore, AbTestTx, AbDecisionWrites, TestingVariant, AbCountRow } from './ports.js';
+export type { AbTestStore, AbTestTx, AbDecisionWrites, TestingVariant, AbCountRow, TestKey, DecisionEntry } from './ports.js';
+export { abResults, wilson, MAX_RESULT_VARIANTS, MAX_HISTORY_PER_TEST, type AbResultsStore, type ResultVariantRow, type DecisionRow, type TestResult, type Interval } from './results.js';

@@ -7,6 +7,8 @@ export interface WavFormat {
   sampleRate: number;
   channels: number;
   bitsPerSample: number;
+  /** IEEE float samples (format 3); integer PCM otherwise. */
+  float?: true;
 }
 
 export interface WavInfo extends WavFormat {
@@ -36,8 +38,11 @@ export function parseWav(bytes: Uint8Array): WavInfo {
     const body = at + 8;
     if (id === 'fmt ') {
       if (size < 16 || body + 16 > bytes.length) throw new InvalidWavError('short fmt chunk');
-      if (view.getUint16(body, true) !== 1) throw new InvalidWavError('not PCM');
-      format = { channels: view.getUint16(body + 2, true), sampleRate: view.getUint32(body + 4, true), bitsPerSample: view.getUint16(body + 14, true) };
+      const tag = view.getUint16(body, true);
+      // 1 integer PCM, 3 IEEE float, 0xfffe WAVE_FORMAT_EXTENSIBLE (its sub-format decides).
+      const subTag = tag === 0xfffe && size >= 26 ? view.getUint16(body + 24, true) : tag;
+      if (subTag !== 1 && subTag !== 3) throw new InvalidWavError('not PCM');
+      format = { channels: view.getUint16(body + 2, true), sampleRate: view.getUint32(body + 4, true), bitsPerSample: view.getUint16(body + 14, true), ...(subTag === 3 ? { float: true } : {}) };
     } else if (id === 'data') {
       if (!format) throw new InvalidWavError('data before fmt');
       if (format.sampleRate === 0 || format.channels === 0 || format.bitsPerSample === 0) throw new InvalidWavError('empty format');
@@ -87,5 +92,57 @@ export function concatWav(pieces: readonly Uint8Array[]): Uint8Array {
     out.set(piece.subarray(info.dataOffset, info.dataOffset + info.dataBytes), at);
     at += info.dataBytes;
   });
+  return out;
+}
+
+/** The samples as mono Float32 (full scale ±1): channels averaged; 8/16/24/32-bit PCM or 32/64-bit float. */
+export function decodeWav(bytes: Uint8Array): { samples: Float32Array; sampleRate: number } {
+  const info = parseWav(bytes);
+  const width = info.bitsPerSample / 8;
+  if (![1, 2, 3, 4, 8].includes(width) || (info.float && width < 4) || (!info.float && width === 8)) throw new InvalidWavError(`${info.bitsPerSample}-bit samples`);
+  const view = new DataView(bytes.buffer, bytes.byteOffset + info.dataOffset, info.dataBytes);
+  const frames = Math.floor(info.dataBytes / (width * info.channels));
+  const read = (at: number): number => {
+    if (info.float) return width === 4 ? view.getFloat32(at, true) : view.getFloat64(at, true);
+    if (width === 1) return (view.getUint8(at) - 128) / 128;
+    if (width === 2) return view.getInt16(at, true) / 32768;
+    if (width === 3) return ((view.getUint8(at) | (view.getUint8(at + 1) << 8) | (view.getInt8(at + 2) << 16)) / 8388608);
+    return view.getInt32(at, true) / 2147483648;
+  };
+  const samples = new Float32Array(frames);
+  for (let f = 0; f < frames; f++) {
+    let sum = 0;
+    for (let c = 0; c < info.channels; c++) sum += read((f * info.channels + c) * width);
+    samples[f] = sum / info.channels;
+  }
+  return { samples, sampleRate: info.sampleRate };
+}
+
+/** A 16-bit mono PCM WAV of the samples (clamped to full scale, rounded). */
+export function encodeWav(samples: Float32Array, sampleRate: number): Uint8Array {
+  const pcm = new Uint8Array(44 + samples.length * 2);
+  const view = new DataView(pcm.buffer);
+  for (let i = 0; i < samples.length; i++) view.setInt16(44 + i * 2, Math.round(Math.max(-1, Math.min(1, samples[i]!)) * 32767), true);
+  pcm.set(headerOnly(sampleRate));
+  view.setUint32(4, 36 + samples.length * 2, true);
+  view.setUint32(40, samples.length * 2, true);
+  return pcm;
+}
+
+/** The 44-byte header of an empty 16-bit mono PCM WAV. */
+function headerOnly(sampleRate: number): Uint8Array {
+  const out = new Uint8Array(44);
+  const view = new DataView(out.buffer);
+  out.set([82, 73, 70, 70], 0);
+  view.setUint32(4, 36, true);
+  out.set([87, 65, 86, 69, 102, 109, 116, 32], 8);
+  view.setUint32(16, 16, true);
+  view.setUint16(20, 1, true);
+  view.setUint16(22, 1, true);
+  view.setUint32(24, sampleRate, true);
+  view.setUint32(28, sampleRate * 2, true);
+  view.setUint16(32, 2, true);
+  view.setUint16(34, 16, true);
+  out.set([100, 97, 116, 97], 36);
   return out;
 }

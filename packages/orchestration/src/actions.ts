@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { VISIBILITIES } from '@inntak/graph';
+import { RATE_RANGE } from '@inntak/media';
 import type { ActionName } from './types.js';
 
 /**
@@ -34,7 +35,8 @@ export const ACTION_INPUTS = {
   generate_tts: z.strictObject({
     node_id: Id,
     voice: z.string().min(1).max(100).optional(),
-    rate: z.number().min(0.25).max(4).optional(),
+    /** Words per minute, as tts_generate takes it (RATE_RANGE, 80–450): one unit from the script to the job. */
+    rate: z.number().int().min(RATE_RANGE.min).max(RATE_RANGE.max).optional(),
   }),
   http_post: z.strictObject({
     url: z.url({ protocol: /^https?$/ }),

@@ -86,6 +86,16 @@ fallback:
     expect(problem('a: &x [1, 2]\nsteps:\n  - action: http_post\n    with: { url: "https://x.test", body: *x }\n').problem).toMatch(/aliaser/);
   });
 
+  it('generate_tts rate is words per minute, 80–450, checked before saving (tts_generate takes the same unit)', () => {
+    const tts = (rate: string) => `steps:\n  - action: generate_tts\n    with: { node_id: "{event.node.id}", rate: ${rate} }\n`;
+    expect(parseScript(tts('200')).steps[0]!.with.rate).toBe(200);
+    const error = problem(tts('1.5'));
+    expect([error.line, error.column]).toEqual([3, 47]);
+    expect(error.problem).toMatch(/^steg 1: with\.rate: /);
+    expect(problem(tts('451')).problem).toMatch(/^steg 1: with\.rate: /);
+    expect(problem(tts('79')).problem).toMatch(/^steg 1: with\.rate: /);
+  });
+
   it('a script without steps is refused', () => {
     expect(problem('steps: []\n').problem).toMatch(/^steps: /);
   });

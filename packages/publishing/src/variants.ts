@@ -16,8 +16,10 @@ export interface NewVariant {
  * front_page_variant rule: admin on the publication; the same rule deletes one, through
  * delete_edge). When another variant of the same type is still in play (not retired), this is a
  * test: every variant of the type in play becomes `testing` (SPEC: States and transitions), a
- * previous winner included, so a new challenger is tested against it. Runs under the
- * publication's row lock.
+ * previous winner included, so a new challenger is tested against it, and a new round starts:
+ * from now on only new impressions and clicks count, for every variant alike (a winner's old
+ * counts against a challenger at zero would decide by history, and split the impressions
+ * unevenly). Runs under the publication's row lock.
  */
 export function createVariant(store: PublishingStore, actor: Actor, input: NewVariant): Promise<{ edge_id: string; ab_status: 'testing' | null }> {
   const rule = edgeRule(FRONT_PAGE_VARIANT).create;
@@ -42,6 +44,10 @@ export function createVariant(store: PublishingStore, actor: Actor, input: NewVa
       },
       created_by: actor.personId,
     });
+    if (abStatus) {
+      await tx.startRound({ publicationId: input.publication_id, articleId: input.article_id, variantType: input.variant_type }, actor.personId, edgeId);
+      await tx.writeCounters([...inPlay.map((v) => v.id), edgeId]);
+    }
     return { edge_id: edgeId, ab_status: abStatus };
   });
 }
@@ -49,7 +55,7 @@ export function createVariant(store: PublishingStore, actor: Actor, input: NewVa
 /**
  * ab_override, the editor's override (owner or admin of the publication; 403 otherwise): the
  * variant becomes `winner`, the others of its type `retired`. Their counters are brought up to
- * date on the way.
+ * date on the way, and the override goes into the test's history with who made it.
  */
 export function abOverride(store: PublishingStore, actor: Actor, input: { edge_id: string }): Promise<{ edge_id: string; ab_status: 'winner'; retired: string[] }> {
   return store.transaction(async (tx) => {
@@ -61,6 +67,8 @@ export function abOverride(store: PublishingStore, actor: Actor, input: { edge_i
     await tx.writeCounters(siblings.map((v) => v.id));
     await tx.setStatus([edge.id], 'winner');
     await tx.setStatus(retired, 'retired');
+    const test = { publicationId: edge.source_id, articleId: edge.target_id, variantType: String(edge.metadata.variant_type) };
+    await tx.recordDecision({ test, kind: 'override', variantId: edge.id, decidedBy: actor.personId, detail: { retired } });
     return { edge_id: edge.id, ab_status: 'winner', retired };
   });
 }

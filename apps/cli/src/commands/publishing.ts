@@ -36,3 +36,11 @@ export const abEvaluate: CommandSpec = {
   options: {},
   run: (_options, { services }) => services.runAbEvaluation(),
 };
+
+export const abResults: CommandSpec = {
+  name: 'ab results',
+  args: '--publication ID',
+  summary: "a publication's A/B tests: counts, CTR and lift with intervals, always-valid p, why undecided, history (as operator)",
+  options: { publication: id('the publication') },
+  run: (options, { services }) => services.abResults(OPERATOR, required(options, 'publication')),
+};

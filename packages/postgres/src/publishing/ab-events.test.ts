@@ -52,32 +52,32 @@ describe('the A/B evaluator', () => {
     expect(await metadata(b!)).toMatchObject({ ab_status: 'testing', impressions: 200, clicks: 2, ctr: 0.01 });
   });
 
-  it('100 impressions each and p < 0.05: the better variant becomes winner, the other retired', async () => {
+  it('enough impressions and an always-valid p < 0.05: the better variant becomes winner, the other retired', async () => {
     const { variants: [a, b] } = await test(2);
-    // 30/100 against 15/100: p = 0.0111 (SciPy, see packages/ab-testing/src/z-test.test.ts).
-    await count(a!, 100, 15);
-    await count(b!, 100, 30);
+    // 160/2000 against 100/2000: always-valid p = 0.017126 (SciPy, see packages/ab-testing/src/msprt.test.ts).
+    await count(a!, 2000, 100);
+    await count(b!, 2000, 160);
     const reports = await runAbEvaluation(db.db);
     const report = reports.find((r) => r.variants.some((v) => v.edge_id === a))!;
     expect(report).toMatchObject({ decision: 'winner', winner: b, retired: [a] });
-    expect(report.comparisons[0]!.p_value).toBeCloseTo(0.011085166, 6);
-    expect(await metadata(b!)).toMatchObject({ ab_status: 'winner', impressions: 100, clicks: 30, ctr: 0.3 });
-    expect(await metadata(a!)).toMatchObject({ ab_status: 'retired', impressions: 100, clicks: 15, ctr: 0.15 });
+    expect(report.comparisons[0]!.p_value).toBeCloseTo(0.017125613, 6);
+    expect(await metadata(b!)).toMatchObject({ ab_status: 'winner', impressions: 2000, clicks: 160, ctr: 0.08 });
+    expect(await metadata(a!)).toMatchObject({ ab_status: 'retired', impressions: 2000, clicks: 100, ctr: 0.05 });
     // A decided test is not evaluated again.
     expect((await runAbEvaluation(db.db)).some((r) => r.variants.some((v) => v.edge_id === a))).toBe(false);
   });
 
   it('three variants: the leader must beat each other variant after Holm correction', async () => {
     const { variants: [a, b, c] } = await test(3);
-    // SciPy: 60/400 vs 40/400 p = 0.0325, vs 41/400 p = 0.0431: each < 0.05, smallest not < 0.025.
-    await count(a!, 400, 60);
-    await count(b!, 400, 40);
-    await count(c!, 400, 41);
+    // Always-valid p (SciPy): 168/2000 vs 110/2000 p = 0.0298, vs 111/2000 p = 0.0346: each < 0.05, smallest not < 0.025.
+    await count(a!, 2000, 168);
+    await count(b!, 2000, 110);
+    await count(c!, 2000, 111);
     const reports = await runAbEvaluation(db.db);
     expect(reports.find((r) => r.variants.some((v) => v.edge_id === a))).toMatchObject({ decision: 'none', reason: 'not_significant' });
-    // Two more clicks short for c: 60/400 vs 39/400 p = 0.0242 < 0.025, vs 40/400 p = 0.0325 < 0.05.
+    // c at 95/2000: p = 0.0021 < 0.025, and b's 0.0298 < 0.05.
     await sql`delete from ab_events where variant_edge_id = ${c}`.execute(db.db);
-    await count(c!, 400, 39);
+    await count(c!, 2000, 95);
     const decided = (await runAbEvaluation(db.db)).find((r) => r.variants.some((v) => v.edge_id === a))!;
     expect(decided).toMatchObject({ decision: 'winner', winner: a });
     expect(await metadata(c!)).toMatchObject({ ab_status: 'retired' });

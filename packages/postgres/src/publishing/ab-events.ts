@@ -21,8 +21,9 @@ export async function recordAbCounts(db: Db, rows: readonly AbCountRow[]): Promi
 }
 
 /**
- * The variants still `testing` (up to `limit`), locked, each with its AB events summed, ordered
- * by publication, article, variant type and id: the evaluator's read (runAbEvaluation).
+ * The variants still `testing` (up to `limit`), locked, each with its AB events of the test's
+ * current round summed (ab_tests.round_started_at; a test without a row counts all), ordered by
+ * publication, article, variant type and id: the evaluator's read (runAbEvaluation).
  */
 export async function testingVariants(trx: Trx, limit: number): Promise<TestingVariant[]> {
   const { rows } = await sql<{ id: string; source_id: string; target_id: string; variant_type: string; impressions: string; clicks: string }>`
@@ -33,7 +34,9 @@ export async function testingVariants(trx: Trx, limit: number): Promise<TestingV
       limit ${limit}
       for update)
     select t.*, coalesce(sum(a.impressions), 0) as impressions, coalesce(sum(a.clicks), 0) as clicks
-    from testing t left join ab_events a on a.variant_edge_id = t.id
+    from testing t
+    left join ab_tests r on r.publication_id = t.source_id and r.article_id = t.target_id and r.variant_type = t.variant_type
+    left join ab_events a on a.variant_edge_id = t.id and a.recorded_at >= coalesce(r.round_started_at, '-infinity')
     group by t.id, t.source_id, t.target_id, t.variant_type
     order by t.source_id, t.target_id, t.variant_type, t.id`.execute(trx);
   return rows.map((r) => ({ id: r.id, publicationId: r.source_id, articleId: r.target_id, variantType: r.variant_type, impressions: Number(r.impressions), clicks: Number(r.clicks) }));

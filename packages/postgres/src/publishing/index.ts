@@ -3,10 +3,10 @@
 export { publicationBySlug, publicationByDomain } from './publications.js';
 export { PUBLISHED_IN, FRONT_PAGE_VARIANT } from './articles.js';
 export { recordAbCounts, type AbCountRow } from './ab-events.js';
-export { PostgresPublishingStore, PostgresPublishedPages } from './publishing-store.js';
-export { createPublication, publishArticle, unpublishArticle, createVariant, abOverride, runAbEvaluation } from './use-cases.js';
+export { PostgresPublishingStore, PostgresPublishedPages, PostgresAbResults } from './publishing-store.js';
+export { createPublication, publishArticle, unpublishArticle, createVariant, abOverride, runAbEvaluation, abResults } from './use-cases.js';
 export type { NewPublication, NewVariant } from '@inntak/publishing';
-export type { TestReport } from '@inntak/ab-testing';
+export type { TestReport, TestResult } from '@inntak/ab-testing';
 export {
   publishedArticles,
   frontPageEntries,

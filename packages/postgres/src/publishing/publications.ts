@@ -35,6 +35,13 @@ export async function lockPublication(trx: Trx, nodeId: string): Promise<boolean
   return rows.length > 0;
 }
 
+/** Whether the node is a publication (no lock: a read). */
+export async function isPublication(db: Db, nodeId: string): Promise<boolean> {
+  const { rows } = await sql<{ id: string }>`
+    select id from nodes where id = ${nodeId} and node_kind = 'collection' and metadata ? 'publication'`.execute(db);
+  return rows.length > 0;
+}
+
 interface PublicationRow {
   id: string;
   publication: { slug: string; title: string; about?: string; domains?: string[] };

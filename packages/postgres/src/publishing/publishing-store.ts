@@ -1,11 +1,12 @@
 import type { Actor } from '@inntak/access';
-import type { AbStatus, AbTestStore, AbTestTx } from '@inntak/ab-testing';
+import type { AbResultsStore, AbStatus, AbTestStore, AbTestTx, DecisionEntry, TestKey } from '@inntak/ab-testing';
 import type { NewEdgeRow, PageWindow, PublicationSettings, PublishedPages, PublishingStore, PublishingTx } from '@inntak/publishing';
 import { deleteEdges, insertEdge, levelOn, nodeKindOf } from '../graph/index.js';
 import { testingVariants } from './ab-events.js';
+import { decisionsOf, recordDecision, recordLook, resultVariants, startRound } from './ab-rounds.js';
 import { collectionsOf, edgeOfType, insertPublishedIn, isPublishedIn, publishedInEdgesOf } from './articles.js';
 import { frontPageEntries, publishedArticle, publishedArticles, searchArticles, taggedArticles } from './pages.js';
-import { insertPublication, lockPublication, publicationByDomain, publicationBySlug } from './publications.js';
+import { insertPublication, isPublication, lockPublication, publicationByDomain, publicationBySlug } from './publications.js';
 import type { Db, Trx } from './trx.js';
 import { setStatus, variantsOfType, writeCounters } from './variants.js';
 
@@ -27,6 +28,9 @@ export class PostgresPublishingTx implements PublishingTx, AbTestTx {
   writeCounters = (edgeIds: readonly string[]) => writeCounters(this.trx, edgeIds);
   setStatus = (edgeIds: readonly string[], status: AbStatus) => setStatus(this.trx, edgeIds, status);
   testingVariants = (limit: number) => testingVariants(this.trx, limit);
+  startRound = (test: TestKey, startedBy: string | null, variantId: string) => startRound(this.trx, test, startedBy, variantId);
+  recordDecision = (entry: DecisionEntry) => recordDecision(this.trx, entry);
+  recordLook = (test: TestKey, reason: string | null) => recordLook(this.trx, test, reason);
 }
 
 /** The publishing and A/B evaluation ports on PostgreSQL: each transaction one kysely transaction. */
@@ -48,4 +52,13 @@ export class PostgresPublishedPages implements PublishedPages {
   publishedArticle = (publicationId: string, articleId: string) => publishedArticle(this.db, publicationId, articleId);
   taggedArticles = (publicationId: string, tag: string, window: PageWindow) => taggedArticles(this.db, publicationId, tag, window);
   searchArticles = (publicationId: string, words: string, window: PageWindow) => searchArticles(this.db, publicationId, words, window);
+}
+
+/** The A/B results' reads (ab_results) on PostgreSQL. */
+export class PostgresAbResults implements AbResultsStore {
+  constructor(private readonly db: Db) {}
+  levelOn = (actor: Actor, nodeId: string) => levelOn(this.db, actor, nodeId);
+  isPublication = (nodeId: string) => isPublication(this.db, nodeId);
+  testVariants = (publicationId: string, limit: number) => resultVariants(this.db, publicationId, limit);
+  decisions = (publicationId: string, perTest: number) => decisionsOf(this.db, publicationId, perTest);
 }

@@ -2,7 +2,7 @@ import { OPERATOR, type Actor } from '@inntak/access';
 import * as ab from '@inntak/ab-testing';
 import * as publishing from '@inntak/publishing';
 import type { Db } from './trx.js';
-import { PostgresPublishingStore } from './publishing-store.js';
+import { PostgresAbResults, PostgresPublishingStore } from './publishing-store.js';
 
 /*
  * The publishing use cases (packages/publishing, packages/ab-testing) over this adapter, with
@@ -32,4 +32,8 @@ export function abOverride(db: Db, actor: Actor, input: { edge_id: string }): Pr
 
 export function runAbEvaluation(db: Db): Promise<ab.TestReport[]> {
   return ab.runAbEvaluation(new PostgresPublishingStore(db));
+}
+
+export function abResults(db: Db, actor: Actor, publicationId: string): ReturnType<typeof ab.abResults> {
+  return ab.abResults(new PostgresAbResults(db), actor, publicationId);
 }

@@ -20,13 +20,15 @@ export async function setStatus(trx: Trx, edgeIds: readonly string[], status: Ab
     where id = any(${edgeIds}::uuid[]) and metadata ->> 'ab_status' is distinct from ${status}::text`.execute(trx);
 }
 
-/** Sums each variant's AB events into its metadata (impressions, clicks, ctr), where they changed. */
+/** Sums each variant's AB events of its test's current round into its metadata (impressions, clicks, ctr), where they changed. */
 export async function writeCounters(trx: Trx, edgeIds: readonly string[]): Promise<void> {
   if (edgeIds.length === 0) return;
   await sql`
     with counts as (
       select v.id, coalesce(sum(a.impressions), 0)::bigint as impressions, coalesce(sum(a.clicks), 0)::bigint as clicks
-      from edges v left join ab_events a on a.variant_edge_id = v.id
+      from edges v
+      left join ab_tests r on r.publication_id = v.source_id and r.article_id = v.target_id and r.variant_type = v.metadata ->> 'variant_type'
+      left join ab_events a on a.variant_edge_id = v.id and a.recorded_at >= coalesce(r.round_started_at, '-infinity')
       where v.id = any(${edgeIds}::uuid[]) group by v.id)
     update edges e set metadata = e.metadata || jsonb_build_object(
         'impressions', c.impressions, 'clicks', c.clicks,
