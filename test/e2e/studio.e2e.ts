@@ -138,7 +138,7 @@ describe('the console in a browser, logged in through an OpenID provider', () =>
     await accessible(page);
     await page.getByRole('link', { name: 'Fjordposten' }).click();
     await page.waitForURL(`**/studio/publikasjoner/${ids.pub}`);
-    expect(await page.locator('main').textContent()).toContain('Venter på visninger');
+    expect(await page.locator('main').textContent()).toContain('For få visninger');
     await accessible(page);
     await page.getByRole('button', { name: /^Velg som vinner\W+Endelig: brua er klar!$/ }).click();
     await page.waitForURL('**?ok=vinner');

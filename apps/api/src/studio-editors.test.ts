@@ -34,7 +34,8 @@ beforeAll(async () => {
   for (const title of ['Brua åpner i dag', 'Endelig: brua er klar!']) {
     variants.push((await api('/intentions/create_variant', { publication_id: pub, article_id: article, variant_type: 'headline', title })).edge_id);
   }
-  // Counted impressions and clicks over two hours, as the recorder writes them.
+  // The test's round began three hours ago; counted impressions and clicks over two hours since, as the recorder writes them.
+  await ctx.database.pool.query(`update ab_tests set round_started_at = now() - interval '3 hours' where article_id = $1`, [article]);
   await ctx.database.pool.query(
     `insert into ab_events (variant_edge_id, hour_of_week, impressions, clicks, recorded_at) values
      ($1, 1, 40, 2, now() - interval '2 hours'), ($2, 1, 40, 6, now() - interval '2 hours'),
@@ -60,8 +61,8 @@ describe('publication pages', () => {
     expect(page.text).toContain('<td>70</td><td>3</td>');
     expect(page.text).toContain('<td>70</td><td>11</td>');
     expect(page.text).toMatch(/4,3 %<\/td><td>[\d,]+ %–[\d,]+ %<\/td>/);
-    expect(page.text).toContain('+266,7 %');
-    expect(page.text).toContain('Venter på visninger: hver variant trenger minst 100; den med færrest har 70.');
+    expect(page.text).toMatch(/\+266,7 % \([−+][\d,\s]+ % til \+[\d,\s]+ %\)/u);
+    expect(page.text).toContain('For få visninger: hver variant trenger minst 100 i denne runden (færrest har 70).');
     expect(page.text).toMatch(/<svg viewBox="0 0 640 240" role="img"[^>]*>/);
     expect((page.text.match(/<polyline /g) ?? []).length).toBe(2);
   });
@@ -69,7 +70,7 @@ describe('publication pages', () => {
   it('a member sees the test but no "Velg som vinner" button, and the ab_override intention refuses them anyway (403)', async () => {
     const page = await get(app, member, `/studio/publikasjoner/${pub}`);
     expect(page.status).toBe(200);
-    expect(page.text).toContain('Venter på visninger');
+    expect(page.text).toContain('For få visninger');
     expect(page.text).not.toContain('Velg som vinner');
     const res = await postForm(app, member, `/studio/publikasjoner/${pub}/vinner`, { edge_id: variants[1]! });
     expect(res.status).toBe(403);
@@ -82,7 +83,7 @@ describe('publication pages', () => {
     const res = await postForm(app, owner, `/studio/publikasjoner/${pub}/vinner`, { edge_id: variants[1]! });
     expect(res.status).toBe(303);
     const page = await get(app, owner, res.headers.location!);
-    expect(page.text).toContain('Avgjort: «Endelig: brua er klar!» vant');
+    expect(page.text).toContain('Avgjort: «Endelig: brua er klar!» vant (valgt av en redaktør)');
     const front = await request(app).get('/pub/fjordposten');
     expect(front.text).toContain('Endelig: brua er klar!');
     expect(front.text).not.toContain('Brua åpner i dag');

@@ -2,7 +2,8 @@ import type { Response, Router } from 'express';
 import { AppError } from '@inntak/core';
 import type { Caller } from '@inntak/access';
 import { abOverride, createVariant, html, publishArticle, unpublishArticle, type PublishingStore } from '@inntak/publishing';
-import { cumulativeCtr, formatPercent, lineChart, testViews, type ArticleEntry, type PublicationEntry, type StudioReads, type TestView, type VariantHour } from '@inntak/studio';
+import { abResults, type AbResultsStore, type TestResult } from '@inntak/ab-testing';
+import { cumulativeCtr, formatPercent, lineChart, loneViews, testViewOf, type ArticleEntry, type PublicationEntry, type StudioReads, type TestView, type VariantHour } from '@inntak/studio';
 import { CreateVariantBody } from './publishing-intentions.js';
 import { parseInput } from './route-registry.js';
 import { actionButton, csrfField, layout, sendPage, timeTag, type StudioView } from './studio-html.js';
@@ -10,6 +11,8 @@ import { studioOf, viewOf } from './studio-session.js';
 
 export interface StudioPublicationDeps {
   publishingStore: PublishingStore;
+  /** The A/B results use case's store (issue 24): the figures and explanations of every test. */
+  abResults: AbResultsStore;
   studio: { reads: StudioReads };
 }
 
@@ -59,11 +62,12 @@ export function installStudioPublications(router: Router, deps: StudioPublicatio
     const page = Math.min(Math.max(Number.parseInt(String(req.query.side ?? '1'), 10) || 1, 1), 1000);
     const articles = await reads.articles(publication.id, { limit: ARTICLES_PER_PAGE + 1, offset: (page - 1) * ARTICLES_PER_PAGE });
     const shown = articles.slice(0, ARTICLES_PER_PAGE);
-    const hours = await reads.variantHours(shown.flatMap((a) => a.variants.map((v) => v.id)), CHART_HOURS);
+    // The figures come from the API's A/B results use case (GET /publications/{id}/ab_results).
+    const [results, hours] = await Promise.all([abResults(deps.abResults, caller, publication.id), reads.variantHours(shown.flatMap((a) => a.variants.map((v) => v.id)), CHART_HOURS)]);
     // Who sees the buttons; the use cases still decide (ab_override refuses anyone else with 403).
     const administers = caller.isAdmin || publication.level === 'admin' || publication.level === 'owner';
     const notice = typeof req.query.ok === 'string' ? NOTICES[req.query.ok] : undefined;
-    sendPage(res, 200, publicationPage(viewOf(res), publication, shown, hours, { administers, page, more: articles.length > ARTICLES_PER_PAGE, notice }));
+    sendPage(res, 200, publicationPage(viewOf(res), publication, shown, results.tests, hours, { administers, page, more: articles.length > ARTICLES_PER_PAGE, notice }));
   });
 
   router.post('/publikasjoner/:id/vinner', async (req, res) => {
@@ -98,6 +102,7 @@ function publicationPage(
   view: StudioView,
   publication: PublicationEntry,
   articles: ArticleEntry[],
+  tests: TestResult[],
   hours: VariantHour[],
   options: { administers: boolean; page: number; more: boolean; notice?: string },
 ) {
@@ -113,14 +118,15 @@ function publicationPage(
     html`${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` : ''}
 <p><a href="/pub/${publication.slug}">Se forsiden</a></p>
 ${publishForm}
-${articles.length ? articles.map((a) => articleSection(view, base, a, hours, options.administers)) : html`<p>Ingen publiserte artikler.</p>`}
+${articles.length ? articles.map((a) => articleSection(view, base, a, tests.filter((t) => t.article_id === a.id), hours, options.administers)) : html`<p>Ingen publiserte artikler.</p>`}
 ${pager}`,
   );
 }
 
-function articleSection(view: StudioView, base: string, article: ArticleEntry, hours: VariantHour[], administers: boolean) {
+function articleSection(view: StudioView, base: string, article: ArticleEntry, results: TestResult[], hours: VariantHour[], administers: boolean) {
   const heading = `artikkel-${article.id}`;
-  const tests = testViews(article.variants);
+  const tested = results.map(testViewOf);
+  const tests = [...tested, ...loneViews(article.variants, new Set(tested.map((t) => t.variantType)))];
   return html`<section aria-labelledby="${heading}"><h2 id="${heading}">${article.title ?? 'Uten tittel'}</h2>
 <div>Publisert ${timeTag(article.publishedAt)}. ${administers ? actionButton(view, `${base}/avpubliser`, 'Avpubliser', { edge_id: article.publishedEdgeId }) : ''}</div>
 ${tests.length ? tests.map((t) => testSection(view, base, article, t, hours, administers)) : html`<p>Ingen forsidevarianter: forsiden viser artikkelens egen tittel.</p>`}
@@ -135,13 +141,13 @@ function testSection(view: StudioView, base: string, article: ArticleEntry, test
   const rows = test.variants.map(
     (v) => html`<tr><th scope="row">${v.title}</th><td>${statusText(v.status)}</td><td>${v.impressions}</td><td>${v.clicks}</td>
 <td>${formatPercent(v.ctr)}</td><td>${formatPercent(v.interval.low)}–${formatPercent(v.interval.high)}</td>
-<td>${v.lift === null ? '–' : `${v.lift >= 0 ? '+' : ''}${formatPercent(v.lift)}`}</td>
-${administers ? html`<td>${v.status === 'winner' ? '' : actionButton(view, `${base}/vinner`, html`Velg som vinner<span class="vh">: ${v.title}</span>`, { edge_id: v.id })}</td>` : ''}</tr>`,
+<td>${v.lift === null ? '–' : `${signed(v.lift.estimate)} (${signed(v.lift.low)} til ${signed(v.lift.high)})`}</td>
+${administers ? html`<td>${v.status === 'winner' || v.status === null ? '' : actionButton(view, `${base}/vinner`, html`Velg som vinner<span class="vh">: ${v.title}</span>`, { edge_id: v.id })}</td>` : ''}</tr>`,
   );
-  return html`<h3>Test: ${test.variantType}</h3>
+  return html`<h3>Test: ${test.variantType}${test.round !== null && test.round > 1 ? ` (runde ${test.round})` : ''}</h3>
 <p>${test.explanation}</p>
 <div class="scroll" role="region" tabindex="0" aria-label="Tabell (kan rulles sideveis)"><table><caption>Varianter av ${test.variantType} for «${article.title ?? 'artikkelen'}»</caption>
-<thead><tr><th scope="col">Variant</th><th scope="col">Status</th><th scope="col">Visninger</th><th scope="col">Klikk</th><th scope="col">Klikkrate</th><th scope="col">95 % intervall</th><th scope="col">Løft mot første</th>${administers ? html`<th scope="col">Handling</th>` : ''}</tr></thead>
+<thead><tr><th scope="col">Variant</th><th scope="col">Status</th><th scope="col">Visninger</th><th scope="col">Klikk</th><th scope="col">Klikkrate</th><th scope="col">95 % intervall</th><th scope="col">Løft mot første (95 %-intervall)</th>${administers ? html`<th scope="col">Handling</th>` : ''}</tr></thead>
 <tbody>${rows}</tbody></table></div>
 ${lineChart({
   id: `${article.id}-${test.variantType}`,
@@ -160,6 +166,10 @@ function variantForm(view: StudioView, base: string, article: ArticleEntry) {
 <label for="${id('tittel')}">Tittel</label><input id="${id('tittel')}" name="title" required maxlength="300">
 <label for="${id('ingress')}">Ingress (valgfri)</label><textarea id="${id('ingress')}" name="teaser" maxlength="1000" rows="2"></textarea>
 <p><button type="submit">Legg til variant</button></p></form></details>`;
+}
+
+function signed(x: number): string {
+  return `${x >= 0 ? '+' : ''}${formatPercent(x)}`;
 }
 
 function statusText(status: string | null): string {

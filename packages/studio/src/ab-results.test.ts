@@ -1,57 +1,68 @@
 import { describe, expect, it } from '@jest/globals';
-import { cumulativeCtr, testViews, wilsonInterval } from './ab-results.js';
-import type { VariantEntry } from './ports.js';
+import type { TestResult } from '@inntak/ab-testing';
+import { cumulativeCtr, loneViews, testViewOf } from './ab-results.js';
 
-const variant = (id: string, impressions: number, clicks: number, status: VariantEntry['status'] = 'testing'): VariantEntry => ({
-  id,
-  variantType: 'headline',
-  title: `Tittel ${id}`,
-  teaser: null,
-  status,
-  impressions,
-  clicks,
-});
+const interval = (estimate: number) => ({ estimate, low: estimate / 2, high: Math.min(1, estimate * 2) });
 
-describe('wilsonInterval', () => {
-  it('matches the textbook 95 % Wilson interval (10 of 100: 5.52 %–17.44 %)', () => {
-    const { low, high } = wilsonInterval(10, 100);
-    expect(low).toBeCloseTo(0.0552, 4);
-    expect(high).toBeCloseTo(0.1744, 4);
-  });
+function result(overrides: Partial<TestResult> = {}): TestResult {
+  return {
+    article_id: 'art',
+    article_title: 'Brua',
+    variant_type: 'headline',
+    state: 'testing',
+    round: 1,
+    round_started_at: null,
+    last_evaluated_at: null,
+    variants: [
+      { edge_id: 'a', title: 'Første', ab_status: 'testing', impressions: 70, clicks: 3, ctr: interval(3 / 70) },
+      { edge_id: 'b', title: 'Andre', ab_status: 'testing', impressions: 70, clicks: 11, ctr: interval(11 / 70) },
+    ],
+    comparisons: [
+      { variant: 'b', against: 'a', difference: interval(0.11), lift: { estimate: 2.667, low: -0.5, high: 9 }, p_value: 0.2 },
+      { variant: 'a', against: 'b', difference: interval(-0.11), lift: { estimate: -0.727, low: -0.9, high: 0.4 }, p_value: 0.2 },
+    ],
+    undecided: { reason: 'too_few_impressions', explanation: 'For få visninger.' },
+    sample_ratio: null,
+    history: [],
+    ...overrides,
+  };
+}
 
-  it('stays inside 0–1 at the edges and is the whole range without impressions', () => {
-    expect(wilsonInterval(0, 20).low).toBe(0);
-    expect(wilsonInterval(20, 20).high).toBe(1);
-    expect(wilsonInterval(0, 0)).toEqual({ low: 0, high: 1 });
-  });
-});
-
-describe('testViews: why nothing is decided yet', () => {
-  it('too few impressions names the minimum and the fewest', () => {
-    const [test] = testViews([variant('a', 150, 5), variant('b', 40, 2)]);
-    expect(test!.status).toBe('testing');
-    expect(test!.explanation).toBe('Venter på visninger: hver variant trenger minst 100; den med færrest har 40.');
-  });
-
-  it('equal rates: no leader', () => {
-    expect(testViews([variant('a', 200, 10), variant('b', 200, 10)])[0]!.explanation).toBe('Ingen leder ennå: variantene har lik klikkrate.');
-  });
-
-  it('not significant: the p-value and the threshold it must pass', () => {
-    expect(testViews([variant('a', 200, 10), variant('b', 200, 12)])[0]!.explanation).toMatch(/^Forskjellen er ikke signifikant ennå \(p = 0\.\d{3}, må være under 0\.050\)\.$/);
-  });
-
-  it('significant but not yet evaluated: the evaluator will decide at its next run', () => {
-    expect(testViews([variant('a', 1000, 10), variant('b', 1000, 60)])[0]!.explanation).toContain('«Tittel b» blir vinner ved evaluatorens neste kjøring');
-  });
-
-  it('decided, alone, lift against the first variant, and one test per variant type', () => {
-    const views = testViews([variant('a', 100, 5, 'retired'), variant('b', 100, 10, 'winner'), { ...variant('c', 0, 0, null), variantType: 'teaser' }]);
-    expect(views.map((v) => [v.variantType, v.status])).toEqual([
-      ['headline', 'decided'],
-      ['teaser', 'alone'],
+describe('testViewOf: the A/B results use case as the page shows it', () => {
+  it('takes counts, Wilson interval and the explanation from the results; lift against the first variant', () => {
+    const view = testViewOf(result());
+    expect(view).toMatchObject({ variantType: 'headline', status: 'testing', round: 1, explanation: 'For få visninger.' });
+    expect(view.variants.map((v) => [v.id, v.impressions, v.clicks, v.lift?.estimate ?? null])).toEqual([
+      ['a', 70, 3, null],
+      ['b', 70, 11, 2.667],
     ]);
-    expect(views[0]!.variants.map((v) => v.lift)).toEqual([null, 1]);
+    expect(view.variants[1]!.interval).toEqual({ low: 11 / 140, high: 22 / 70 });
+  });
+
+  it('a decided test names its winner, and says when an editor chose it', () => {
+    const decided = result({
+      state: 'decided',
+      undecided: null,
+      variants: [
+        { edge_id: 'a', title: 'Første', ab_status: 'retired', impressions: 70, clicks: 3, ctr: interval(0.04) },
+        { edge_id: 'b', title: 'Andre', ab_status: 'winner', impressions: 70, clicks: 11, ctr: interval(0.16) },
+      ],
+      history: [{ kind: 'override', round: 1, edge_id: 'b', decided_by: 'p', decided_at: '2026-11-25T00:00:00Z', detail: {} }],
+    });
+    expect(testViewOf(decided).explanation).toBe('Avgjort: «Andre» vant (valgt av en redaktør); de andre er trukket tilbake.');
+  });
+});
+
+describe('loneViews', () => {
+  it('shows variants alone of their type, not those the results already cover', () => {
+    const lone = loneViews(
+      [
+        { id: 'x', variantType: 'teaser', title: 'Alene', teaser: null, status: null, impressions: 10, clicks: 1 },
+        { id: 'y', variantType: 'headline', title: 'I test', teaser: null, status: 'testing', impressions: 10, clicks: 1 },
+      ],
+      new Set(['headline']),
+    );
+    expect(lone.map((t) => [t.variantType, t.status, t.variants[0]!.ctr])).toEqual([['teaser', 'alone', 0.1]]);
   });
 });
 

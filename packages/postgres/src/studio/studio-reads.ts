@@ -75,8 +75,11 @@ export class PostgresStudioReads implements StudioReads {
     if (variantIds.length === 0) return [];
     const { rows } = await sql<{ variant_edge_id: string; hour: Date; impressions: string; clicks: string }>`
       with counted as (
-        select variant_edge_id, date_trunc('hour', recorded_at) as hour, sum(impressions) as impressions, sum(clicks) as clicks
-        from ab_events where variant_edge_id = any(${variantIds}::uuid[])
+        select a.variant_edge_id, date_trunc('hour', a.recorded_at) as hour, sum(a.impressions) as impressions, sum(a.clicks) as clicks
+        from ab_events a
+        join edges v on v.id = a.variant_edge_id
+        left join ab_tests t on t.publication_id = v.source_id and t.article_id = v.target_id and t.variant_type = v.metadata ->> 'variant_type'
+        where a.variant_edge_id = any(${variantIds}::uuid[]) and (t.round_started_at is null or a.recorded_at >= t.round_started_at)
         group by 1, 2)
       select * from counted
       where hour > (select max(hour) from counted) - make_interval(hours => ${maxHours})
