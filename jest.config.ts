@@ -40,6 +40,7 @@ const config: Config = {
     'packages/ab-testing',
     'packages/publishing',
     'packages/orchestration',
+    'packages/studio',
     'packages/postgres',
     'apps/api',
     'apps/worker',

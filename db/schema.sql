@@ -218,6 +218,21 @@ create table server_secrets (
   secret bytea not null,
   created_at timestamp with time zone not null default now()
 );
+create table studio_logins (
+  state_hash bytea not null,
+  code_verifier text not null,
+  nonce text not null,
+  created_at timestamp with time zone not null default now(),
+  expires_at timestamp with time zone not null
+);
+create table studio_sessions (
+  token_hash bytea not null,
+  issuer text not null,
+  subject text not null,
+  csrf_token text not null,
+  created_at timestamp with time zone not null default now(),
+  expires_at timestamp with time zone not null
+);
 create table system_admins (
   node_id uuid not null,
   created_at timestamp with time zone not null default now()
@@ -333,6 +348,8 @@ alter table realtime_overflow add constraint realtime_overflow_pkey PRIMARY KEY 
 alter table resource_usage_log add constraint resource_usage_log_pkey PRIMARY KEY (id);
 alter table schema_version add constraint schema_version_pkey PRIMARY KEY (version);
 alter table server_secrets add constraint server_secrets_pkey PRIMARY KEY (name);
+alter table studio_logins add constraint studio_logins_pkey PRIMARY KEY (state_hash);
+alter table studio_sessions add constraint studio_sessions_pkey PRIMARY KEY (token_hash);
 alter table system_admins add constraint system_admins_node_id_fkey FOREIGN KEY (node_id) REFERENCES nodes(id) ON DELETE CASCADE;
 alter table system_admins add constraint system_admins_pkey PRIMARY KEY (node_id);
 alter table webhook_deliveries add constraint webhook_deliveries_pkey PRIMARY KEY (id);
@@ -412,6 +429,10 @@ CREATE UNIQUE INDEX realtime_overflow_pkey ON public.realtime_overflow USING btr
 CREATE UNIQUE INDEX resource_usage_log_pkey ON public.resource_usage_log USING btree (id);
 CREATE UNIQUE INDEX schema_version_pkey ON public.schema_version USING btree (version);
 CREATE UNIQUE INDEX server_secrets_pkey ON public.server_secrets USING btree (name);
+CREATE INDEX studio_logins_expires_idx ON public.studio_logins USING btree (expires_at);
+CREATE UNIQUE INDEX studio_logins_pkey ON public.studio_logins USING btree (state_hash);
+CREATE INDEX studio_sessions_expires_idx ON public.studio_sessions USING btree (expires_at);
+CREATE UNIQUE INDEX studio_sessions_pkey ON public.studio_sessions USING btree (token_hash);
 CREATE UNIQUE INDEX system_admins_pkey ON public.system_admins USING btree (node_id);
 CREATE UNIQUE INDEX webhook_deliveries_pkey ON public.webhook_deliveries USING btree (id);
 CREATE INDEX webhook_deliveries_webhook_idx ON public.webhook_deliveries USING btree (webhook_id, id DESC);

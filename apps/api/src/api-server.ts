@@ -15,12 +15,14 @@ import { PostgresJobAdminStore, PostgresLiveRoomStatus } from '@inntak/postgres/
 import { PostgresMediaStore, postgresMixerFeed } from '@inntak/postgres/media';
 import { PostgresChangeFeed } from '@inntak/postgres/realtime';
 import { PostgresAbResults, PostgresPublishedPages, PostgresPublishingStore, publicationsTouched, recordAbCounts } from '@inntak/postgres/publishing';
+import { PostgresStudioReads, PostgresStudioSessionStore } from '@inntak/postgres/studio';
 import { AbRecorder } from './ab-recorder.js';
 import { startPageCache } from './page-cache.js';
 import { AbClientGate, SearchLimiter } from './public-clients.js';
 import type { ApiConfig } from './config.js';
 import { createApp, type AppDeps } from './app.js';
 import { RealtimeHub, type RealtimeHubDeps } from './realtime-hub.js';
+import type { StudioSettings } from './studio.js';
 
 export interface ApiServerOptions {
   logger: Logger;
@@ -49,6 +51,8 @@ export interface ApiServerOptions {
   speech?: AppDeps['speech'];
   /** Orchestrations one person may have (ORCHESTRATIONS_PER_PERSON); default 100. */
   orchestrationsPerPerson?: number;
+  /** The console's login and session length (main.ts: OIDC_CLIENT_ID, INNTAK_DEV_ISSUER, STUDIO_SESSION_HOURS). */
+  studio?: Pick<StudioSettings, 'login' | 'devIssuer' | 'sessionHours'>;
   /** Replaces adapters of the Express app (tests). */
   app?: Partial<AppDeps>;
 }
@@ -70,7 +74,7 @@ const DEFAULT_STORAGE_DIR = fileURLToPath(new URL('../../../.data/media', import
 export function postgresAppDeps(
   options: Pick<
     ApiServerOptions,
-    'logger' | 'database' | 'baseUrl' | 'verifier' | 'bodyLimitBytes' | 'slowRequestMs' | 'metricsToken' | 'intakeDatabase' | 'readsPerCaller' | 'storageDir' | 'trustProxy' | 'publicPages' | 'speech' | 'orchestrationsPerPerson'
+    'logger' | 'database' | 'baseUrl' | 'verifier' | 'bodyLimitBytes' | 'slowRequestMs' | 'metricsToken' | 'intakeDatabase' | 'readsPerCaller' | 'storageDir' | 'trustProxy' | 'publicPages' | 'speech' | 'orchestrationsPerPerson' | 'studio'
   > & {
     /** How long the live-room status is cached (spec: 10 s); tests use 0. */
     liveRoomCacheMs?: number;
@@ -108,6 +112,8 @@ export function postgresAppDeps(
     publishedPages: new PostgresPublishedPages(database.db),
     webhookAdmin: new PostgresWebhookAdminStore(database.db),
     deliveries: new PostgresDeliveriesStore(database.db),
+    // The console's login (OpenID, development form) comes from main.ts or a test through `app`.
+    studio: { sessions: new PostgresStudioSessionStore(database.db), reads: new PostgresStudioReads(database.db), ...options.studio },
     media,
     jobAdmin: {
       store: new PostgresJobAdminStore(database.db),

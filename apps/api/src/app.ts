@@ -29,6 +29,7 @@ import { RouteRegistry } from './route-registry.js';
 import { installWebhookAdmin } from './webhook-admin.js';
 import { installDeliveries } from './deliveries.js';
 import { installWebhookIntake } from './webhook-intake.js';
+import { installStudio, type StudioSettings } from './studio.js';
 
 export interface AppDeps {
   logger: Logger;
@@ -78,6 +79,8 @@ export interface AppDeps {
   deliveries: DeliveriesStore;
   /** TRUST_PROXY: Express's 'trust proxy' (hop count or addresses); absent: the socket's address is the client's. */
   trustProxy?: number | string;
+  /** The console at /studio (sessions, its reads, the login); absent: no console. */
+  studio?: StudioSettings;
 }
 
 const API_VERSION = '0.1.0';
@@ -114,6 +117,7 @@ export function createApp(deps: AppDeps): Express {
   installPublishingIntentions(app, routes, auth, { store: deps.publishingStore, abResults: deps.abResults });
   installPublishedPages(app, routes, publishing);
   installOrchestration(app, routes, auth, deps);
+  if (deps.studio) installStudio(app, routes, { ...deps, studio: deps.studio });
   installOpenApi(app, routes, { version: API_VERSION, baseUrl: deps.baseUrl });
   app.use((_req, res) => {
     res.status(404).json({ error: 'Finnes ikke' });

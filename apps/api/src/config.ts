@@ -65,6 +65,15 @@ export interface ApiConfig {
   };
   /** ORCHESTRATIONS_PER_PERSON: orchestrations one person may have (409 beyond; docs/orchestration.md). */
   orchestrationsPerPerson: number;
+  /** The console at /studio (docs/studio.md). */
+  studio: {
+    /** OIDC_CLIENT_ID: the console's client at OIDC_ISSUER; absent: OpenID login is not offered. */
+    clientId: string | undefined;
+    /** OIDC_CLIENT_SECRET: absent: a public client (PKCE only). */
+    clientSecret: string | undefined;
+    /** STUDIO_SESSION_HOURS: how long a console session lasts after login. */
+    sessionHours: number;
+  };
 }
 
 /** Express buffers a body in memory; more than this per request is a typo, not a setting. */
@@ -103,10 +112,19 @@ const apiEnv = z
     TTS_JOBS_PER_PERSON: envVar.integer(DEFAULT_TTS_JOBS_PER_PERSON, 1, 1000),
     MEDIA_BYTES_PER_COLLECTION: envVar.size('1gb'),
     ORCHESTRATIONS_PER_PERSON: envVar.integer(100, 1, 1_000_000),
+    OIDC_CLIENT_ID: envVar.text(),
+    OIDC_CLIENT_SECRET: envVar.text(),
+    STUDIO_SESSION_HOURS: envVar.integer(8, 1, 24 * 30),
   })
   .superRefine((env, ctx) => {
     if (env.OIDC_ISSUER && !env.OIDC_AUDIENCE) {
       ctx.addIssue({ code: 'custom', path: ['OIDC_AUDIENCE'], message: 'must be set when OIDC_ISSUER is (the client id tokens must be issued for)' });
+    }
+    if (env.OIDC_CLIENT_ID && !env.OIDC_ISSUER) {
+      ctx.addIssue({ code: 'custom', path: ['OIDC_CLIENT_ID'], message: 'needs OIDC_ISSUER (the provider the console logs in with)' });
+    }
+    if (env.OIDC_CLIENT_SECRET && !env.OIDC_CLIENT_ID) {
+      ctx.addIssue({ code: 'custom', path: ['OIDC_CLIENT_SECRET'], message: 'needs OIDC_CLIENT_ID' });
     }
   })
   .transform((env): ApiConfig => {
@@ -150,6 +168,7 @@ const apiEnv = z
         collectionMediaBytes: env.MEDIA_BYTES_PER_COLLECTION,
       },
       orchestrationsPerPerson: env.ORCHESTRATIONS_PER_PERSON,
+      studio: { clientId: env.OIDC_CLIENT_ID, clientSecret: env.OIDC_CLIENT_SECRET, sessionHours: env.STUDIO_SESSION_HOURS },
     };
   });
 

@@ -1,9 +1,10 @@
 import { openDatabase, type DatabaseHandle } from '@inntak/postgres';
 import { loadConfigOrExit, onStopSignals } from '@inntak/core';
-import { openDevIssuer } from '@inntak/dev-issuer';
+import { DEV_ISSUER, openDevIssuer } from '@inntak/dev-issuer';
 import type { TokenVerifier } from '@inntak/access';
 import { NoIssuerVerifier, OidcTokenVerifier } from './oidc-verifier.js';
 import { DevIssuerVerifier } from './dev-issuer-verifier.js';
+import { OidcStudioLogin } from './studio-oidc.js';
 import { startApiServer, type ApiServer } from './api-server.js';
 import { loadConfig, type ApiConfig } from './config.js';
 import { createLogger } from './logger.js';
@@ -84,6 +85,14 @@ const started = await startApiServer(
     publicPages: config.publicPages,
     speech: config.speech,
     orchestrationsPerPerson: config.orchestrationsPerPerson,
+    studio: {
+      login:
+        config.oidcIssuer && config.studio.clientId
+          ? new OidcStudioLogin({ issuer: config.oidcIssuer, clientId: config.studio.clientId, clientSecret: config.studio.clientSecret, redirectUri: `${config.baseUrl}/studio/callback`, logger })
+          : undefined,
+      devIssuer: config.devIssuer ? DEV_ISSUER : undefined,
+      sessionHours: config.studio.sessionHours,
+    },
     app: oidc ? { issuerStatus: async () => ((await oidc.reachable()) ? 'ok' : 'unreachable') } : {},
   },
   config.port,

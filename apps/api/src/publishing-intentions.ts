@@ -7,6 +7,15 @@ import { Id, storableText } from './schemas.js';
 
 const TAGS = ['publishing'];
 
+/** create_variant's body; the console (studio-publications.ts) parses its form with it too. */
+export const CreateVariantBody = z.strictObject({
+  publication_id: Id,
+  article_id: Id,
+  variant_type: z.string().regex(/^[a-z][a-z0-9_-]{0,62}$/, 'forventet et kort navn i små bokstaver'),
+  title: storableText(z.string().min(1).max(300)),
+  teaser: storableText(z.string().max(1000)).nullish(),
+});
+
 /** The intentions that make publications, publish articles and run front-page tests (docs/publishing.md). */
 export function installPublishingIntentions(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: { store: PublishingStore; abResults: AbResultsStore }): void {
   registry.route(
@@ -91,13 +100,7 @@ export function installPublishingIntentions(app: Express, registry: RouteRegistr
       summary: 'Add a front-page variant of a published article; a second of its type starts an A/B test',
       tags: TAGS,
       auth: 'jwt',
-      body: z.strictObject({
-        publication_id: Id,
-        article_id: Id,
-        variant_type: z.string().regex(/^[a-z][a-z0-9_-]{0,62}$/, 'forventet et kort navn i små bokstaver'),
-        title: storableText(z.string().min(1).max(300)),
-        teaser: storableText(z.string().max(1000)).nullish(),
-      }),
+      body: CreateVariantBody,
       response: { status: 201, schema: z.object({ edge_id: Id, ab_status: z.enum(['testing']).nullable() }) },
       errors: [400, 401, 403, 404, 409],
     },

@@ -181,6 +181,27 @@ export interface Database {
   webhook_delivery_ids: WebhookDeliveryIdsTable;
   webhook_secrets: WebhookSecretsTable;
   webhook_refusals: WebhookRefusalsTable;
+  studio_sessions: StudioSessionsTable;
+  studio_logins: StudioLoginsTable;
+}
+
+/** The console's sessions (migration 022): the SHA-256 of the cookie's token, never the token. */
+export interface StudioSessionsTable {
+  token_hash: Buffer;
+  issuer: string;
+  subject: string;
+  csrf_token: string;
+  created_at: Generated<Date>;
+  expires_at: Date;
+}
+
+/** Console logins under way (migration 022): PKCE verifier and nonce by the hash of the state. */
+export interface StudioLoginsTable {
+  state_hash: Buffer;
+  code_verifier: string;
+  nonce: string;
+  created_at: Generated<Date>;
+  expires_at: Date;
 }
 
 export interface WebhookDeliveriesTable {

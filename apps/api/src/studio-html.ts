@@ -1,0 +1,108 @@
+import type { Response } from 'express';
+import type { Caller } from '@inntak/access';
+import { html, Html, type HtmlValue } from '@inntak/publishing';
+
+/**
+ * The console's pages: server-rendered, Norwegian, escaped through the publishing pages' `html`
+ * template (packages/publishing/src/html.ts). Readable at 390 px (one column, wrapping tables),
+ * usable with the keyboard (a skip link, real links and buttons, visible focus), a label on
+ * every control. The one script (copy buttons) only adds to what works without it.
+ */
+export interface StudioView {
+  caller?: Caller;
+  csrf?: string;
+}
+
+const STYLE = `*{box-sizing:border-box}
+body{font:1rem/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1a1a1a;background:#fdfdfc}
+header,main{max-width:60rem;margin:0 auto;padding:0 1rem}
+header{border-bottom:1px solid #ccc;display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;padding-top:.5rem;padding-bottom:.5rem}
+header .site{font-weight:700;font-size:1.2rem;color:inherit;text-decoration:none}
+nav ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;margin:0;padding:0}
+a{color:#0b5cad}
+a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-visible,summary:focus-visible{outline:3px solid #b35c00;outline-offset:2px}
+.vh,.skip{position:absolute;left:-999px;width:1px;height:1px;overflow:hidden}.skip:focus{width:auto;height:auto}.skip:focus{left:1rem;top:1rem;background:#fff;padding:.5rem;z-index:1}
+table{border-collapse:collapse;width:100%}
+.scroll{overflow-x:auto;max-width:100%}
+th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #ddd;vertical-align:top}
+form.inline{display:inline}
+button,input,select,textarea{font:inherit;max-width:100%}
+button{padding:.3rem .7rem;cursor:pointer}
+label{display:block;margin:.5rem 0 .2rem}
+.row{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end}
+.row label{margin:0}
+pre{white-space:pre-wrap;word-break:break-word;background:#f3f3f1;padding:.5rem;max-height:30rem;overflow:auto}
+code{word-break:break-all}
+.notice{border-left:4px solid #1e7b34;padding:.5rem 1rem;background:#eef7ef}
+.error{border-left:4px solid #b3261e;padding:.5rem 1rem;background:#fbeceb}
+.secret{font-family:monospace;font-size:1.1rem;word-break:break-all}
+.chart svg{width:100%;height:auto;max-width:40rem}
+.legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.5rem 1rem}
+section{margin:1.5rem 0}`;
+
+const COPY_SCRIPT = `document.addEventListener('click',function(e){var b=e.target.closest('[data-copy]');if(!b)return;navigator.clipboard.writeText(document.getElementById(b.getAttribute('data-copy')).textContent).then(function(){b.textContent='Kopiert';});});`;
+
+export function layout(view: StudioView, title: string, body: Html): Html {
+  const caller = view.caller;
+  return html`<!doctype html>
+<html lang="nb">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${title} – Inntak studio</title>
+<style>${new Html(STYLE)}</style>
+</head>
+<body>
+<a class="skip" href="#innhold">Hopp til innholdet</a>
+<header>
+<a class="site" href="/studio">Inntak studio</a>
+${
+  caller
+    ? html`<nav aria-label="Hovedmeny"><ul>
+<li><a href="/studio/publikasjoner">Publikasjoner</a></li>
+<li><a href="/studio/webhooks">Webhooks</a></li>
+<li><a href="/studio/orkestreringer">Orkestreringer</a></li>
+${caller.isAdmin ? html`<li><a href="/studio/system">System</a></li>` : ''}
+</ul></nav>
+<form class="inline" method="post" action="/studio/logout">${csrfField(view)}<button type="submit">Logg ut</button></form>`
+    : ''
+}
+</header>
+<main id="innhold">
+<h1>${title}</h1>
+${body}
+</main>
+<script>${new Html(COPY_SCRIPT)}</script>
+</body>
+</html>
+`;
+}
+
+export function csrfField(view: StudioView): Html {
+  return view.csrf ? html`<input type="hidden" name="csrf" value="${view.csrf}">` : html``;
+}
+
+/** A one-button form (POST), with the CSRF field and hidden inputs. */
+export function actionButton(view: StudioView, action: string, label: HtmlValue, hidden: Record<string, string> = {}): Html {
+  return html`<form class="inline" method="post" action="${action}">${csrfField(view)}${Object.entries(hidden).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}<button type="submit">${label}</button></form>`;
+}
+
+export function sendPage(res: Response, status: number, page: Html): void {
+  res.status(status).type('html').setHeader('Cache-Control', 'no-store');
+  // The pages embed no third-party anything: nothing else may load, frame or be posted to.
+  res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src 'self' data:; form-action 'self' http: https:; frame-ancestors 'none'; base-uri 'none'");
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Referrer-Policy', 'same-origin');
+  res.send(page.toString());
+}
+
+export function formatTime(at: Date | string): string {
+  const date = typeof at === 'string' ? new Date(at) : at;
+  return date.toLocaleString('nb-NO', { dateStyle: 'short', timeStyle: 'medium', timeZone: 'Europe/Oslo' });
+}
+
+export function timeTag(at: Date | string): Html {
+  const date = typeof at === 'string' ? new Date(at) : at;
+  return html`<time datetime="${date.toISOString()}">${formatTime(date)}</time>`;
+}

@@ -1,0 +1,83 @@
+import { describe, expect, it } from '@jest/globals';
+import type { TestResult } from '@inntak/ab-testing';
+import { cumulativeCtr, loneViews, testViewOf } from './ab-results.js';
+
+const interval = (estimate: number) => ({ estimate, low: estimate / 2, high: Math.min(1, estimate * 2) });
+
+function result(overrides: Partial<TestResult> = {}): TestResult {
+  return {
+    article_id: 'art',
+    article_title: 'Brua',
+    variant_type: 'headline',
+    state: 'testing',
+    round: 1,
+    round_started_at: null,
+    last_evaluated_at: null,
+    variants: [
+      { edge_id: 'a', title: 'Første', ab_status: 'testing', impressions: 70, clicks: 3, ctr: interval(3 / 70) },
+      { edge_id: 'b', title: 'Andre', ab_status: 'testing', impressions: 70, clicks: 11, ctr: interval(11 / 70) },
+    ],
+    comparisons: [
+      { variant: 'b', against: 'a', difference: interval(0.11), lift: { estimate: 2.667, low: -0.5, high: 9 }, p_value: 0.2 },
+      { variant: 'a', against: 'b', difference: interval(-0.11), lift: { estimate: -0.727, low: -0.9, high: 0.4 }, p_value: 0.2 },
+    ],
+    undecided: { reason: 'too_few_impressions', explanation: 'For få visninger.' },
+    sample_ratio: null,
+    history: [],
+    ...overrides,
+  };
+}
+
+describe('testViewOf: the A/B results use case as the page shows it', () => {
+  it('takes counts, Wilson interval and the explanation from the results; lift against the first variant', () => {
+    const view = testViewOf(result());
+    expect(view).toMatchObject({ variantType: 'headline', status: 'testing', round: 1, explanation: 'For få visninger.' });
+    expect(view.variants.map((v) => [v.id, v.impressions, v.clicks, v.lift?.estimate ?? null])).toEqual([
+      ['a', 70, 3, null],
+      ['b', 70, 11, 2.667],
+    ]);
+    expect(view.variants[1]!.interval).toEqual({ low: 11 / 140, high: 22 / 70 });
+  });
+
+  it('a decided test names its winner, and says when an editor chose it', () => {
+    const decided = result({
+      state: 'decided',
+      undecided: null,
+      variants: [
+        { edge_id: 'a', title: 'Første', ab_status: 'retired', impressions: 70, clicks: 3, ctr: interval(0.04) },
+        { edge_id: 'b', title: 'Andre', ab_status: 'winner', impressions: 70, clicks: 11, ctr: interval(0.16) },
+      ],
+      history: [{ kind: 'override', round: 1, edge_id: 'b', decided_by: 'p', decided_at: '2026-11-25T00:00:00Z', detail: {} }],
+    });
+    expect(testViewOf(decided).explanation).toBe('Avgjort: «Andre» vant (valgt av en redaktør); de andre er trukket tilbake.');
+  });
+});
+
+describe('loneViews', () => {
+  it('shows variants alone of their type, not those the results already cover', () => {
+    const lone = loneViews(
+      [
+        { id: 'x', variantType: 'teaser', title: 'Alene', teaser: null, status: null, impressions: 10, clicks: 1 },
+        { id: 'y', variantType: 'headline', title: 'I test', teaser: null, status: 'testing', impressions: 10, clicks: 1 },
+      ],
+      new Set(['headline']),
+    );
+    expect(lone.map((t) => [t.variantType, t.status, t.variants[0]!.ctr])).toEqual([['teaser', 'alone', 0.1]]);
+  });
+});
+
+describe('cumulativeCtr', () => {
+  it('accumulates clicks and impressions hour by hour per variant', () => {
+    const at = (h: number) => new Date(Date.UTC(2026, 10, 25, h));
+    const series = cumulativeCtr([
+      { variantId: 'a', hour: at(1), impressions: 10, clicks: 1 },
+      { variantId: 'b', hour: at(1), impressions: 0, clicks: 0 },
+      { variantId: 'a', hour: at(2), impressions: 10, clicks: 3 },
+      { variantId: 'b', hour: at(2), impressions: 4, clicks: 1 },
+    ]);
+    expect(series).toEqual([
+      { variantId: 'a', points: [{ at: at(1), ctr: 0.1 }, { at: at(2), ctr: 0.2 }] },
+      { variantId: 'b', points: [{ at: at(2), ctr: 0.25 }] },
+    ]);
+  });
+});

@@ -1,0 +1,99 @@
+import type { AbStatus } from '@inntak/ab-testing';
+import type { Actor } from '@inntak/access';
+
+/**
+ * Glossary.
+ * - session: a logged-in browser. The cookie holds a random token; the store keeps only its
+ *   SHA-256 (`tokenHash`), the identity it proved (issuer, subject) and the session's CSRF token.
+ * - login: an OpenID Connect authorization under way: the PKCE verifier and nonce, stored under
+ *   the hash of its `state` until the callback takes them (once).
+ */
+export interface StoredSession {
+  issuer: string;
+  subject: string;
+  csrfToken: string;
+  expiresAt: Date;
+}
+
+export interface StoredLogin {
+  codeVerifier: string;
+  nonce: string;
+}
+
+/** The console's sessions and logins under way (packages/postgres/src/studio implements it). */
+export interface StudioSessionStore {
+  /** Stores a session; removes expired sessions and logins on the way. */
+  insertSession(tokenHash: Buffer, session: StoredSession): Promise<void>;
+  /** The session by its token's hash, if it has not expired at `now`. */
+  findSession(tokenHash: Buffer, now: Date): Promise<StoredSession | undefined>;
+  deleteSession(tokenHash: Buffer): Promise<void>;
+  insertLogin(stateHash: Buffer, login: StoredLogin, expiresAt: Date): Promise<void>;
+  /** Removes and returns the login, if it has not expired at `now`: a state is good for one callback. */
+  takeLogin(stateHash: Buffer, now: Date): Promise<StoredLogin | undefined>;
+}
+
+/** A publication the caller may see in the console, with the caller's level on it. */
+export interface PublicationEntry {
+  id: string;
+  title: string;
+  slug: string;
+  /** The caller's level on it; null for a system administrator without an access row. */
+  level: string | null;
+}
+
+/** One front-page variant of an article, with its counters as the edge and the AB events have them. */
+export interface VariantEntry {
+  id: string;
+  variantType: string;
+  title: string;
+  teaser: string | null;
+  status: AbStatus | null;
+  impressions: number;
+  clicks: number;
+}
+
+export interface ArticleEntry {
+  id: string;
+  title: string | null;
+  /** The published_in edge (what unpublish_article takes). */
+  publishedEdgeId: string;
+  publishedAt: Date;
+  variants: VariantEntry[];
+}
+
+/** Counted impressions and clicks of a variant per hour, oldest first (for the cumulative chart). */
+export interface VariantHour {
+  variantId: string;
+  hour: Date;
+  impressions: number;
+  clicks: number;
+}
+
+/** An orchestration the caller administers. */
+export interface OrchestrationEntry {
+  id: string;
+  title: string | null;
+  /** The collection it belongs to, if the caller may see it; null: none (or hidden). */
+  collectionId: string | null;
+  collectionTitle: string | null;
+  /** The trigger's event (node.created, edge.created). */
+  trigger: string | null;
+  enabled: boolean;
+}
+
+/**
+ * The console's own reads, each filtered by the caller's access like every read path and
+ * bounded. Every write goes through the use cases the API uses; these only find what to show.
+ */
+export interface StudioReads {
+  /** Publications where the actor is member or better (system administrators: all), by title; at most `limit`. */
+  publications(actor: Actor, limit: number): Promise<PublicationEntry[]>;
+  /** The publication if the actor may see it in the console (as `publications`). */
+  publication(actor: Actor, publicationId: string): Promise<PublicationEntry | undefined>;
+  /** The publication's articles, newest published first, with their variants (retired ones too); a page. */
+  articles(publicationId: string, window: { limit: number; offset: number }): Promise<ArticleEntry[]>;
+  /** Hourly counts of the variants in their test's current round (as the A/B results count), oldest first, at most `maxHours` hours back from the newest. */
+  variantHours(variantIds: readonly string[], maxHours: number): Promise<VariantHour[]>;
+  /** Orchestrations the actor administers (system administrators: all), by collection; at most `limit`. */
+  orchestrations(actor: Actor, limit: number): Promise<OrchestrationEntry[]>;
+}
