@@ -4,7 +4,7 @@ export * from './types.js';
 export { ACTION_INPUTS, templateSchema, type ActionInputs } from './actions.js';
 export { parseScript, stepCount, describePath, conditionProblem, ScriptError, MAX_SCRIPT_BYTES, MAX_STEPS } from './script.js';
 export { evaluateCondition, globMatches, ConditionShape, MATCH_TEXT_CAP, MAX_CONDITION_DEPTH, type Condition, type Comparison } from './conditions.js';
-export { nextRunAfter, cronProblem } from './schedule.js';
+export { nextRunAfter, cronProblem, syncSchedule } from './schedule.js';
 export { checkOrchestrationNode } from './trigger.js';
 export { resolveVariables, resolveUrl, variablesIn, checkVariable, lookupVariable, VariableError, type VariableContext, type VariableScope } from './variables.js';
 export { runScript, ActionSkipped, MAX_FOR_EACH_ITEMS, type RunDeps, type RunOutcome } from './runner.js';
@@ -19,7 +19,6 @@ export {
   listOrchestrationRuns,
   setOrchestrationSecret,
   planScheduledRuns,
-  syncSchedule,
   MAX_RUN_INPUT_BYTES,
 } from './manage.js';
 export { runGraphAction, requireOrchestrationRoom, createOrchestration, loadCliTool, addCollectionOrchestration, readOrchestrationLog } from './graph-actions.js';

@@ -3,7 +3,7 @@ import { requireLevel, type Actor } from '@inntak/access';
 import type { JsonObject } from '@inntak/graph';
 import { requireOrchestrationRoom } from './graph-actions.js';
 import type { OrchestrationStore, OrchestrationTx, RunView } from './ports.js';
-import { nextRunAfter } from './schedule.js';
+import { nextRunAfter, syncSchedule } from './schedule.js';
 import { checkOrchestrationNode } from './trigger.js';
 import { DEFAULT_ORCHESTRATIONS_PER_PERSON, type EventRef, type Trigger } from './types.js';
 
@@ -17,15 +17,6 @@ import { DEFAULT_ORCHESTRATIONS_PER_PERSON, type EventRef, type Trigger } from '
 async function requireOrchestrationAdmin(tx: OrchestrationTx, actor: Actor, id: string): Promise<void> {
   const node = await requireLevel(tx, actor, id, 'admin', 'id');
   if (node.node_kind !== 'orchestration') throw new AppError('not_found', { detail: 'id' });
-}
-
-/**
- * Keeps the schedule row of an orchestration in step with its trigger: a scheduled, enabled one is
- * next due at the first minute its cron matches after now; any other has none.
- */
-export async function syncSchedule(tx: OrchestrationTx, id: string, trigger: Trigger | null, enabled: boolean, now = new Date()): Promise<void> {
-  const due = trigger?.event === 'schedule' && trigger.cron && enabled ? nextRunAfter(trigger.cron, now) : null;
-  await tx.setSchedule(id, due && trigger?.cron ? { cron: trigger.cron, nextAt: due } : null);
 }
 
 /**

@@ -1,4 +1,6 @@
 import { parseCronItem } from 'graphile-worker';
+import type { OrchestrationTx } from './ports.js';
+import type { Trigger } from './types.js';
 
 /**
  * A `schedule` trigger's cron (five fields, UTC), matched with graphile-worker's own cron parser
@@ -30,3 +32,13 @@ export function nextRunAfter(cron: string, after: Date): Date | null {
   }
   return null;
 }
+
+/**
+ * Keeps the schedule row of an orchestration in step with its trigger: a scheduled, enabled one is
+ * next due at the first minute its cron matches after now; any other has none.
+ */
+export async function syncSchedule(tx: OrchestrationTx, id: string, trigger: Trigger | null, enabled: boolean, now = new Date()): Promise<void> {
+  const due = trigger?.event === 'schedule' && trigger.cron && enabled ? nextRunAfter(trigger.cron, now) : null;
+  await tx.setSchedule(id, due && trigger?.cron ? { cron: trigger.cron, nextAt: due } : null);
+}
+

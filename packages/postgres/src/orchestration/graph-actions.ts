@@ -34,7 +34,7 @@ export function loadCliTool(db: Db, actor: Actor, toolId: string): Promise<JsonO
 
 export function addCollectionOrchestration(
   db: Db,
-  input: { collection_id: string; script: string; event: EventType; node_kind?: string; title?: string },
+  input: { collection_id: string; script: string; event: EventType; node_kind?: string; title?: string; cron?: string; where?: JsonObject },
   cap?: number,
 ): Promise<{ id: string; owner_id: string; observes_edge_id: string; steps: number }> {
   return orchestration.addCollectionOrchestration(new PostgresOrchestrationStore(db), input, cap);
