@@ -19,6 +19,7 @@ import { installOpenApi } from './openapi.js';
 import { installMedia } from './media.js';
 import { installMixer } from './mixer.js';
 import { installOrchestration } from './orchestration.js';
+import { installOrchestrationManage } from './orchestration-manage.js';
 import { createMetrics, installMetrics, installRequestCounting } from './metrics.js';
 import { installQueryNodes } from './query-nodes.js';
 import { authThen, readsPerCaller } from './read-limits.js';
@@ -117,6 +118,7 @@ export function createApp(deps: AppDeps): Express {
   installPublishingIntentions(app, routes, auth, { store: deps.publishingStore, abResults: deps.abResults });
   installPublishedPages(app, routes, publishing);
   installOrchestration(app, routes, auth, deps);
+  installOrchestrationManage(app, routes, auth, deps);
   if (deps.studio) installStudio(app, routes, { ...deps, studio: deps.studio });
   installOpenApi(app, routes, { version: API_VERSION, baseUrl: deps.baseUrl });
   app.use((_req, res) => {

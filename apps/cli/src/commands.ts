@@ -1,6 +1,16 @@
 import { parseCommandLine as parseWith, type CommandContext, type CommandSpec, type Options, type ParsedCommand } from './command-line.js';
 import { cliServices, type CliDatabase } from './compose.js';
-import { orchestrationAdd } from './commands/orchestration.js';
+import {
+  orchestrationAdd,
+  orchestrationDelete,
+  orchestrationDisable,
+  orchestrationEnable,
+  orchestrationRerun,
+  orchestrationRun,
+  orchestrationRuns,
+  orchestrationSetSecret,
+  orchestrationUpdate,
+} from './commands/orchestration.js';
 import { collectionAdd, memberAdd, personAdd } from './commands/people.js';
 import { prune, tts } from './commands/media.js';
 import { abEvaluate, abResults, publicationAdd, publish } from './commands/publishing.js';
@@ -29,6 +39,14 @@ export const COMMANDS: readonly CommandSpec[] = [
   memberAdd,
   token,
   orchestrationAdd,
+  orchestrationUpdate,
+  orchestrationEnable,
+  orchestrationDisable,
+  orchestrationDelete,
+  orchestrationRun,
+  orchestrationRerun,
+  orchestrationRuns,
+  orchestrationSetSecret,
   publicationAdd,
   publish,
   abEvaluate,

@@ -10,7 +10,16 @@ import { createCollection, createPerson, grantAccess, nodeKindOf, personOfIdenti
 import { createWebhook, listWebhooks, rotateWebhookToken, setWebhookTemplate } from '@inntak/postgres/intake';
 import { enqueueJob, getJob } from '@inntak/postgres/jobs';
 import { mediaOfJob, postgresPruneCatalog } from '@inntak/postgres/media';
-import { addCollectionOrchestration } from '@inntak/postgres/orchestration';
+import {
+  addCollectionOrchestration,
+  deleteOrchestrationAsOperator,
+  listOrchestrationRunsAsOperator,
+  rerunOrchestrationAsOperator,
+  runOrchestrationAsOperator,
+  setOrchestrationEnabledAsOperator,
+  setOrchestrationSecretAsOperator,
+  updateOrchestrationAsOperator,
+} from '@inntak/postgres/orchestration';
 import { abResults, createPublication, publishArticle, runAbEvaluation } from '@inntak/postgres/publishing';
 import type { CliConfig } from './config.js';
 
@@ -43,6 +52,13 @@ export function cliServices(db: Db) {
     setWebhookSecret: on(db, setWebhookSecret),
     rerenderWebhook: on(db, rerenderWebhook),
     addCollectionOrchestration: on(db, addCollectionOrchestration),
+    updateOrchestration: on(db, updateOrchestrationAsOperator),
+    setOrchestrationEnabled: on(db, setOrchestrationEnabledAsOperator),
+    deleteOrchestration: on(db, deleteOrchestrationAsOperator),
+    runOrchestration: on(db, runOrchestrationAsOperator),
+    rerunOrchestration: on(db, rerunOrchestrationAsOperator),
+    listOrchestrationRuns: on(db, listOrchestrationRunsAsOperator),
+    setOrchestrationSecret: on(db, setOrchestrationSecretAsOperator),
     createPublication: on(db, createPublication),
     publishArticle: on(db, publishArticle),
     runAbEvaluation: on(db, runAbEvaluation),

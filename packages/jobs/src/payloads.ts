@@ -26,9 +26,21 @@ export const JOB_PAYLOAD_SCHEMAS = {
   /** Runs an orchestration's script for one event that matched its trigger (queued by 011.do.orchestration.sql). */
   orchestrate: z.object({
     orchestration_id: Id,
-    event: z.object({ type: z.enum(['node.created', 'edge.created']), id: Id, depth: z.number().int().min(0) }),
+    event: z.object({
+      type: z.enum(['node.created', 'edge.created', 'node.updated', 'manual', 'schedule']),
+      id: Id,
+      depth: z.number().int().min(0),
+      /** node.updated: the keys that changed (023). */
+      changes: z.array(z.string()).optional(),
+      /** manual: run_orchestration's input object. */
+      input: z.record(z.string(), z.json()).optional(),
+      /** schedule: when the run was due. */
+      scheduled_at: z.string().optional(),
+    }),
     /** The root event of the cascade, whose budget the run spends (017); absent in jobs queued before it. */
     root: z.string().optional(),
+    /** The run's row in orchestration_runs (023); absent in jobs queued before it (found by the job's id). */
+    run_id: Id.optional(),
   }),
   /** Reads a node's title and content aloud into a media node (docs/media.md). */
   tts_generate: z.object({

@@ -177,6 +177,8 @@ export interface Database {
   orchestration_runs: OrchestrationRunsTable;
   orchestration_budgets: OrchestrationBudgetsTable;
   orchestration_subscriptions: OrchestrationSubscriptionsTable;
+  orchestration_schedules: OrchestrationSchedulesTable;
+  orchestration_secrets: OrchestrationSecretsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_delivery_ids: WebhookDeliveryIdsTable;
   webhook_secrets: WebhookSecretsTable;
@@ -275,6 +277,31 @@ export interface OrchestrationRunsTable {
   created_at: Generated<Date>;
   /** The cascade's root event (017); null for runs queued before it. */
   root_id: string | null;
+  /** 023: a run's own id, status, times, event and what a re-run needs. */
+  id: Generated<string>;
+  status: ColumnType<'queued' | 'running' | 'completed' | 'filtered' | 'stopped' | 'failed' | 'skipped', string | undefined, string>;
+  started_at: Date | null;
+  finished_at: Date | null;
+  event: ColumnType<JsonObject | null, string | null | undefined, string | null>;
+  failed_step: number | null;
+  outputs: ColumnType<JsonObject, string | undefined, string>;
+  rerun_of: string | null;
+  from_step: Generated<number>;
+}
+
+/** When each scheduled orchestration is next due (023). */
+export interface OrchestrationSchedulesTable {
+  orchestration_id: string;
+  cron: string;
+  next_at: ColumnType<Date, Date | string, Date | string>;
+}
+
+/** Secrets for http_post headers (023): written by set_orchestration_secret, read only by the worker. */
+export interface OrchestrationSecretsTable {
+  orchestration_id: string;
+  name: string;
+  value: string;
+  set_at: Generated<Date>;
 }
 
 /** Orchestrations indexed for matching (017), maintained by triggers: read-only to the code. */
