@@ -62,6 +62,12 @@ export async function readMediaFor(db: Db, callerId: string, id: string): Promis
   return row ? { ...row, metadata: row.metadata as MediaMetadata } : undefined;
 }
 
+/** A media node whoever asks (the operator, a job), or undefined. */
+export async function anyMedia(db: Db, id: string): Promise<MediaRecord | undefined> {
+  const row = await db.selectFrom('nodes').select(['id', 'title', 'metadata', 'created_at']).where('id', '=', id).where('node_kind', '=', MEDIA_NODE_KIND).executeTakeFirst();
+  return row ? { ...row, metadata: row.metadata as MediaMetadata } : undefined;
+}
+
 /** Moves last_accessed_at to now unless it moved within the last minute; true when it did. */
 export async function touchMediaAccess(db: Db, id: string, now: Date = new Date()): Promise<boolean> {
   const result = await sql`

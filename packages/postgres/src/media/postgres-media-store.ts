@@ -2,7 +2,7 @@ import type { MediaStore, MediaTx, PruneReport } from '@inntak/media';
 import type { Db } from '../platform/index.js';
 import { levelOn } from '../graph/index.js';
 import { enqueueJob } from '../jobs/index.js';
-import { readMediaFor, touchMediaAccess } from './media-store.js';
+import { anyMedia, readMediaFor, touchMediaAccess } from './media-store.js';
 import { endLiveRoom, insertMixerChannel, liveRoom, mixerChannel, reprioritiseQueuedJobs, startLiveRoom, updateMixerChannel } from './mixer-store.js';
 import { latestPruneRun } from './prune-log.js';
 import { collectionMediaBytes, lockSpeechQueueOf, speechJobsOf } from './speech-jobs.js';
@@ -15,6 +15,9 @@ function mediaTx(trx: Db): MediaTx {
     lockSpeechQueueOf: (personId) => lockSpeechQueueOf(trx, personId),
     speechJobsOf: (personId) => speechJobsOf(trx, personId),
     enqueueSpeech: (payload, options) => enqueueJob(trx, 'tts_generate', payload, options),
+    readableMediaOf: (actor, id) => (actor.personId === null ? anyMedia(trx, id) : readMediaFor(trx, actor.personId, id)),
+    enqueueMixdown: (payload) => enqueueJob(trx, 'render_mix', payload, { maxAttempts: 2 }),
+    enqueueTranscription: (payload) => enqueueJob(trx, 'speech_transcription', payload, { maxAttempts: 2 }),
     mixerChannel: (id, options) => mixerChannel(trx, id, options),
     insertMixerChannel: (row) => insertMixerChannel(trx, row),
     updateMixerChannel: (id, update) => updateMixerChannel(trx, id, update),
