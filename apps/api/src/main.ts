@@ -83,6 +83,7 @@ const started = await startApiServer(
     trustProxy: config.trustProxy,
     publicPages: config.publicPages,
     speech: config.speech,
+    uploads: config.uploads,
     orchestrationsPerPerson: config.orchestrationsPerPerson,
     app: oidc ? { issuerStatus: async () => ((await oidc.reachable()) ? 'ok' : 'unreachable') } : {},
   },

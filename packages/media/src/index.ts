@@ -66,3 +66,5 @@ export { dbToGain, gainToDb, integratedLoudness, peakOf, rmsDb, resample } from 
 export { queueMixdown, renderMix, MixdownError, MAX_MIX_CHANNELS, type MixdownCatalog, type MixChannelSource, type MixdownResult } from './render-mix.js';
 export { placeMediaFile } from './place-media.js';
 export { readWhole } from './read-whole.js';
+export { sniffUploadType, probeUpload, UPLOAD_MIMES, SNIFF_BYTES, UnreadableMediaError, type SniffedType } from './upload-types.js';
+export { uploadMedia, checkUploadTarget, uploadTypeOf, requireUploadSize, DEFAULT_UPLOAD_LIMITS, COLLECTION_NODE_KIND, type UploadLimits, type UploadResult } from './upload-media.js';

@@ -32,6 +32,7 @@ function memoryStore(levels: Record<string, AccessLevel | null>, text = 'Hei') {
     readableMediaOf: async (_actor, id) => (id === VOICE ? media(VOICE, 'audio') : id === PICTURE ? media(PICTURE, 'image') : undefined),
     enqueueMixdown: async (payload) => queued.push(payload),
     enqueueTranscription: async (payload) => queued.push(payload),
+    insertMedia: async () => {},
     speechSource: async (id) => ({ id, title: null, content: text }),
     collectionMediaBytes: async () => 0,
     lockSpeechQueueOf: async () => {},
@@ -54,6 +55,7 @@ function memoryStore(levels: Record<string, AccessLevel | null>, text = 'Hei') {
   const store: MediaStore = {
     transaction: (work) => work(tx),
     readableMedia: async () => undefined,
+    deleteMedia: async () => {},
     touchMediaAccess: async () => false,
     latestPruneRun: async () => null,
   };

@@ -108,6 +108,8 @@ export interface MediaTx {
   enqueueTranscription(payload: JobPayloads['speech_transcription']): Promise<number>;
   /** A media node the actor may read in full (any media node for the operator), or undefined. */
   readableMediaOf(actor: Actor, id: string): Promise<MediaRecord | undefined>;
+  /** A media node owned by `ownerId` (has_media owner → media, belongs_to media → owner). */
+  insertMedia(input: { id: string; ownerId: string; title: string | null; metadata: MediaMetadata }): Promise<void>;
   mixerChannel(id: string, options: { forUpdate: boolean }): Promise<MixerChannel | undefined>;
   insertMixerChannel(row: MixerChannelRow): Promise<MixerChannel>;
   /** Writes the change with a fresh updated_at; the row's trigger announces it. */
@@ -124,6 +126,8 @@ export interface MediaStore {
   transaction<T>(work: (tx: MediaTx) => Promise<T>): Promise<T>;
   /** A media node the person may read in full (creator, an access row, or readable/open), or undefined. */
   readableMedia(personId: string, id: string): Promise<MediaRecord | undefined>;
+  /** Deletes a media node (its edges go with it); nothing when there is none. */
+  deleteMedia(id: string): Promise<void>;
   /** Moves last_accessed_at to now unless it moved within the last minute; true when it did. */
   touchMediaAccess(id: string, now?: Date): Promise<boolean>;
   latestPruneRun(): Promise<PruneReport | null>;
