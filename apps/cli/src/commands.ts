@@ -2,7 +2,7 @@ import { parseCommandLine as parseWith, type CommandContext, type CommandSpec, t
 import { cliServices, type CliDatabase } from './compose.js';
 import { orchestrationAdd } from './commands/orchestration.js';
 import { collectionAdd, memberAdd, personAdd } from './commands/people.js';
-import { prune, tts } from './commands/media.js';
+import { mediaAdd, prune, tts } from './commands/media.js';
 import { abEvaluate, publicationAdd, publish } from './commands/publishing.js';
 import { migrate, start, templates, token } from './commands/system.js';
 import { webhookAdd, webhookDeliveries, webhookList, webhookRerender, webhookRotate, webhookSetSecret, webhookSetTemplate } from './commands/webhooks.js';
@@ -34,6 +34,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   abEvaluate,
   templates,
   tts,
+  mediaAdd,
   prune,
 ];
 
