@@ -113,7 +113,8 @@ create table mixer_channels (
   role text not null default 'guest'::text,
   created_by uuid,
   created_at timestamp with time zone not null default now(),
-  updated_at timestamp with time zone not null default now()
+  updated_at timestamp with time zone not null default now(),
+  offset_ms integer not null default 0
 );
 create table node_access (
   subject_id uuid not null,
@@ -257,6 +258,13 @@ create table system_admins (
   node_id uuid not null,
   created_at timestamp with time zone not null default now()
 );
+create table transcription_segments (
+  media_id uuid not null,
+  seq integer not null,
+  start_s double precision not null,
+  end_s double precision not null,
+  text text not null
+);
 create table webhook_deliveries (
   id uuid not null,
   webhook_id uuid not null,
@@ -338,6 +346,7 @@ alter table mixer_channels add constraint mixer_channels_effects_check CHECK ((j
 alter table mixer_channels add constraint mixer_channels_gain_db_check CHECK (((gain_db >= ('-60'::integer)::double precision) AND (gain_db <= (12)::double precision)));
 alter table mixer_channels add constraint mixer_channels_label_check CHECK (((char_length(label) >= 1) AND (char_length(label) <= 200)));
 alter table mixer_channels add constraint mixer_channels_node_id_fkey FOREIGN KEY (node_id) REFERENCES nodes(id) ON DELETE SET NULL;
+alter table mixer_channels add constraint mixer_channels_offset_ms_check CHECK (((offset_ms >= 0) AND (offset_ms <= 3600000)));
 alter table mixer_channels add constraint mixer_channels_pkey PRIMARY KEY (id);
 alter table mixer_channels add constraint mixer_channels_room_id_fkey FOREIGN KEY (room_id) REFERENCES nodes(id) ON DELETE CASCADE;
 alter table node_access add constraint node_access_object_id_fkey FOREIGN KEY (object_id) REFERENCES nodes(id) ON DELETE CASCADE;
@@ -380,6 +389,11 @@ alter table studio_logins add constraint studio_logins_pkey PRIMARY KEY (state_h
 alter table studio_sessions add constraint studio_sessions_pkey PRIMARY KEY (token_hash);
 alter table system_admins add constraint system_admins_node_id_fkey FOREIGN KEY (node_id) REFERENCES nodes(id) ON DELETE CASCADE;
 alter table system_admins add constraint system_admins_pkey PRIMARY KEY (node_id);
+alter table transcription_segments add constraint transcription_segments_check CHECK ((end_s >= start_s));
+alter table transcription_segments add constraint transcription_segments_media_id_fkey FOREIGN KEY (media_id) REFERENCES nodes(id) ON DELETE CASCADE;
+alter table transcription_segments add constraint transcription_segments_pkey PRIMARY KEY (media_id, seq);
+alter table transcription_segments add constraint transcription_segments_seq_check CHECK ((seq >= 0));
+alter table transcription_segments add constraint transcription_segments_start_s_check CHECK ((start_s >= (0)::double precision));
 alter table webhook_deliveries add constraint webhook_deliveries_pkey PRIMARY KEY (id);
 alter table webhook_delivery_ids add constraint webhook_delivery_ids_pkey PRIMARY KEY (webhook_id, delivery_id);
 alter table webhook_refusals add constraint webhook_refusals_pkey PRIMARY KEY (webhook_id, minute, status, reason);
@@ -468,6 +482,7 @@ CREATE UNIQUE INDEX studio_logins_pkey ON public.studio_logins USING btree (stat
 CREATE INDEX studio_sessions_expires_idx ON public.studio_sessions USING btree (expires_at);
 CREATE UNIQUE INDEX studio_sessions_pkey ON public.studio_sessions USING btree (token_hash);
 CREATE UNIQUE INDEX system_admins_pkey ON public.system_admins USING btree (node_id);
+CREATE UNIQUE INDEX transcription_segments_pkey ON public.transcription_segments USING btree (media_id, seq);
 CREATE UNIQUE INDEX webhook_deliveries_pkey ON public.webhook_deliveries USING btree (id);
 CREATE INDEX webhook_deliveries_webhook_idx ON public.webhook_deliveries USING btree (webhook_id, id DESC);
 CREATE UNIQUE INDEX webhook_delivery_ids_pkey ON public.webhook_delivery_ids USING btree (webhook_id, delivery_id);

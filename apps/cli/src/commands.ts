@@ -12,7 +12,7 @@ import {
   orchestrationUpdate,
 } from './commands/orchestration.js';
 import { collectionAdd, memberAdd, personAdd } from './commands/people.js';
-import { prune, tts } from './commands/media.js';
+import { mediaAdd, prune, tts } from './commands/media.js';
 import { abEvaluate, abResults, publicationAdd, publish } from './commands/publishing.js';
 import { migrate, start, templates, token } from './commands/system.js';
 import { webhookAdd, webhookDeliveries, webhookList, webhookRerender, webhookRotate, webhookSetSecret, webhookSetTemplate } from './commands/webhooks.js';
@@ -53,6 +53,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   abResults,
   templates,
   tts,
+  mediaAdd,
   prune,
 ];
 

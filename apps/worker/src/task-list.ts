@@ -1,5 +1,5 @@
 import type { TaskList } from 'graphile-worker';
-import type { FileStore, PruneCatalog, SpeechCatalog, SpeechLimits, SpeechSynthesizer } from '@inntak/media';
+import type { FileStore, MixdownCatalog, PruneCatalog, SpeechCatalog, SpeechLimits, SpeechSynthesizer } from '@inntak/media';
 import type { AbTestStore } from '@inntak/ab-testing';
 import { DEFAULT_BUDGET, type OrchestrationStore } from '@inntak/orchestration';
 import type { JobPayload } from '@inntak/jobs';
@@ -8,6 +8,7 @@ import type { DiskMonitorDeps } from './disk-monitor.js';
 import { accessRepair } from './tasks/access-repair.js';
 import { orchestrate } from './tasks/orchestrate.js';
 import { ttsGenerate } from './tasks/tts-generate.js';
+import { renderMixTask } from './tasks/render-mix.js';
 import { diskMonitor } from './tasks/disk-monitor.js';
 import { abEvaluate } from './tasks/ab-evaluate.js';
 import { prune } from './tasks/prune.js';
@@ -25,6 +26,7 @@ export interface MediaAdapters {
 export interface MediaDeps extends MediaAdapters {
   speechCatalog: SpeechCatalog;
   pruneCatalog: PruneCatalog;
+  mixdownCatalog: MixdownCatalog;
 }
 
 export interface OrchestrationAllowLists {
@@ -58,6 +60,7 @@ export function jobBodies(graph: GraphRepair, media: MediaDeps, orchestration: O
     access_repair: accessRepair((edgeId) => graph.repairAccess(edgeId)),
     orchestrate: orchestrate({ ...orchestration, budget: orchestration.budget ?? DEFAULT_BUDGET }),
     tts_generate: ttsGenerate(media),
+    render_mix: renderMixTask({ ...media, collectionMediaBytes: media.speechLimits?.collectionMediaBytes }),
   } as Record<string, JobBody<never>>;
 }
 

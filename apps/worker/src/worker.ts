@@ -5,7 +5,7 @@ import type { DiskProbe } from '@inntak/jobs';
 import { LocalFileStore } from '@inntak/files';
 import type { SpeechSynthesizer } from '@inntak/media';
 import { openDatabase, type Db } from '@inntak/postgres';
-import { postgresPruneCatalog, postgresSpeechCatalog } from '@inntak/postgres/media';
+import { postgresMixdownCatalog, postgresPruneCatalog, postgresSpeechCatalog } from '@inntak/postgres/media';
 import {
   heartbeat,
   newWorkerProcess,
@@ -39,7 +39,7 @@ export interface WorkerOverrides {
 
 /** The media tasks' dependencies on PostgreSQL: the adapters with media's catalogs over `db`. */
 export function postgresMediaDeps(db: Db, adapters: MediaAdapters): MediaDeps {
-  return { ...adapters, speechCatalog: postgresSpeechCatalog(db), pruneCatalog: postgresPruneCatalog(db) };
+  return { ...adapters, speechCatalog: postgresSpeechCatalog(db), pruneCatalog: postgresPruneCatalog(db), mixdownCatalog: postgresMixdownCatalog(db) };
 }
 
 /** access_repair's port on PostgreSQL. */

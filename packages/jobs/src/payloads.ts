@@ -52,6 +52,20 @@ export const JOB_PAYLOAD_SCHEMAS = {
     /** The orchestration run that queued it (the action generate_tts): its media is an event of that cascade. */
     cascade: OrchestrationCascadeSchema.optional(),
   }),
+  /** Mixes a room's mixer channels into a new audio media node of the room (docs/media.md, "Mixdown"). */
+  render_mix: z.object({
+    room_id: Id,
+    /** Integrated loudness the mix is brought to, LUFS (−36 … −6; default −16). */
+    target_lufs: z.number().min(-36).max(-6).optional(),
+    /** The person who asked (POST /intentions/render_mix). */
+    requested_by: z.string().optional(),
+  }),
+  /** Turns an audio media node into transcription segments (docs/media.md, "Transcription"). */
+  speech_transcription: z.object({
+    media_id: Id,
+    /** The person who asked, when one did (an upload, POST /intentions/transcribe). */
+    requested_by: z.string().optional(),
+  }),
   /** One pruning run (crontab; `trigger` says which entry). Housekeeping, outside the governor. */
   prune: z.object({ trigger: z.string().optional() }),
 } as const;

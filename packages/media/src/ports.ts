@@ -83,7 +83,7 @@ export interface MediaRecord {
 /** A new mixer channel row, with every default already chosen. */
 export type MixerChannelRow = Omit<MixerChannel, 'updated_at'> & { created_by: string | null };
 
-export type MixerChannelUpdate = Partial<Pick<MixerChannel, 'gain_db' | 'muted' | 'effects' | 'role'>>;
+export type MixerChannelUpdate = Partial<Pick<MixerChannel, 'node_id' | 'gain_db' | 'muted' | 'effects' | 'offset_ms' | 'role'>>;
 
 export interface LiveRoomRow {
   room_id: string;
@@ -104,6 +104,12 @@ export interface MediaTx {
   /** The person's tts_generate jobs queued or running. */
   speechJobsOf(personId: string): Promise<number>;
   enqueueSpeech(payload: JobPayloads['tts_generate'], options: { maxAttempts: number }): Promise<number>;
+  enqueueMixdown(payload: JobPayloads['render_mix']): Promise<number>;
+  enqueueTranscription(payload: JobPayloads['speech_transcription']): Promise<number>;
+  /** A media node the actor may read in full (any media node for the operator), or undefined. */
+  readableMediaOf(actor: Actor, id: string): Promise<MediaRecord | undefined>;
+  /** A media node owned by `ownerId` (has_media owner → media, belongs_to media → owner). */
+  insertMedia(input: { id: string; ownerId: string; title: string | null; metadata: MediaMetadata }): Promise<void>;
   mixerChannel(id: string, options: { forUpdate: boolean }): Promise<MixerChannel | undefined>;
   insertMixerChannel(row: MixerChannelRow): Promise<MixerChannel>;
   /** Writes the change with a fresh updated_at; the row's trigger announces it. */
@@ -120,6 +126,8 @@ export interface MediaStore {
   transaction<T>(work: (tx: MediaTx) => Promise<T>): Promise<T>;
   /** A media node the person may read in full (creator, an access row, or readable/open), or undefined. */
   readableMedia(personId: string, id: string): Promise<MediaRecord | undefined>;
+  /** Deletes a media node (its edges go with it); nothing when there is none. */
+  deleteMedia(id: string): Promise<void>;
   /** Moves last_accessed_at to now unless it moved within the last minute; true when it did. */
   touchMediaAccess(id: string, now?: Date): Promise<boolean>;
   latestPruneRun(): Promise<PruneReport | null>;

@@ -150,11 +150,20 @@ export interface MixerChannelsTable {
   label: string;
   gain_db: Generated<number>;
   muted: Generated<boolean>;
-  effects: ColumnType<Record<string, boolean>, string | undefined, string>;
+  effects: ColumnType<Record<string, unknown>, string | undefined, string>;
+  offset_ms: Generated<number>;
   role: Generated<string>;
   created_by: string | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+}
+
+export interface TranscriptionSegmentsTable {
+  media_id: string;
+  seq: number;
+  start_s: number;
+  end_s: number;
+  text: string;
 }
 
 export interface Database {
@@ -173,6 +182,7 @@ export interface Database {
   node_search: NodeSearchTable;
   prune_runs: PruneRunsTable;
   mixer_channels: MixerChannelsTable;
+  transcription_segments: TranscriptionSegmentsTable;
   orchestration_log: OrchestrationLogTable;
   orchestration_runs: OrchestrationRunsTable;
   orchestration_budgets: OrchestrationBudgetsTable;
