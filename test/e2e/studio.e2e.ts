@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { createRequire } from 'node:module';
+import axe from 'axe-core';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { OPERATOR } from '@inntak/access';
 import { createCollection, createNode, createPerson, grantAccess } from '@inntak/postgres/graph';
@@ -18,7 +18,6 @@ import { startTestProvider, type TestProvider } from './oidc-provider.js';
  * (oidc-provider, its own login form), with axe-core checking every console page it opens.
  */
 const BROWSER = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 let db: OpenTestDatabase;
 let api: ApiServer;
@@ -112,7 +111,7 @@ async function logInAs(subject: string): Promise<Page> {
 
 /** axe-core in the page: no serious or critical violation; and nothing wider than the phone. */
 async function accessible(page: Page): Promise<void> {
-  await page.addScriptTag({ path: AXE });
+  await page.addScriptTag({ content: axe.source });
   const violations = await page.evaluate<Array<{ id: string; impact: string; nodes: unknown[] }>>(
     `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target) })))`,
   );

@@ -79,6 +79,20 @@ describe('GET /openapi.json', () => {
       '/pub/{slug}/t/{article_id}',
       '/publications/{publication_id}/ab_results',
       '/query/nodes',
+      '/studio',
+      '/studio/callback',
+      '/studio/login',
+      '/studio/login/dev',
+      '/studio/login/start',
+      '/studio/logout',
+      '/studio/orkestreringer',
+      '/studio/orkestreringer/{id}',
+      '/studio/publikasjoner',
+      '/studio/publikasjoner/{id}',
+      '/studio/system',
+      '/studio/webhooks',
+      '/studio/webhooks/{id}',
+      '/studio/webhooks/{id}/noder/{node_id}',
     ]);
   });
 

@@ -3,6 +3,7 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { uuidv7 } from '@inntak/core';
 import { setupTestContext, type TestContext } from './__tests__/helpers.js';
+import { logIn, studioApp, type Browser } from './__tests__/studio-scene.js';
 
 /**
  * The read rules hold on every read path: each GET route in /openapi.json (so routes added
@@ -13,16 +14,19 @@ let ctx: TestContext;
 let app: Express;
 let owner: string;
 let stranger: { id: string; authorization: string };
+/** The stranger logged in to the console (/studio pages are read with its session cookie). */
+let strangerStudio: Browser;
 let member: { id: string; authorization: string };
 let webhook: { id: string; token: string };
 let hiddenNode: string, systemEdge: string, openNode: string, systemEdgeOfOpenNode: string;
 
 beforeAll(async () => {
   ctx = await setupTestContext();
-  app = ctx.app();
+  app = studioApp(ctx);
   owner = await ctx.ownerAuthorization();
   stranger = await ctx.addPerson('stranger');
   member = await ctx.addPerson('member');
+  strangerStudio = await logIn(app, 'stranger');
   await request(app).post('/intentions/grant_access').set('Authorization', owner).send({ subject_id: member.id, object_id: ctx.collectionId, access: 'member' });
   webhook = (await request(app).post('/intentions/create_webhook').set('Authorization', owner).send({ collection_id: ctx.collectionId })).body;
   // Intake makes a hidden content node and a system belongs_to edge to the hidden collection.
@@ -47,7 +51,8 @@ describe('read paths', () => {
     const secrets = [hiddenNode, systemEdge, systemEdgeOfOpenNode, webhook.token, webhook.id, ctx.collectionId];
     for (const path of getPaths) {
       for (const id of [hiddenNode, systemEdge, webhook.id, ctx.collectionId, openNode]) {
-        const res = await request(app).get(path.replace(/\{\w+\}/g, id)).set('Authorization', stranger.authorization);
+        const req = request(app).get(path.replace(/\{\w+\}/g, id));
+        const res = await (path.startsWith('/studio') ? req.set('Cookie', strangerStudio.cookie) : req.set('Authorization', stranger.authorization));
         // 403: routes a stranger may not use at all (/metrics and the job admin are for system admins).
         expect([path, [200, 400, 403, 404].includes(res.status)]).toEqual([path, true]);
         const text = path === '/openapi.json' ? '' : res.text;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import type { Express } from 'express';
+import { enqueueJob } from '@inntak/postgres/jobs';
 import { setupTestContext, type TestContext } from './__tests__/helpers.js';
 import { get, logIn, postForm, studioApp, type Browser } from './__tests__/studio-scene.js';
 
@@ -130,6 +131,18 @@ describe('system pages', () => {
     expect(rows[0]).toEqual({ cpu_weight: 2, max_concurrent: 1, timeout_seconds: 120 });
     const bad = await postForm(app, sysadmin, '/studio/system/regler', { job_type: 'render', cpu_weight: 'mye' });
     expect(bad.status).toBe(400);
+  });
+
+  it('cancel a queued job and retry it through cancel_job and retry_job; a member may do neither (403)', async () => {
+    const id = await enqueueJob(ctx.database.db, 'tts_generate', { node_id: 'n1' });
+    const status = async () => (await ctx.database.pool.query(`select status from job_queue where id = $1`, [id])).rows[0].status;
+    expect((await get(app, sysadmin, '/studio/system?status=queued')).text).toContain(`/studio/system/jobber/${id}/avbryt`);
+    expect((await postForm(app, member, `/studio/system/jobber/${id}/avbryt`, {})).status).toBe(403);
+    expect((await postForm(app, sysadmin, `/studio/system/jobber/${id}/avbryt`, {})).status).toBe(303);
+    expect(await status()).toBe('cancelled');
+    expect((await postForm(app, sysadmin, `/studio/system/jobber/${id}/prov-igjen`, {})).status).toBe(303);
+    expect(await status()).toBe('queued');
+    expect((await postForm(app, sysadmin, `/studio/system/jobber/${id}/prov-igjen`, {})).status).toBe(409);
   });
 
   it('the menu shows System only to system administrators', async () => {

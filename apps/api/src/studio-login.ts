@@ -30,7 +30,6 @@ export function installStudioLogin(router: Router, deps: StudioLoginDeps): void 
   const { cookies } = deps;
 
   router.get('/login', (req, res) => {
-    if (studioOf(res)) return res.redirect(303, '/studio');
     const next = safeReturnPath(req.query.neste);
     const pre = randomToken();
     if (deps.devIssuer) setCookie(res, cookies, PRE_COOKIE, pre, LOGIN_MINUTES * 60);
