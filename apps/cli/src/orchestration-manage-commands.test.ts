@@ -23,8 +23,14 @@ beforeAll(async () => {
 afterAll(() => h.dispose());
 
 async function inntak(...args: string[]): Promise<{ code: number; out: Record<string, unknown> }> {
+  return inntakWith(undefined, ...args);
+}
+
+async function inntakWith(stdin: string | undefined, ...args: string[]): Promise<{ code: number; out: Record<string, unknown> }> {
   try {
-    const { stdout } = await promisify(execFile)(process.execPath, [MAIN, ...args], { env: { ...process.env, DATABASE_URL: h.url, LOG_LEVEL: 'error' } });
+    const running = promisify(execFile)(process.execPath, [MAIN, ...args], { env: { ...process.env, DATABASE_URL: h.url, LOG_LEVEL: 'error' } });
+    running.child.stdin!.end(stdin ?? '');
+    const { stdout } = await running;
     return { code: 0, out: JSON.parse(stdout) as Record<string, unknown> };
   } catch (err) {
     const failure = err as { code: number; stdout: string; stderr: string };
@@ -63,7 +69,7 @@ describe('inntak orchestration (managing one)', () => {
     const runs = await inntak('orchestration', 'runs', '--id', id);
     expect(runs.out.runs).toEqual([expect.objectContaining({ id: run.out.run_id, status: 'queued', event: expect.objectContaining({ input: { hva: 'kaffe' } }) })]);
     expect((await inntak('orchestration', 'run', '--id', id, '--input', '[1]')).code).not.toBe(0);
-    const secret = await inntak('orchestration', 'set-secret', '--id', id, '--name', 'TOKEN', '--value-file', file('s', 'hemmelig\n'));
+    const secret = await inntakWith('hemmelig\n', 'orchestration', 'set-secret', '--id', id, '--name', 'TOKEN', '--secret-stdin');
     expect(secret).toEqual({ code: 0, out: { id, name: 'TOKEN' } });
     const stored = await h.db.selectFrom('orchestration_secrets').select('value').where('orchestration_id', '=', id).executeTakeFirstOrThrow();
     expect(stored.value).toBe('hemmelig');

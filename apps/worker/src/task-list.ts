@@ -13,6 +13,7 @@ import { diskMonitor } from './tasks/disk-monitor.js';
 import { abEvaluate } from './tasks/ab-evaluate.js';
 import { prune } from './tasks/prune.js';
 import { pruneDeliveriesTask } from './tasks/prune-deliveries.js';
+import { orchestrationScheduleTask } from './tasks/orchestration-schedule.js';
 
 /** The media adapters: the file store under STORAGE_DIR and the speech engine. */
 export interface MediaAdapters {
@@ -52,6 +53,8 @@ export interface GraphRepair {
 export interface HousekeepingDeps {
   abTests: AbTestStore;
   pruneDeliveries(): Promise<{ expired: number; overLimit: number; deliveryIds: number; refusals: number }>;
+  /** Queues the scheduled orchestrations that are due (packages/orchestration planScheduledRuns). */
+  planScheduledRuns(): Promise<number>;
 }
 
 /** The governed job types, one task file each; bodies stay thin. */
@@ -65,7 +68,7 @@ export function jobBodies(graph: GraphRepair, media: MediaDeps, orchestration: O
 }
 
 /** Tasks outside the governor: a full disk must be noticed and relieved while heavy jobs run. */
-export const HOUSEKEEPING_TASKS = ['disk_monitor', 'ab_evaluate', 'prune', 'prune_deliveries'] as const;
+export const HOUSEKEEPING_TASKS = ['disk_monitor', 'ab_evaluate', 'prune', 'prune_deliveries', 'orchestration_schedule'] as const;
 
 export function createTaskList(
   bodies: Record<string, JobBody<never>>,
@@ -79,6 +82,7 @@ export function createTaskList(
     ab_evaluate: abEvaluate({ abTests: housekeeping.abTests, logger: diskDeps.logger }),
     prune: prune({ ...diskDeps, files: media.files, pruneCatalog: media.pruneCatalog }),
     prune_deliveries: pruneDeliveriesTask({ pruneDeliveries: () => housekeeping.pruneDeliveries(), logger: diskDeps.logger }),
+    orchestration_schedule: orchestrationScheduleTask({ planScheduledRuns: () => housekeeping.planScheduledRuns(), logger: diskDeps.logger }),
   };
   for (const [type, body] of Object.entries(bodies)) list[type] = governed(type, body as JobBody<JobPayload<string>>, governedDeps);
   return list;

@@ -20,7 +20,7 @@ import {
 import { propagateBelongsTo } from '@inntak/postgres/graph';
 import { pruneDeliveries } from '@inntak/postgres/deliveries';
 import { PostgresPublishingStore } from '@inntak/postgres/publishing';
-import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
+import { planScheduledRuns, PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
 import type { WorkerConfig } from './config.js';
 import type { JobBody } from './governed-task.js';
 import { checkDisk } from './disk-monitor.js';
@@ -49,7 +49,7 @@ export function postgresGraphRepair(db: Db): GraphRepair {
 
 /** The housekeeping tasks' ports on PostgreSQL: the A/B tests and the delivery log. */
 export function postgresHousekeeping(db: Db): HousekeepingDeps {
-  return { abTests: new PostgresPublishingStore(db), pruneDeliveries: () => pruneDeliveries(db) };
+  return { abTests: new PostgresPublishingStore(db), pruneDeliveries: () => pruneDeliveries(db), planScheduledRuns: () => planScheduledRuns(db) };
 }
 
 export interface RunningWorker {

@@ -192,6 +192,7 @@ export const NODE_KIND_RULES: Readonly<Record<string, NodeKindRule>> = {
   },
   orchestration: {
     createdBy: ['create_node (trigger and script checked)', 'inntak orchestration add'],
+    // Changed only by update_orchestration, set_orchestration_enabled, delete_orchestration (issue 27), with `write` on it.
     createNode: 'anyone',
     orchestrationCreates: false,
     write: 'admin',

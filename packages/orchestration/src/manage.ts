@@ -1,5 +1,5 @@
 import { AppError } from '@inntak/core';
-import { requireLevel, type Actor } from '@inntak/access';
+import { nodeKindRule, requireLevel, type AccessLevel, type Actor } from '@inntak/access';
 import type { JsonObject } from '@inntak/graph';
 import { requireOrchestrationRoom } from './graph-actions.js';
 import type { OrchestrationStore, OrchestrationTx, RunView } from './ports.js';
@@ -14,9 +14,14 @@ import { DEFAULT_ORCHESTRATIONS_PER_PERSON, type EventRef, type Trigger } from '
  * a caller who may not see it gets 404, like every write.
  */
 
+/** What changing an orchestration takes: the write policy's `orchestration` row (admin). */
+const MANAGE_NEED = nodeKindRule('orchestration').write as AccessLevel;
+
 async function requireOrchestrationAdmin(tx: OrchestrationTx, actor: Actor, id: string): Promise<void> {
-  const node = await requireLevel(tx, actor, id, 'admin', 'id');
+  // Seeing it comes first (404), then the level; a node of another kind is no orchestration (404).
+  const node = await requireLevel(tx, actor, id, null, 'id');
   if (node.node_kind !== 'orchestration') throw new AppError('not_found', { detail: 'id' });
+  await requireLevel(tx, actor, id, MANAGE_NEED, 'id');
 }
 
 /**

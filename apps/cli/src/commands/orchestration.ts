@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { EVENT_TYPES, type EventType } from '@inntak/orchestration';
 import { id, optional, required, requireKind, UsageError, wholeNumber, type CommandContext, type CommandSpec, type Options } from '../command-line.js';
+import { readStdin } from './webhooks.js';
 
 export const orchestrationAdd: CommandSpec = {
   name: 'orchestration add',
@@ -130,15 +131,17 @@ export const orchestrationRuns: CommandSpec = {
 
 export const orchestrationSetSecret: CommandSpec = {
   name: 'orchestration set-secret',
-  args: '--id ID --name NAME --value-file FILE',
-  summary: 'a secret for http_post headers ({secrets.NAME}); read from a file so it stays out of shell history; never shown again',
+  args: '--id ID --name NAME --secret-stdin',
+  summary: 'a secret for http_post headers ({secrets.NAME}), read from stdin; never shown again',
   options: {
     id: id('the orchestration'),
     name: { type: 'string', help: 'letters, digits and _, at most 64' },
-    'value-file': { type: 'string', help: 'a file holding the value (a trailing newline is dropped)' },
+    'secret-stdin': { type: 'boolean', help: 'read the secret from stdin (keeps it out of the shell history and ps); one trailing newline is dropped' },
   },
   async run(options, context) {
-    const value = (await readScript(required(options, 'value-file'), 'value-file')).replace(/\r?\n$/, '');
-    return context.services.setOrchestrationSecret(await orchestrationId(context, options), required(options, 'name'), value);
+    if (options['secret-stdin'] !== true) throw new UsageError('--secret-stdin mangler');
+    const name = required(options, 'name');
+    const value = (await (context.readStdin ?? readStdin)()).replace(/\r?\n$/, '');
+    return context.services.setOrchestrationSecret(await orchestrationId(context, options), name, value);
   },
 };
