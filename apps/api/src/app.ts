@@ -17,6 +17,7 @@ import { installNodeRead } from './node-read.js';
 import { installOpenApi } from './openapi.js';
 import { installMedia } from './media.js';
 import { installMediaUpload } from './media-upload.js';
+import { installMediaTranscription } from './media-transcription.js';
 import { installMixer } from './mixer.js';
 import { installOrchestration } from './orchestration.js';
 import { createMetrics, installMetrics, installRequestCounting } from './metrics.js';
@@ -111,6 +112,7 @@ export function createApp(deps: AppDeps): Express {
   installJobAdmin(app, routes, auth, deps.jobAdmin);
   installMedia(app, routes, auth, { media: deps.media, files: deps.files, logger: deps.logger, speech: deps.speech });
   installMediaUpload(app, routes, auth, { media: deps.media, files: deps.files, ...(deps.uploads ? { uploads: deps.uploads } : {}) });
+  installMediaTranscription(app, routes, auth, deps);
   installMixer(app, routes, auth, deps);
   installPublishingIntentions(app, routes, auth, { store: deps.publishingStore });
   installPublishedPages(app, routes, publishing);
