@@ -18,6 +18,7 @@ import { installNodeRead } from './node-read.js';
 import { installOpenApi } from './openapi.js';
 import { installMedia } from './media.js';
 import { installMediaUpload } from './media-upload.js';
+import { installMediaTranscription } from './media-transcription.js';
 import { installMixer } from './mixer.js';
 import { installOrchestration } from './orchestration.js';
 import { installOrchestrationManage } from './orchestration-manage.js';
@@ -118,6 +119,7 @@ export function createApp(deps: AppDeps): Express {
   installJobAdmin(app, routes, auth, deps.jobAdmin);
   installMedia(app, routes, auth, { media: deps.media, files: deps.files, logger: deps.logger, speech: deps.speech });
   installMediaUpload(app, routes, auth, { media: deps.media, files: deps.files, ...(deps.uploads ? { uploads: deps.uploads } : {}) });
+  installMediaTranscription(app, routes, auth, deps);
   installMixer(app, routes, auth, deps);
   installPublishingIntentions(app, routes, auth, { store: deps.publishingStore, abResults: deps.abResults });
   installPublishedPages(app, routes, publishing);

@@ -129,3 +129,29 @@ describe('POST /media', () => {
     expect(full.body.error).toMatch(/^Samlingen har ikke plass til flere medier: /);
   });
 });
+
+describe('GET /media/{id}/transcription and POST /intentions/transcribe', () => {
+  it('an upload owes its transcription: transcribed false and no segments until the job has run; then its segments, to readers of the node only', async () => {
+    const { body } = await upload(await fixture('tone.wav'));
+    const before = await request(app).get(`/media/${body.id}/transcription`).set('Authorization', reader.authorization);
+    expect(before.status).toBe(200);
+    expect(before.body).toEqual({ media_id: body.id, transcribed: false, segments: [] });
+    const { saveTranscription } = await import('@inntak/postgres/media');
+    await saveTranscription(ctx.database.db, body.id, [{ start_s: 0.2, end_s: 1.1, text: 'hei hei' }], { engine: 'test', at: new Date().toISOString() }, () => {});
+    const after = await request(app).get(`/media/${body.id}/transcription`).set('Authorization', reader.authorization);
+    expect(after.body).toEqual({ media_id: body.id, transcribed: true, segments: [{ start_s: 0.2, end_s: 1.1, text: 'hei hei' }] });
+    expect((await request(app).get(`/media/${body.id}/transcription`).set('Authorization', stranger.authorization)).status).toBe(404);
+  });
+
+  it('transcribe needs member on the audio node: 202 with the job, 403 for a reader, 400 for an image', async () => {
+    const audio = (await upload(await fixture('tone.wav'))).body.id;
+    const picture = (await upload(await fixture('pic.png'))).body.id;
+    const ask = (mediaId: string, authorization: string) => request(app).post('/intentions/transcribe').set('Authorization', authorization).send({ media_id: mediaId });
+    const queued = await ask(audio, member.authorization);
+    expect(queued.status).toBe(202);
+    expect(queued.body).toEqual({ job_id: expect.any(Number) });
+    expect((await ask(audio, reader.authorization)).status).toBe(403);
+    expect((await ask(picture, member.authorization)).status).toBe(400);
+    expect((await ask(audio, stranger.authorization)).status).toBe(404);
+  });
+});

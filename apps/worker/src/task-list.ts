@@ -1,5 +1,5 @@
 import type { TaskList } from 'graphile-worker';
-import type { FileStore, MixdownCatalog, PruneCatalog, SpeechCatalog, SpeechLimits, SpeechSynthesizer } from '@inntak/media';
+import type { FileStore, MixdownCatalog, PruneCatalog, SpeechCatalog, SpeechLimits, SpeechRecognizer, SpeechSynthesizer, TranscriptionCatalog } from '@inntak/media';
 import type { AbTestStore } from '@inntak/ab-testing';
 import { DEFAULT_BUDGET, type OrchestrationStore } from '@inntak/orchestration';
 import type { JobPayload } from '@inntak/jobs';
@@ -9,6 +9,7 @@ import { accessRepair } from './tasks/access-repair.js';
 import { orchestrate } from './tasks/orchestrate.js';
 import { ttsGenerate } from './tasks/tts-generate.js';
 import { renderMixTask } from './tasks/render-mix.js';
+import { speechTranscription } from './tasks/speech-transcription.js';
 import { diskMonitor } from './tasks/disk-monitor.js';
 import { abEvaluate } from './tasks/ab-evaluate.js';
 import { prune } from './tasks/prune.js';
@@ -21,6 +22,8 @@ export interface MediaAdapters {
   synthesizer: SpeechSynthesizer;
   /** What one TTS job may cost (WorkerConfig.speech); absent: the defaults. */
   speechLimits?: SpeechLimits;
+  /** The speech-to-text engine (TRANSCRIPTION_MODEL_DIR); absent: speech_transcription fails saying so. */
+  recognizer?: SpeechRecognizer;
 }
 
 /** The media tasks' dependencies: the adapters and media's database ports (built in worker.ts). */
@@ -28,6 +31,7 @@ export interface MediaDeps extends MediaAdapters {
   speechCatalog: SpeechCatalog;
   pruneCatalog: PruneCatalog;
   mixdownCatalog: MixdownCatalog;
+  transcriptionCatalog: TranscriptionCatalog;
 }
 
 export interface OrchestrationAllowLists {
@@ -63,6 +67,7 @@ export function jobBodies(graph: GraphRepair, media: MediaDeps, orchestration: O
     access_repair: accessRepair((edgeId) => graph.repairAccess(edgeId)),
     orchestrate: orchestrate({ ...orchestration, budget: orchestration.budget ?? DEFAULT_BUDGET }),
     tts_generate: ttsGenerate(media),
+    speech_transcription: speechTranscription(media),
     render_mix: renderMixTask({ ...media, collectionMediaBytes: media.speechLimits?.collectionMediaBytes }),
   } as Record<string, JobBody<never>>;
 }

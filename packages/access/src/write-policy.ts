@@ -95,7 +95,7 @@ export const EDGE_RULES: Readonly<Record<string, EdgeRule>> = {
     cleanup: 'admin',
   },
   has_media: {
-    createdBy: ['the media service (tts_generate job; a system edge)', 'create_edge'],
+    createdBy: ['the media service (tts_generate, render_mix, POST /media; a system edge)', 'create_edge'],
     create: MEMBER_BOTH,
     deletedBy: GENERIC_DELETE,
     delete: MEMBER_BOTH,
@@ -222,7 +222,7 @@ export const NODE_KIND_RULES: Readonly<Record<string, NodeKindRule>> = {
     observable: true,
   },
   media: {
-    createdBy: ['the media service (tts_generate job)'],
+    createdBy: ['the media service (tts_generate, render_mix, POST /media)'],
     createNode: 'never',
     orchestrationCreates: false,
     write: 'system_admin',

@@ -56,6 +56,7 @@ function memoryStore(levels: Record<string, AccessLevel | null>, text = 'Hei') {
     transaction: (work) => work(tx),
     readableMedia: async () => undefined,
     deleteMedia: async () => {},
+    transcriptionOf: async () => [],
     touchMediaAccess: async () => false,
     latestPruneRun: async () => null,
   };

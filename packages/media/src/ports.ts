@@ -4,6 +4,7 @@ import type { JobPayloads } from '@inntak/jobs';
 import type { MixerChannel } from './mixer.js';
 import type { PruneDecision } from './pruning.js';
 import type { MediaMetadata } from './types.js';
+import type { TranscriptSegment } from './transcription.js';
 
 /**
  * The file store port: files named by key (fileKeyOf) in one flat store. A file is written to a
@@ -126,6 +127,8 @@ export interface MediaStore {
   transaction<T>(work: (tx: MediaTx) => Promise<T>): Promise<T>;
   /** A media node the person may read in full (creator, an access row, or readable/open), or undefined. */
   readableMedia(personId: string, id: string): Promise<MediaRecord | undefined>;
+  /** A media node's transcription segments in time order, at most `limit`. */
+  transcriptionOf(id: string, limit: number): Promise<TranscriptSegment[]>;
   /** Deletes a media node (its edges go with it); nothing when there is none. */
   deleteMedia(id: string): Promise<void>;
   /** Moves last_accessed_at to now unless it moved within the last minute; true when it did. */

@@ -17,3 +17,4 @@ export { mixerChannelsFor, readMixerChanges, channelView, postgresMixerFeed } fr
 export { postgresPruneCatalog, postgresSpeechCatalog, postgresMixdownCatalog } from './catalogs.js';
 export { PostgresMediaStore } from './postgres-media-store.js';
 export { lockSpeechQueueOf, speechJobsOf } from './speech-jobs.js';
+export { saveTranscription, transcriptionSegments, postgresTranscriptionCatalog } from './transcription-store.js';

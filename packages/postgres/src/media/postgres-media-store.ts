@@ -6,6 +6,7 @@ import { enqueueJob } from '../jobs/index.js';
 import { anyMedia, deleteMediaNode, insertMediaRows, readMediaFor, touchMediaAccess } from './media-store.js';
 import { endLiveRoom, insertMixerChannel, liveRoom, mixerChannel, reprioritiseQueuedJobs, startLiveRoom, updateMixerChannel } from './mixer-store.js';
 import { latestPruneRun } from './prune-log.js';
+import { transcriptionSegments } from './transcription-store.js';
 import { collectionMediaBytes, lockSpeechQueueOf, speechJobsOf } from './speech-jobs.js';
 
 function mediaTx(trx: Transaction<Database>): MediaTx {
@@ -42,6 +43,10 @@ export class PostgresMediaStore implements MediaStore {
 
   readableMedia(personId: string, id: string) {
     return readMediaFor(this.db, personId, id);
+  }
+
+  transcriptionOf(id: string, limit: number) {
+    return transcriptionSegments(this.db, id, limit);
   }
 
   async deleteMedia(id: string): Promise<void> {
