@@ -67,7 +67,12 @@ export async function searchWindows(db: Db, callerId: string, query: NodeQuery, 
   const rows: WindowedPage['rows'] = [];
   const estimate = await estimateOf(db, text);
   const span = options.span ?? SEARCH_SPAN;
-  const walk = options.strategy ? options.strategy === 'walk' : estimate.documents / estimate.total >= SPAN_SHARE;
+  // A collection or a creator narrows the matches to a few nodes the planner reaches from
+  // their own index (edges of the collection, node_search_created_by_idx): spans of all nodes
+  // would hold almost none of them, and walking would pass every other node.
+  const narrowed = query.collectionId !== undefined || query.createdBy !== undefined;
+  const strategy = options.strategy ?? (narrowed ? 'bitmap' : undefined);
+  const walk = strategy ? strategy === 'walk' : estimate.documents / estimate.total >= SPAN_SHARE;
   // A cursor names its window by its id range, so the window reads back the same rows whatever
   // was written since or however common the words have become; a new window starts below the
   // last one's floor (or at the newest match).
@@ -75,7 +80,7 @@ export async function searchWindows(db: Db, callerId: string, query: NodeQuery, 
   let known: SearchWindow | undefined = after?.window;
   let below: string | undefined;
   for (let windows = 1; ; windows++) {
-    const reader: WindowReader = { db, callerId, query, text, size: options.window, estimate, strategy: options.strategy };
+    const reader: WindowReader = { db, callerId, query, text, size: options.window, estimate, strategy };
     const { window, found } = known
       ? { window: known, found: await readWindow(reader, known.walk, { top: known.top, floor: known.floor ?? undefined }) }
       : await newWindow(reader, below, walk ? span : undefined);
