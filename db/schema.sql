@@ -125,7 +125,10 @@ create table node_access (
 create table node_search (
   node_id uuid not null,
   document tsvector not null,
-  title_document tsvector not null
+  title_document tsvector not null,
+  visibility visibility not null,
+  created_by uuid,
+  readers tsvector not null default ''::tsvector
 );
 create table nodes (
   id uuid not null,
@@ -359,6 +362,7 @@ alter table nodes add constraint nodes_created_by_fkey FOREIGN KEY (created_by) 
 alter table nodes add constraint nodes_orchestration_match TRIGGER DEFERRABLE INITIALLY DEFERRED;
 alter table nodes add constraint nodes_orchestration_match_update TRIGGER DEFERRABLE INITIALLY DEFERRED;
 alter table nodes add constraint nodes_pkey PRIMARY KEY (id);
+alter table nodes add constraint nodes_search_insert TRIGGER DEFERRABLE INITIALLY DEFERRED;
 alter table orchestration_budgets add constraint orchestration_budgets_pkey PRIMARY KEY (root_id);
 alter table orchestration_log add constraint orchestration_log_fallback_check CHECK ((fallback = ANY (ARRAY['step'::text, 'global'::text])));
 alter table orchestration_log add constraint orchestration_log_job_id_fkey FOREIGN KEY (job_id) REFERENCES job_queue(id) ON DELETE SET NULL;
@@ -440,8 +444,14 @@ CREATE INDEX mixer_channels_room_idx ON public.mixer_channels USING btree (room_
 CREATE INDEX node_access_object_idx ON public.node_access USING btree (object_id);
 CREATE UNIQUE INDEX node_access_pkey ON public.node_access USING btree (subject_id, object_id);
 CREATE INDEX node_access_via_edge_idx ON public.node_access USING btree (via_edge);
+CREATE INDEX node_search_created_by_idx ON public.node_search USING btree (created_by, node_id);
+CREATE INDEX node_search_discoverable_idx ON public.node_search USING btree (node_id) WHERE (visibility = 'discoverable'::visibility);
+CREATE INDEX node_search_discoverable_title_idx ON public.node_search USING gin (title_document) WHERE (visibility = 'discoverable'::visibility);
 CREATE INDEX node_search_document_idx ON public.node_search USING gin (document);
 CREATE UNIQUE INDEX node_search_pkey ON public.node_search USING btree (node_id);
+CREATE INDEX node_search_readers_idx ON public.node_search USING gin (readers) WHERE (visibility = ANY (ARRAY['hidden'::visibility, 'discoverable'::visibility]));
+CREATE INDEX node_search_shown_document_idx ON public.node_search USING gin (document) WHERE (visibility = ANY (ARRAY['readable'::visibility, 'open'::visibility]));
+CREATE INDEX node_search_shown_idx ON public.node_search USING btree (node_id) WHERE (visibility = ANY (ARRAY['readable'::visibility, 'open'::visibility]));
 CREATE INDEX node_search_title_document_idx ON public.node_search USING gin (title_document);
 CREATE INDEX nodes_created_at_idx ON public.nodes USING btree (created_at);
 CREATE INDEX nodes_created_by_id_idx ON public.nodes USING btree (created_by, id);
@@ -648,6 +658,40 @@ AS $function$
        from nodes n where n.id = node_id),
     nullif(current_setting('inntak.n' || replace(node_id::text, '-', ''), true), '')::jsonb)
 $function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_node_readers(node uuid)
+ RETURNS tsvector
+ LANGUAGE sql
+ STABLE PARALLEL SAFE
+RETURN COALESCE((SELECT array_to_tsvector(array_agg(inntak_reader_lexeme(a.subject_id))) AS array_to_tsvector FROM node_access a WHERE (a.object_id = inntak_node_readers.node)), ''::tsvector)
+;
+CREATE OR REPLACE FUNCTION public.inntak_node_search_access()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  update node_search s set readers = inntak_node_readers(s.node_id)
+   where s.node_id in (select distinct c.object_id from changed c);
+  return null;
+end $function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_node_search_access_moved()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  update node_search s set readers = inntak_node_readers(s.node_id) where s.node_id in (old.object_id, new.object_id);
+  return null;
+end $function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_node_search_reader()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  update node_search set visibility = new.visibility, created_by = new.created_by where node_id = new.id;
+  return null;
+end $function$
 ;
 CREATE OR REPLACE FUNCTION public.inntak_notify_change()
  RETURNS trigger
@@ -983,6 +1027,12 @@ begin
 end
 $function$
 ;
+CREATE OR REPLACE FUNCTION public.inntak_reader_lexeme(subject uuid)
+ RETURNS text
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+RETURN replace((subject)::text, '-'::text, ''::text)
+;
 CREATE OR REPLACE FUNCTION public.inntak_reads_node(p_reader uuid, p_node nodes)
  RETURNS boolean
  LANGUAGE sql
@@ -1069,6 +1119,20 @@ begin
 end;
 $function$
 ;
+CREATE OR REPLACE FUNCTION public.inntak_search_estimate(terms tsquery, OUT documents double precision, OUT titles double precision, OUT total double precision)
+ RETURNS record
+ LANGUAGE plpgsql
+AS $function$
+declare
+  plan json;
+begin
+  select greatest(c.reltuples, 1) into total from pg_class c where c.oid = 'node_search'::regclass;
+  execute 'explain (format json) select 1 from node_search where document @@ $1' using terms into plan;
+  documents := (plan -> 0 -> 'Plan' ->> 'Plan Rows')::float8;
+  execute 'explain (format json) select 1 from node_search where title_document @@ $1' using terms into plan;
+  titles := (plan -> 0 -> 'Plan' ->> 'Plan Rows')::float8;
+end $function$
+;
 CREATE OR REPLACE FUNCTION public.inntak_sees_edge(p_reader uuid, p_edge edges)
  RETURNS boolean
  LANGUAGE sql
@@ -1104,11 +1168,13 @@ CREATE OR REPLACE FUNCTION public.node_search_insert()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
-declare
-  title_document tsvector := setweight(to_tsvector('simple'::regconfig, coalesce(new.title, '')), 'A');
 begin
-  insert into node_search (node_id, document, title_document)
-  values (new.id, title_document || setweight(to_tsvector('simple'::regconfig, coalesce(new.content, '')), 'B'), title_document);
+  insert into node_search (node_id, document, title_document, visibility, created_by, readers)
+  select n.id, d.title_document || setweight(to_tsvector('simple'::regconfig, coalesce(n.content, '')), 'B'),
+         d.title_document, n.visibility, n.created_by, inntak_node_readers(n.id)
+    from nodes n, lateral (select setweight(to_tsvector('simple'::regconfig, coalesce(n.title, '')), 'A') as title_document) d
+   where n.id = new.id
+  on conflict (node_id) do nothing;
   return null;
 end $function$
 ;
@@ -1135,11 +1201,15 @@ CREATE TRIGGER edges_orchestration_subscriptions_update AFTER UPDATE OF source_i
 CREATE TRIGGER mixer_channels_notify AFTER INSERT OR UPDATE ON public.mixer_channels FOR EACH ROW EXECUTE FUNCTION inntak_notify_mixer_change();
 CREATE TRIGGER node_access_notify_delete BEFORE DELETE ON public.node_access FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_access');
 CREATE TRIGGER node_access_notify_write AFTER INSERT OR UPDATE ON public.node_access FOR EACH ROW EXECUTE FUNCTION inntak_notify_write('inntak_access');
+CREATE TRIGGER node_access_search_delete AFTER DELETE ON public.node_access REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION inntak_node_search_access();
+CREATE TRIGGER node_access_search_insert AFTER INSERT ON public.node_access REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION inntak_node_search_access();
+CREATE TRIGGER node_access_search_update AFTER UPDATE OF subject_id, object_id ON public.node_access FOR EACH ROW EXECUTE FUNCTION inntak_node_search_access_moved();
 CREATE TRIGGER nodes_notify_delete BEFORE DELETE ON public.nodes FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_nodes');
 CREATE TRIGGER nodes_notify_write AFTER INSERT OR UPDATE ON public.nodes FOR EACH ROW EXECUTE FUNCTION inntak_notify_write('inntak_nodes');
 CREATE CONSTRAINT TRIGGER nodes_orchestration_match AFTER INSERT ON public.nodes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION inntak_orchestration_on_write();
 CREATE CONSTRAINT TRIGGER nodes_orchestration_match_update AFTER UPDATE OF title, content, visibility, node_kind, metadata ON public.nodes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION inntak_orchestration_on_update();
 CREATE TRIGGER nodes_orchestration_subscriptions_insert AFTER INSERT ON public.nodes FOR EACH ROW WHEN ((new.node_kind = 'orchestration'::text)) EXECUTE FUNCTION inntak_orchestration_subscriptions_on_node();
 CREATE TRIGGER nodes_orchestration_subscriptions_update AFTER UPDATE OF node_kind, metadata, created_by ON public.nodes FOR EACH ROW WHEN (((new.node_kind = 'orchestration'::text) OR (old.node_kind = 'orchestration'::text))) EXECUTE FUNCTION inntak_orchestration_subscriptions_on_node();
-CREATE TRIGGER nodes_search_insert AFTER INSERT ON public.nodes FOR EACH ROW EXECUTE FUNCTION node_search_insert();
+CREATE CONSTRAINT TRIGGER nodes_search_insert AFTER INSERT ON public.nodes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION node_search_insert();
+CREATE TRIGGER nodes_search_reader AFTER UPDATE OF visibility, created_by ON public.nodes FOR EACH ROW WHEN (((old.visibility IS DISTINCT FROM new.visibility) OR (old.created_by IS DISTINCT FROM new.created_by))) EXECUTE FUNCTION inntak_node_search_reader();
 CREATE TRIGGER nodes_search_update AFTER UPDATE OF title, content ON public.nodes FOR EACH ROW EXECUTE FUNCTION node_search_update();

@@ -128,6 +128,11 @@ export interface NodeSearchTable {
   document: string;
   /** The title alone, for callers who see a node only as a summary (007). */
   title_document: string;
+  /** The node's visibility and creator, copied for the search's read filter (025). */
+  visibility: Visibility;
+  created_by: string | null;
+  /** One lexeme per subject with an access row on the node (025, inntak_reader_lexeme). */
+  readers: Generated<string>;
 }
 
 /** Pruning runs (db/migrations/013.do.media.sql). */
