@@ -92,7 +92,7 @@ export function createApp(deps: AppDeps): Express {
   const routes = new RouteRegistry({ checkResponses: deps.checkResponses });
   // Tests walk every declared route (string-fields.test.ts): registryOf(app).
   app.locals.routeRegistry = routes;
-  const publishing = publishingDeps({ pages: deps.publishedPages, logger: deps.logger, ...deps.publishing });
+  const publishing = publishingDeps({ pages: deps.publishedPages, logger: deps.logger, baseUrl: deps.baseUrl, ...deps.publishing });
   installPublishedDomains(app, publishing);
   installHealth(app, routes, deps);
   installWebhookIntake(app, routes, { store: deps.intakeStore, logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes });

@@ -1,6 +1,6 @@
 import type { Actor, WriterLevel } from '@inntak/access';
 import type { AbDecisionWrites, AbStatus } from '@inntak/ab-testing';
-import type { Article, ArticleSummary, FrontPageEntry, Publication } from './models.js';
+import type { Article, ArticleSummary, FrontPageEntry, PageLanguage, Publication } from './models.js';
 import type { PageWindow } from './pagination.js';
 
 /** The publishing edge (article → publication) that storage pruning honours: keep name and direction. */
@@ -14,6 +14,7 @@ export interface PublicationSettings {
   title: string;
   about: string;
   domains: string[];
+  language: PageLanguage;
 }
 
 export interface NewEdgeRow {
