@@ -75,6 +75,7 @@ describe('GET /openapi.json', () => {
       '/pub/{slug}/artikkel/{article_id}',
       '/pub/{slug}/feed.xml',
       '/pub/{slug}/kategori/{tag}',
+      '/pub/{slug}/medier/{media_id}',
       '/pub/{slug}/om',
       '/pub/{slug}/sitemap.xml',
       '/pub/{slug}/sok',

@@ -27,6 +27,7 @@ import {
 import type { AbRecorder } from './ab-recorder.js';
 import { ROUTING, type PageCache } from './page-cache.js';
 import { AbClientGate, ClientKeys, SearchLimiter, type PublicClient } from './public-clients.js';
+import { sendMediaFile, type MediaFileDeps } from './media-file.js';
 import { nameRoute } from './request-logging.js';
 import type { RouteRegistry } from './route-registry.js';
 
@@ -39,6 +40,8 @@ export interface PublishingDeps {
   pageCache?: PageCache;
   /** The service's own host (from BASE_URL): never a publication's custom domain. */
   ownHost?: string;
+  /** Published articles' media files (/medier/{id}); absent: those paths are 404. */
+  mediaFiles?: MediaFileDeps;
   /** BASE_URL: the origin of /pub/… pages' canonical links and feeds; its scheme is the custom domains' too. */
   baseUrl?: string;
   /** Which impressions and clicks count (one per client per article per window); default AbClientGate's defaults. */
@@ -50,7 +53,7 @@ export interface PublishingDeps {
 }
 
 /** The pages' dependencies with every per-process guard in place (createApp calls this once). */
-export function publishingDeps(deps: PublishingDeps): Required<Omit<PublishingDeps, 'pageCache' | 'ownHost' | 'baseUrl'>> & PublishingDeps {
+export function publishingDeps(deps: PublishingDeps): Required<Omit<PublishingDeps, 'pageCache' | 'ownHost' | 'baseUrl' | 'mediaFiles'>> & PublishingDeps {
   return {
     ...deps,
     abGate: deps.abGate ?? new AbClientGate({ logger: deps.logger }),
@@ -73,6 +76,7 @@ const PAGE_ROUTES: Array<[path: string, summary: string]> = [
   ['/pub/{slug}/arkiv', 'Archive, newest first, grouped by month, paginated'],
   ['/pub/{slug}/sok', 'Ranked full-text search among published articles (?q=), paginated; capped per address and in all (429)'],
   ['/pub/{slug}/om', 'About the publication'],
+  ['/pub/{slug}/medier/{media_id}', 'A media file (audio, image, video) of an article published here, public; Range (206), ETag (304)'],
   ['/pub/{slug}/feed.xml', 'RSS 2.0 feed of the newest published articles (application/rss+xml)'],
   ['/pub/{slug}/sitemap.xml', 'Sitemap of the front page, archive, about page and newest published articles (application/xml)'],
 ];
@@ -282,6 +286,12 @@ class Pages {
       if (this.fresh(req, res, doc.etag)) return;
       res.status(200).type(feed ? 'application/rss+xml; charset=utf-8' : 'application/xml; charset=utf-8').send(doc.body);
       return;
+    }
+    if (section === 'medier' && parts.length === 2 && UUID.test(param!) && this.deps.mediaFiles) {
+      // Public because the article is: only media an article published here owns (has_media).
+      const media = await pages.publishedMedia(pub.id, param!);
+      if (!media) return this.notFound(res, ctx);
+      return sendMediaFile(req, res, media, this.deps.mediaFiles, 'public, max-age=300');
     }
     if (section === 'om' && parts.length === 1) {
       if (this.fresh(req, res, etagOf(pub))) return;

@@ -74,4 +74,6 @@ export interface PublishedPages {
   publishedArticle(publicationId: string, articleId: string): Promise<Article | undefined>;
   taggedArticles(publicationId: string, tag: string, window: PageWindow): Promise<ArticleSummary[]>;
   searchArticles(publicationId: string, words: string, window: PageWindow): Promise<ArticleSummary[]>;
+  /** A media node owned (has_media) by an article published in the publication; undefined otherwise. */
+  publishedMedia(publicationId: string, mediaId: string): Promise<{ id: string; mime: string } | undefined>;
 }
