@@ -103,7 +103,8 @@ export function createApp(deps: AppDeps): Express {
   const routes = new RouteRegistry({ checkResponses: deps.checkResponses });
   // Tests walk every declared route (string-fields.test.ts): registryOf(app).
   app.locals.routeRegistry = routes;
-  const publishing = publishingDeps({ pages: deps.publishedPages, logger: deps.logger, ...deps.publishing });
+  const mediaFiles = { files: deps.files, logger: deps.logger, touch: (id: string) => deps.media.touchMediaAccess(id) };
+  const publishing = publishingDeps({ pages: deps.publishedPages, logger: deps.logger, baseUrl: deps.baseUrl, mediaFiles, ...deps.publishing });
   installPublishedDomains(app, publishing);
   installHealth(app, routes, deps);
   installWebhookIntake(app, routes, { store: deps.intakeStore, logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes });

@@ -33,4 +33,5 @@ export {
 } from './receive-webhook.js';
 export { parseWebhookBody, type ParsedBody } from './parse-body.js';
 export { intakeUrl, knownTemplateId } from './webhook-settings.js';
-export { rerenderContent, type Rerendered } from './rerender.js';
+export { rerenderContent, webhookLocaleOf, type Rerendered } from './rerender.js';
+export type { Locale } from '@inntak/templates';

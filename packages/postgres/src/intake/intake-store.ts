@@ -1,5 +1,5 @@
 import { AppError, stringifyJson } from '@inntak/core';
-import { IntakeWriteError, type DeliveryLogEntry, type FailedDelivery, type IntakeStore, type SignatureScheme, type WebhookTarget, type WriteOutcome } from '@inntak/intake';
+import { IntakeWriteError, webhookLocaleOf, type DeliveryLogEntry, type FailedDelivery, type IntakeStore, type SignatureScheme, type WebhookTarget, type WriteOutcome } from '@inntak/intake';
 import type { NewEdge, NewNode } from '@inntak/graph';
 import type { DatabaseHandle, PreparedStatement } from '../platform/index.js';
 
@@ -13,7 +13,7 @@ import type { DatabaseHandle, PreparedStatement } from '../platform/index.js';
  */
 const FIND_WEBHOOK: PreparedStatement = {
   name: 'inntak_intake_find_webhook',
-  text: `select w.id, e.target_id, w.metadata ->> 'template_id' as template_id, s.scheme, s.secret
+  text: `select w.id, e.target_id, w.metadata ->> 'template_id' as template_id, w.metadata ->> 'locale' as locale, s.scheme, s.secret
            from nodes w join edges e on e.source_id = w.id and e.edge_type = 'belongs_to'
            left join webhook_secrets s on s.webhook_id = w.id
           where w.node_kind = 'webhook' and w.metadata ->> 'token' = $1
@@ -49,13 +49,13 @@ export class PostgresIntakeStore implements IntakeStore {
   constructor(private readonly database: Pick<DatabaseHandle, 'prepared'>) {}
 
   async findWebhookByToken(token: string): Promise<WebhookTarget | undefined> {
-    const [row] = await this.database.prepared<{ id: string; target_id: string; template_id: string | null; scheme: SignatureScheme | null; secret: string | null }>(
+    const [row] = await this.database.prepared<{ id: string; target_id: string; template_id: string | null; locale: string | null; scheme: SignatureScheme | null; secret: string | null }>(
       FIND_WEBHOOK,
       [token],
     );
     if (!row) return undefined;
     const secret = row.scheme !== null && row.secret !== null ? { scheme: row.scheme, secret: row.secret } : null;
-    return { webhookId: row.id, collectionId: row.target_id, templateId: row.template_id, secret };
+    return { webhookId: row.id, collectionId: row.target_id, templateId: row.template_id, locale: webhookLocaleOf(row.locale), secret };
   }
 
   async writeContent(node: NewNode, edge: NewEdge, log: DeliveryLogEntry): Promise<WriteOutcome> {

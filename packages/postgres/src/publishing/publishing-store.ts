@@ -5,7 +5,7 @@ import { deleteEdges, insertEdge, levelOn, nodeKindOf } from '../graph/index.js'
 import { testingVariants } from './ab-events.js';
 import { decisionsOf, recordDecision, recordLook, resultVariants, startRound } from './ab-rounds.js';
 import { collectionsOf, edgeOfType, insertPublishedIn, isPublishedIn, publishedInEdgesOf } from './articles.js';
-import { frontPageEntries, publishedArticle, publishedArticles, searchArticles, taggedArticles } from './pages.js';
+import { frontPageEntries, publishedArticle, publishedArticles, publishedMedia, searchArticles, taggedArticles } from './pages.js';
 import { insertPublication, isPublication, lockPublication, publicationByDomain, publicationBySlug } from './publications.js';
 import type { Db, Trx } from './trx.js';
 import { setStatus, variantsOfType, writeCounters } from './variants.js';
@@ -50,6 +50,7 @@ export class PostgresPublishedPages implements PublishedPages {
   publishedArticles = (publicationId: string, window: PageWindow) => publishedArticles(this.db, publicationId, window);
   frontPageEntries = (publicationId: string, window: PageWindow) => frontPageEntries(this.db, publicationId, window);
   publishedArticle = (publicationId: string, articleId: string) => publishedArticle(this.db, publicationId, articleId);
+  publishedMedia = (publicationId: string, mediaId: string) => publishedMedia(this.db, publicationId, mediaId);
   taggedArticles = (publicationId: string, tag: string, window: PageWindow) => taggedArticles(this.db, publicationId, tag, window);
   searchArticles = (publicationId: string, words: string, window: PageWindow) => searchArticles(this.db, publicationId, words, window);
 }
