@@ -74,6 +74,25 @@ export default tseslint.config(
     rules: { 'inntak/domain-imports': ['error', { domains: DOMAIN_PACKAGES, extra: ['standardwebhooks', '@jest/globals', 'fast-check'] }] },
   },
   {
+    // Emoji names for Slack's :shortcodes: (templates) and Markdown, feeds for the pages
+    // (publishing): kept libraries that do no I/O (issue 25).
+    files: ['packages/templates/src/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/__tests__/**'],
+    rules: { 'inntak/domain-imports': ['error', { domains: DOMAIN_PACKAGES, extra: ['node-emoji'] }] },
+  },
+  {
+    files: ['packages/publishing/src/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/__tests__/**'],
+    rules: { 'inntak/domain-imports': ['error', { domains: DOMAIN_PACKAGES, extra: ['markdown-it', 'feed'] }] },
+  },
+  {
+    // Media's kept libraries over bytes in memory (issue 28): resampling, sniffing the type of an
+    // upload, reading an image's size and an audio file's duration. None does I/O of its own.
+    files: ['packages/media/src/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/__tests__/**'],
+    rules: { 'inntak/domain-imports': ['error', { domains: DOMAIN_PACKAGES, extra: ['wave-resampler', 'file-type', 'image-size', 'music-metadata'] }] },
+  },
+  {
     files: ['packages/postgres/src/**/*.ts'],
     rules: { 'inntak/postgres-folders': 'error' },
   },

@@ -113,7 +113,8 @@ create table mixer_channels (
   role text not null default 'guest'::text,
   created_by uuid,
   created_at timestamp with time zone not null default now(),
-  updated_at timestamp with time zone not null default now()
+  updated_at timestamp with time zone not null default now(),
+  offset_ms integer not null default 0
 );
 create table node_access (
   subject_id uuid not null,
@@ -124,7 +125,10 @@ create table node_access (
 create table node_search (
   node_id uuid not null,
   document tsvector not null,
-  title_document tsvector not null
+  title_document tsvector not null,
+  visibility visibility not null,
+  created_by uuid,
+  readers tsvector not null default ''::tsvector
 );
 create table nodes (
   id uuid not null,
@@ -162,7 +166,27 @@ create table orchestration_runs (
   depth integer not null,
   job_id bigint,
   created_at timestamp with time zone not null default now(),
-  root_id uuid
+  root_id uuid,
+  id uuid not null default gen_random_uuid(),
+  status text not null default 'queued'::text,
+  started_at timestamp with time zone,
+  finished_at timestamp with time zone,
+  event jsonb,
+  failed_step integer,
+  outputs jsonb not null default '{}'::jsonb,
+  rerun_of uuid,
+  from_step integer not null default 1
+);
+create table orchestration_schedules (
+  orchestration_id uuid not null,
+  cron text not null,
+  next_at timestamp with time zone not null
+);
+create table orchestration_secrets (
+  orchestration_id uuid not null,
+  name text not null,
+  value text not null,
+  set_at timestamp with time zone not null default now()
 );
 create table orchestration_subscriptions (
   orchestration_id uuid not null,
@@ -236,6 +260,13 @@ create table studio_sessions (
 create table system_admins (
   node_id uuid not null,
   created_at timestamp with time zone not null default now()
+);
+create table transcription_segments (
+  media_id uuid not null,
+  seq integer not null,
+  start_s double precision not null,
+  end_s double precision not null,
+  text text not null
 );
 create table webhook_deliveries (
   id uuid not null,
@@ -318,6 +349,7 @@ alter table mixer_channels add constraint mixer_channels_effects_check CHECK ((j
 alter table mixer_channels add constraint mixer_channels_gain_db_check CHECK (((gain_db >= ('-60'::integer)::double precision) AND (gain_db <= (12)::double precision)));
 alter table mixer_channels add constraint mixer_channels_label_check CHECK (((char_length(label) >= 1) AND (char_length(label) <= 200)));
 alter table mixer_channels add constraint mixer_channels_node_id_fkey FOREIGN KEY (node_id) REFERENCES nodes(id) ON DELETE SET NULL;
+alter table mixer_channels add constraint mixer_channels_offset_ms_check CHECK (((offset_ms >= 0) AND (offset_ms <= 3600000)));
 alter table mixer_channels add constraint mixer_channels_pkey PRIMARY KEY (id);
 alter table mixer_channels add constraint mixer_channels_room_id_fkey FOREIGN KEY (room_id) REFERENCES nodes(id) ON DELETE CASCADE;
 alter table node_access add constraint node_access_object_id_fkey FOREIGN KEY (object_id) REFERENCES nodes(id) ON DELETE CASCADE;
@@ -328,7 +360,9 @@ alter table node_search add constraint node_search_node_id_fkey FOREIGN KEY (nod
 alter table node_search add constraint node_search_pkey PRIMARY KEY (node_id);
 alter table nodes add constraint nodes_created_by_fkey FOREIGN KEY (created_by) REFERENCES nodes(id) ON DELETE SET NULL;
 alter table nodes add constraint nodes_orchestration_match TRIGGER DEFERRABLE INITIALLY DEFERRED;
+alter table nodes add constraint nodes_orchestration_match_update TRIGGER DEFERRABLE INITIALLY DEFERRED;
 alter table nodes add constraint nodes_pkey PRIMARY KEY (id);
+alter table nodes add constraint nodes_search_insert TRIGGER DEFERRABLE INITIALLY DEFERRED;
 alter table orchestration_budgets add constraint orchestration_budgets_pkey PRIMARY KEY (root_id);
 alter table orchestration_log add constraint orchestration_log_fallback_check CHECK ((fallback = ANY (ARRAY['step'::text, 'global'::text])));
 alter table orchestration_log add constraint orchestration_log_job_id_fkey FOREIGN KEY (job_id) REFERENCES job_queue(id) ON DELETE SET NULL;
@@ -337,7 +371,14 @@ alter table orchestration_log add constraint orchestration_log_pkey PRIMARY KEY 
 alter table orchestration_log add constraint orchestration_log_status_check CHECK ((status = ANY (ARRAY['ok'::text, 'failed'::text, 'fallback_ok'::text, 'fallback_failed'::text, 'skipped'::text])));
 alter table orchestration_runs add constraint orchestration_runs_job_id_fkey FOREIGN KEY (job_id) REFERENCES job_queue(id) ON DELETE SET NULL;
 alter table orchestration_runs add constraint orchestration_runs_orchestration_id_fkey FOREIGN KEY (orchestration_id) REFERENCES nodes(id) ON DELETE CASCADE;
-alter table orchestration_runs add constraint orchestration_runs_pkey PRIMARY KEY (orchestration_id, event_type, subject_id);
+alter table orchestration_runs add constraint orchestration_runs_pkey PRIMARY KEY (id);
+alter table orchestration_runs add constraint orchestration_runs_rerun_of_fkey FOREIGN KEY (rerun_of) REFERENCES orchestration_runs(id) ON DELETE SET NULL;
+alter table orchestration_runs add constraint orchestration_runs_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'completed'::text, 'filtered'::text, 'stopped'::text, 'failed'::text, 'skipped'::text])));
+alter table orchestration_schedules add constraint orchestration_schedules_orchestration_id_fkey FOREIGN KEY (orchestration_id) REFERENCES nodes(id) ON DELETE CASCADE;
+alter table orchestration_schedules add constraint orchestration_schedules_pkey PRIMARY KEY (orchestration_id);
+alter table orchestration_secrets add constraint orchestration_secrets_name_check CHECK ((name ~ '^[A-Za-z_][A-Za-z0-9_]{0,63}$'::text));
+alter table orchestration_secrets add constraint orchestration_secrets_orchestration_id_fkey FOREIGN KEY (orchestration_id) REFERENCES nodes(id) ON DELETE CASCADE;
+alter table orchestration_secrets add constraint orchestration_secrets_pkey PRIMARY KEY (orchestration_id, name);
 alter table orchestration_subscriptions add constraint orchestration_subscriptions_orchestration_id_fkey FOREIGN KEY (orchestration_id) REFERENCES nodes(id) ON DELETE CASCADE;
 alter table orchestration_subscriptions add constraint orchestration_subscriptions_pkey PRIMARY KEY (orchestration_id, scope);
 alter table prune_runs add constraint prune_runs_mode_check CHECK ((mode = ANY (ARRAY['run'::text, 'dry_run'::text])));
@@ -352,6 +393,11 @@ alter table studio_logins add constraint studio_logins_pkey PRIMARY KEY (state_h
 alter table studio_sessions add constraint studio_sessions_pkey PRIMARY KEY (token_hash);
 alter table system_admins add constraint system_admins_node_id_fkey FOREIGN KEY (node_id) REFERENCES nodes(id) ON DELETE CASCADE;
 alter table system_admins add constraint system_admins_pkey PRIMARY KEY (node_id);
+alter table transcription_segments add constraint transcription_segments_check CHECK ((end_s >= start_s));
+alter table transcription_segments add constraint transcription_segments_media_id_fkey FOREIGN KEY (media_id) REFERENCES nodes(id) ON DELETE CASCADE;
+alter table transcription_segments add constraint transcription_segments_pkey PRIMARY KEY (media_id, seq);
+alter table transcription_segments add constraint transcription_segments_seq_check CHECK ((seq >= 0));
+alter table transcription_segments add constraint transcription_segments_start_s_check CHECK ((start_s >= (0)::double precision));
 alter table webhook_deliveries add constraint webhook_deliveries_pkey PRIMARY KEY (id);
 alter table webhook_delivery_ids add constraint webhook_delivery_ids_pkey PRIMARY KEY (webhook_id, delivery_id);
 alter table webhook_refusals add constraint webhook_refusals_pkey PRIMARY KEY (webhook_id, minute, status, reason);
@@ -398,8 +444,14 @@ CREATE INDEX mixer_channels_room_idx ON public.mixer_channels USING btree (room_
 CREATE INDEX node_access_object_idx ON public.node_access USING btree (object_id);
 CREATE UNIQUE INDEX node_access_pkey ON public.node_access USING btree (subject_id, object_id);
 CREATE INDEX node_access_via_edge_idx ON public.node_access USING btree (via_edge);
+CREATE INDEX node_search_created_by_idx ON public.node_search USING btree (created_by, node_id);
+CREATE INDEX node_search_discoverable_idx ON public.node_search USING btree (node_id) WHERE (visibility = 'discoverable'::visibility);
+CREATE INDEX node_search_discoverable_title_idx ON public.node_search USING gin (title_document) WHERE (visibility = 'discoverable'::visibility);
 CREATE INDEX node_search_document_idx ON public.node_search USING gin (document);
 CREATE UNIQUE INDEX node_search_pkey ON public.node_search USING btree (node_id);
+CREATE INDEX node_search_readers_idx ON public.node_search USING gin (readers) WHERE (visibility = ANY (ARRAY['hidden'::visibility, 'discoverable'::visibility]));
+CREATE INDEX node_search_shown_document_idx ON public.node_search USING gin (document) WHERE (visibility = ANY (ARRAY['readable'::visibility, 'open'::visibility]));
+CREATE INDEX node_search_shown_idx ON public.node_search USING btree (node_id) WHERE (visibility = ANY (ARRAY['readable'::visibility, 'open'::visibility]));
 CREATE INDEX node_search_title_document_idx ON public.node_search USING gin (title_document);
 CREATE INDEX nodes_created_at_idx ON public.nodes USING btree (created_at);
 CREATE INDEX nodes_created_by_id_idx ON public.nodes USING btree (created_by, id);
@@ -416,7 +468,13 @@ CREATE UNIQUE INDEX orchestration_budgets_pkey ON public.orchestration_budgets U
 CREATE INDEX orchestration_log_job_idx ON public.orchestration_log USING btree (job_id);
 CREATE INDEX orchestration_log_orchestration_idx ON public.orchestration_log USING btree (orchestration_id, id DESC);
 CREATE UNIQUE INDEX orchestration_log_pkey ON public.orchestration_log USING btree (id);
-CREATE UNIQUE INDEX orchestration_runs_pkey ON public.orchestration_runs USING btree (orchestration_id, event_type, subject_id);
+CREATE UNIQUE INDEX orchestration_runs_event_idx ON public.orchestration_runs USING btree (orchestration_id, event_type, subject_id) WHERE ((event_type = ANY (ARRAY['node.created'::text, 'edge.created'::text])) AND (rerun_of IS NULL));
+CREATE INDEX orchestration_runs_job_idx ON public.orchestration_runs USING btree (job_id);
+CREATE INDEX orchestration_runs_list_idx ON public.orchestration_runs USING btree (orchestration_id, created_at DESC, id);
+CREATE UNIQUE INDEX orchestration_runs_pkey ON public.orchestration_runs USING btree (id);
+CREATE INDEX orchestration_schedules_due_idx ON public.orchestration_schedules USING btree (next_at);
+CREATE UNIQUE INDEX orchestration_schedules_pkey ON public.orchestration_schedules USING btree (orchestration_id);
+CREATE UNIQUE INDEX orchestration_secrets_pkey ON public.orchestration_secrets USING btree (orchestration_id, name);
 CREATE INDEX orchestration_subscriptions_any_probe_idx ON public.orchestration_subscriptions USING btree (any_probe) WHERE (any_probe IS NOT NULL);
 CREATE UNIQUE INDEX orchestration_subscriptions_pkey ON public.orchestration_subscriptions USING btree (orchestration_id, scope);
 CREATE INDEX orchestration_subscriptions_probe_idx ON public.orchestration_subscriptions USING btree (probe);
@@ -434,6 +492,7 @@ CREATE UNIQUE INDEX studio_logins_pkey ON public.studio_logins USING btree (stat
 CREATE INDEX studio_sessions_expires_idx ON public.studio_sessions USING btree (expires_at);
 CREATE UNIQUE INDEX studio_sessions_pkey ON public.studio_sessions USING btree (token_hash);
 CREATE UNIQUE INDEX system_admins_pkey ON public.system_admins USING btree (node_id);
+CREATE UNIQUE INDEX transcription_segments_pkey ON public.transcription_segments USING btree (media_id, seq);
 CREATE UNIQUE INDEX webhook_deliveries_pkey ON public.webhook_deliveries USING btree (id);
 CREATE INDEX webhook_deliveries_webhook_idx ON public.webhook_deliveries USING btree (webhook_id, id DESC);
 CREATE UNIQUE INDEX webhook_delivery_ids_pkey ON public.webhook_delivery_ids USING btree (webhook_id, delivery_id);
@@ -548,7 +607,7 @@ declare
   v_sees_all boolean := false;
   v_candidates uuid[];
 begin
-  if p_event = 'node.created' then
+  if p_event in ('node.created', 'node.updated') then
     select * into v_node from nodes where id = p_id;
     if not found then return; end if;
     v_scopes := array(select target_id from edges where source_id = p_id and edge_type = 'belongs_to');
@@ -563,7 +622,6 @@ begin
     select * into v_target from nodes where id = v_edge.target_id;
     v_scopes := array[v_edge.source_id, v_edge.target_id];
     v_keys := inntak_orchestration_node_keys(v_node) || ('edge_type:' || v_edge.edge_type);
-    -- inntak_sees_edge for anyone; node conditions also need the source readable by anyone.
     v_sees_all := coalesce(not v_edge.system and (v_node.visibility <> 'hidden' or v_target.visibility <> 'hidden'), false);
     v_everyone := v_sees_all and coalesce(v_node.visibility in ('readable', 'open'), false);
     v_readers := array(select subject_id from node_access where object_id in (v_edge.source_id, v_edge.target_id))
@@ -600,6 +658,40 @@ AS $function$
        from nodes n where n.id = node_id),
     nullif(current_setting('inntak.n' || replace(node_id::text, '-', ''), true), '')::jsonb)
 $function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_node_readers(node uuid)
+ RETURNS tsvector
+ LANGUAGE sql
+ STABLE PARALLEL SAFE
+RETURN COALESCE((SELECT array_to_tsvector(array_agg(inntak_reader_lexeme(a.subject_id))) AS array_to_tsvector FROM node_access a WHERE (a.object_id = inntak_node_readers.node)), ''::tsvector)
+;
+CREATE OR REPLACE FUNCTION public.inntak_node_search_access()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  update node_search s set readers = inntak_node_readers(s.node_id)
+   where s.node_id in (select distinct c.object_id from changed c);
+  return null;
+end $function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_node_search_access_moved()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  update node_search s set readers = inntak_node_readers(s.node_id) where s.node_id in (old.object_id, new.object_id);
+  return null;
+end $function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_node_search_reader()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  update node_search set visibility = new.visibility, created_by = new.created_by where node_id = new.id;
+  return null;
+end $function$
 ;
 CREATE OR REPLACE FUNCTION public.inntak_notify_change()
  RETURNS trigger
@@ -659,6 +751,22 @@ begin
   return null;
 end $function$
 ;
+CREATE OR REPLACE FUNCTION public.inntak_orchestration_changes(p_old nodes, p_new nodes)
+ RETURNS text[]
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+  select array(select c from (values ('title', p_old.title is distinct from p_new.title),
+                                     ('content', p_old.content is distinct from p_new.content),
+                                     ('visibility', p_old.visibility is distinct from p_new.visibility),
+                                     ('node_kind', p_old.node_kind is distinct from p_new.node_kind)) v(c, changed) where changed)
+      || array(select 'metadata.' || k
+               from (select jsonb_object_keys(case when jsonb_typeof(p_old.metadata) = 'object' then p_old.metadata else '{}' end) k
+                     union select jsonb_object_keys(case when jsonb_typeof(p_new.metadata) = 'object' then p_new.metadata else '{}' end)) ks
+               where p_old.metadata -> k is distinct from p_new.metadata -> k
+               order by k)
+$function$
+;
 CREATE OR REPLACE FUNCTION public.inntak_orchestration_conditions_hold(p_conditions jsonb, p_node nodes, p_edge_type text)
  RETURNS boolean
  LANGUAGE sql
@@ -689,8 +797,8 @@ AS $function$
   select o.id
   from nodes n
   cross join unnest(p_candidates) c(id)
-  join nodes o on o.id = c.id and o.node_kind = 'orchestration' and o.metadata -> 'trigger' ->> 'event' = 'node.created'
-  where p_event = 'node.created' and n.id = p_id
+  join nodes o on o.id = c.id and o.node_kind = 'orchestration' and o.metadata -> 'trigger' ->> 'event' = p_event
+  where p_event in ('node.created', 'node.updated') and n.id = p_id
     and o.id <> n.id and o.created_by is not null
     and inntak_orchestration_conditions_hold(o.metadata -> 'trigger' -> 'conditions', n, null)
     and (not exists (select 1 from edges ob where ob.source_id = o.id and ob.edge_type = 'observes')
@@ -743,6 +851,28 @@ begin
              where e.source_id = p_node.id and e.edge_type = 'tagged' and t.node_kind = 'tag' and t.metadata ->> 'tag' is not null);
 end $function$
 ;
+CREATE OR REPLACE FUNCTION public.inntak_orchestration_on_update()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_changes text[];
+  v_depth integer;
+  v_orchestration uuid;
+begin
+  if not exists (select 1 from nodes where node_kind = 'orchestration' and metadata -> 'trigger' ->> 'event' = 'node.updated') then
+    return null;
+  end if;
+  v_changes := inntak_orchestration_changes(old, new);
+  if cardinality(v_changes) = 0 then return null; end if;
+  v_depth := coalesce(nullif(current_setting('inntak.orchestration_depth', true), '')::integer + 1, 0);
+  for v_orchestration in select * from inntak_matching_orchestrations('node.updated', new.id) loop
+    perform inntak_orchestration_queue(v_orchestration, 'node.updated', new.id,
+      jsonb_build_object('type', 'node.updated', 'id', new.id, 'depth', v_depth, 'changes', to_jsonb(v_changes)), false);
+  end loop;
+  return null;
+end $function$
+;
 CREATE OR REPLACE FUNCTION public.inntak_orchestration_on_write()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -750,51 +880,57 @@ AS $function$
 declare
   v_event text := case tg_table_name when 'nodes' then 'node.created' else 'edge.created' end;
   v_depth integer;
-  v_root uuid;
-  v_budget integer;
-  v_ref jsonb;
   v_orchestration uuid;
-  v_job bigint;
 begin
   if not exists (select 1 from nodes where node_kind = 'orchestration' and metadata -> 'trigger' ->> 'event' = v_event) then
     return null;
   end if;
   v_depth := coalesce(nullif(current_setting('inntak.orchestration_depth', true), '')::integer + 1, 0);
-  v_root := case when v_depth = 0 then new.id
-                 else coalesce(nullif(current_setting('inntak.orchestration_root', true), '')::uuid, new.id) end;
-  v_budget := coalesce(nullif(current_setting('inntak.orchestration_budget', true), '')::integer, inntak_orchestration_default_budget());
-  v_ref := jsonb_build_object('type', v_event, 'id', new.id, 'depth', v_depth);
   for v_orchestration in select * from inntak_matching_orchestrations(v_event, new.id) loop
-    if v_depth >= inntak_orchestration_max_depth() then
-      insert into orchestration_log (orchestration_id, status, error, event)
-      values (v_orchestration, 'skipped',
-              format('Ikke kjørt: dybdegrensen (%s) er nådd; hendelsen kom fra en kjede av %s orkestreringskjøringer', inntak_orchestration_max_depth(), v_depth),
-              v_ref);
-      continue;
-    end if;
-    if exists (select 1 from orchestration_runs
-               where orchestration_id = v_orchestration and event_type = v_event and subject_id = new.id) then
-      continue;
-    end if;
-    -- The root event's own runs are its writer's; the runs its cascade queues spend the budget.
-    if v_depth > 0 and not inntak_orchestration_spend(v_root, v_budget) then
-      insert into orchestration_log (orchestration_id, status, error, event)
-      values (v_orchestration, 'skipped',
-              format('Ikke kjørt: budsjettet på %s handlinger for hendelsen %s er brukt opp', v_budget, v_root),
-              v_ref);
-      continue;
-    end if;
-    insert into orchestration_runs (orchestration_id, event_type, subject_id, depth, root_id)
-      values (v_orchestration, v_event, new.id, v_depth, v_root)
-      on conflict do nothing;
-    if found then
-      -- One attempt: steps have effects outside the database (http_post), which a retry would repeat.
-      v_job := inntak_enqueue_job('orchestrate', jsonb_build_object('orchestration_id', v_orchestration, 'event', v_ref, 'root', v_root), 1);
-      update orchestration_runs set job_id = v_job
-        where orchestration_id = v_orchestration and event_type = v_event and subject_id = new.id;
-    end if;
+    perform inntak_orchestration_queue(v_orchestration, v_event, new.id,
+      jsonb_build_object('type', v_event, 'id', new.id, 'depth', v_depth), true);
   end loop;
   return null;
+end $function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_orchestration_queue(p_orchestration uuid, p_event text, p_subject uuid, p_ref jsonb, p_once boolean)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_depth integer := (p_ref ->> 'depth')::integer;
+  v_root uuid;
+  v_budget integer;
+  v_run uuid;
+  v_job bigint;
+begin
+  v_root := case when v_depth = 0 then p_subject
+                 else coalesce(nullif(current_setting('inntak.orchestration_root', true), '')::uuid, p_subject) end;
+  v_budget := coalesce(nullif(current_setting('inntak.orchestration_budget', true), '')::integer, inntak_orchestration_default_budget());
+  if v_depth >= inntak_orchestration_max_depth() then
+    insert into orchestration_log (orchestration_id, status, error, event)
+    values (p_orchestration, 'skipped',
+            format('Ikke kjørt: dybdegrensen (%s) er nådd; hendelsen kom fra en kjede av %s orkestreringskjøringer', inntak_orchestration_max_depth(), v_depth),
+            p_ref);
+    return;
+  end if;
+  if p_once and exists (select 1 from orchestration_runs
+                        where orchestration_id = p_orchestration and event_type = p_event and subject_id = p_subject) then
+    return;
+  end if;
+  if v_depth > 0 and not inntak_orchestration_spend(v_root, v_budget) then
+    insert into orchestration_log (orchestration_id, status, error, event)
+    values (p_orchestration, 'skipped', format('Ikke kjørt: budsjettet på %s handlinger for hendelsen %s er brukt opp', v_budget, v_root), p_ref);
+    return;
+  end if;
+  insert into orchestration_runs (orchestration_id, event_type, subject_id, depth, root_id, event)
+    values (p_orchestration, p_event, p_subject, v_depth, v_root, p_ref)
+    on conflict do nothing
+    returning id into v_run;
+  if v_run is not null then
+    v_job := inntak_enqueue_job('orchestrate', jsonb_build_object('orchestration_id', p_orchestration, 'event', p_ref, 'root', v_root, 'run_id', v_run), 1);
+    update orchestration_runs set job_id = v_job where id = v_run;
+  end if;
 end $function$
 ;
 CREATE OR REPLACE FUNCTION public.inntak_orchestration_selector(p_conditions jsonb)
@@ -842,7 +978,8 @@ begin
     from nodes o
     left join (select distinct target_id from edges where source_id = p_orchestration and edge_type = 'observes') ob on true
     where o.id = p_orchestration and o.node_kind = 'orchestration' and o.created_by is not null
-      and o.metadata -> 'trigger' ->> 'event' is not null
+      and o.metadata -> 'trigger' ->> 'event' in ('node.created', 'edge.created', 'node.updated')
+      and (o.metadata ->> 'enabled') is distinct from 'false'
   ) subscription
   on conflict do nothing;
 end $function$
@@ -889,6 +1026,12 @@ begin
   return written;
 end
 $function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_reader_lexeme(subject uuid)
+ RETURNS text
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+RETURN replace((subject)::text, '-'::text, ''::text)
 ;
 CREATE OR REPLACE FUNCTION public.inntak_reads_node(p_reader uuid, p_node nodes)
  RETURNS boolean
@@ -976,6 +1119,20 @@ begin
 end;
 $function$
 ;
+CREATE OR REPLACE FUNCTION public.inntak_search_estimate(terms tsquery, OUT documents double precision, OUT titles double precision, OUT total double precision)
+ RETURNS record
+ LANGUAGE plpgsql
+AS $function$
+declare
+  plan json;
+begin
+  select greatest(c.reltuples, 1) into total from pg_class c where c.oid = 'node_search'::regclass;
+  execute 'explain (format json) select 1 from node_search where document @@ $1' using terms into plan;
+  documents := (plan -> 0 -> 'Plan' ->> 'Plan Rows')::float8;
+  execute 'explain (format json) select 1 from node_search where title_document @@ $1' using terms into plan;
+  titles := (plan -> 0 -> 'Plan' ->> 'Plan Rows')::float8;
+end $function$
+;
 CREATE OR REPLACE FUNCTION public.inntak_sees_edge(p_reader uuid, p_edge edges)
  RETURNS boolean
  LANGUAGE sql
@@ -1011,11 +1168,13 @@ CREATE OR REPLACE FUNCTION public.node_search_insert()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
-declare
-  title_document tsvector := setweight(to_tsvector('simple'::regconfig, coalesce(new.title, '')), 'A');
 begin
-  insert into node_search (node_id, document, title_document)
-  values (new.id, title_document || setweight(to_tsvector('simple'::regconfig, coalesce(new.content, '')), 'B'), title_document);
+  insert into node_search (node_id, document, title_document, visibility, created_by, readers)
+  select n.id, d.title_document || setweight(to_tsvector('simple'::regconfig, coalesce(n.content, '')), 'B'),
+         d.title_document, n.visibility, n.created_by, inntak_node_readers(n.id)
+    from nodes n, lateral (select setweight(to_tsvector('simple'::regconfig, coalesce(n.title, '')), 'A') as title_document) d
+   where n.id = new.id
+  on conflict (node_id) do nothing;
   return null;
 end $function$
 ;
@@ -1042,10 +1201,15 @@ CREATE TRIGGER edges_orchestration_subscriptions_update AFTER UPDATE OF source_i
 CREATE TRIGGER mixer_channels_notify AFTER INSERT OR UPDATE ON public.mixer_channels FOR EACH ROW EXECUTE FUNCTION inntak_notify_mixer_change();
 CREATE TRIGGER node_access_notify_delete BEFORE DELETE ON public.node_access FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_access');
 CREATE TRIGGER node_access_notify_write AFTER INSERT OR UPDATE ON public.node_access FOR EACH ROW EXECUTE FUNCTION inntak_notify_write('inntak_access');
+CREATE TRIGGER node_access_search_delete AFTER DELETE ON public.node_access REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION inntak_node_search_access();
+CREATE TRIGGER node_access_search_insert AFTER INSERT ON public.node_access REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION inntak_node_search_access();
+CREATE TRIGGER node_access_search_update AFTER UPDATE OF subject_id, object_id ON public.node_access FOR EACH ROW EXECUTE FUNCTION inntak_node_search_access_moved();
 CREATE TRIGGER nodes_notify_delete BEFORE DELETE ON public.nodes FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_nodes');
 CREATE TRIGGER nodes_notify_write AFTER INSERT OR UPDATE ON public.nodes FOR EACH ROW EXECUTE FUNCTION inntak_notify_write('inntak_nodes');
 CREATE CONSTRAINT TRIGGER nodes_orchestration_match AFTER INSERT ON public.nodes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION inntak_orchestration_on_write();
+CREATE CONSTRAINT TRIGGER nodes_orchestration_match_update AFTER UPDATE OF title, content, visibility, node_kind, metadata ON public.nodes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION inntak_orchestration_on_update();
 CREATE TRIGGER nodes_orchestration_subscriptions_insert AFTER INSERT ON public.nodes FOR EACH ROW WHEN ((new.node_kind = 'orchestration'::text)) EXECUTE FUNCTION inntak_orchestration_subscriptions_on_node();
 CREATE TRIGGER nodes_orchestration_subscriptions_update AFTER UPDATE OF node_kind, metadata, created_by ON public.nodes FOR EACH ROW WHEN (((new.node_kind = 'orchestration'::text) OR (old.node_kind = 'orchestration'::text))) EXECUTE FUNCTION inntak_orchestration_subscriptions_on_node();
-CREATE TRIGGER nodes_search_insert AFTER INSERT ON public.nodes FOR EACH ROW EXECUTE FUNCTION node_search_insert();
+CREATE CONSTRAINT TRIGGER nodes_search_insert AFTER INSERT ON public.nodes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION node_search_insert();
+CREATE TRIGGER nodes_search_reader AFTER UPDATE OF visibility, created_by ON public.nodes FOR EACH ROW WHEN (((old.visibility IS DISTINCT FROM new.visibility) OR (old.created_by IS DISTINCT FROM new.created_by))) EXECUTE FUNCTION inntak_node_search_reader();
 CREATE TRIGGER nodes_search_update AFTER UPDATE OF title, content ON public.nodes FOR EACH ROW EXECUTE FUNCTION node_search_update();

@@ -6,7 +6,7 @@
  * day; clicks drawn at fixed true rates, seed fixed.
  *   npm run bench:ab [-- tests-per-case]   (default 1,000)
  */
-import { simulate, type HorizonResult } from '@inntak/ab-testing';
+import { binomialSampler, mulberry32, sampleRatioTest, simulate, type HorizonResult } from '@inntak/ab-testing';
 
 const TESTS = Number(process.argv[2] ?? 1000);
 const DAY = 288;
@@ -32,3 +32,25 @@ run('A/A, two variants: false winners', [0.05, 0.05], [1 / 24, 1, 7], 1);
 run('A/A, three variants: false winners', [0.05, 0.05, 0.05], [1 / 24, 1, 7], 2);
 run('Power, 5 % → 6 %', [0.06, 0.05], [1 / 24, 6 / 24, 1, 7, 28], 3);
 run('Power, 5 % → 7.5 %', [0.075, 0.05], [1 / 24, 6 / 24, 1, 7, 28], 4);
+
+// The sample-ratio check under repeated looks: an honest random split (each of 100 visitors a
+// look to A or B with probability ½), 7 days of looks. A flagged look only pauses decisions.
+{
+  const random = mulberry32(5);
+  const draw = binomialSampler(2 * PER_LOOK, 0.5);
+  let ever = 0;
+  let paused = 0;
+  for (let t = 0; t < TESTS; t++) {
+    let a = 0;
+    let flagged = false;
+    for (let look = 1; look <= 7 * DAY; look++) {
+      a += draw(random);
+      if (sampleRatioTest([a, look * 2 * PER_LOOK - a]).mismatch) {
+        flagged = true;
+        paused += 1;
+      }
+    }
+    if (flagged) ever += 1;
+  }
+  console.log(`\nSample-ratio check (p < 0.001) on an honest random split over 7 days: ${percent(ever / TESTS).trim()} of tests flagged at some look, ${percent(paused / (TESTS * 7 * DAY)).trim()} of looks paused`);
+}

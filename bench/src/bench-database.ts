@@ -7,7 +7,7 @@ const quiet = { error() {}, warn() {}, info() {}, debug() {} };
  * this machine's PostgreSQL at 127.0.0.1:5432, else on an embedded one under .data/bench.
  * `drop()` drops it (and stops the embedded server, if one was started).
  */
-export async function scratchDatabase(name: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function scratchDatabase(name: string): Promise<{ url: string; fresh: boolean; drop(): Promise<void> }> {
   const server = await findServer();
   await withClient(server.url, (c) => c.query(`drop database if exists "${name}" with (force)`));
   await withClient(server.url, (c) => c.query(`create database "${name}"`));
@@ -16,11 +16,32 @@ export async function scratchDatabase(name: string): Promise<{ url: string; drop
   await migrate(url.toString());
   return {
     url: url.toString(),
+    fresh: true,
     async drop() {
       await withClient(server.url, (c) => c.query(`drop database if exists "${name}" with (force)`));
       await server.stop();
     },
   };
+}
+
+/**
+ * A seeded database kept between runs: reused (and migrated forward) when its `bench_seed`
+ * row says it holds `size` nodes, else made afresh like a scratch database. Never dropped.
+ */
+export async function keptDatabase(name: string, size: number): Promise<{ url: string; fresh: boolean; drop(): Promise<void> }> {
+  const server = await findServer();
+  const url = new URL(server.url);
+  url.pathname = `/${name}`;
+  const seeded = await withClient(url.toString(), (c) =>
+    c.query<{ size: string }>('select size from bench_seed').then((r) => Number(r.rows[0]?.size) === size),
+  ).catch(() => false);
+  if (!seeded) {
+    const made = await scratchDatabase(name);
+    await withClient(made.url, (c) => c.query(`create table bench_seed as select ${size}::bigint as size where false`));
+    return { ...made, drop: async () => {} };
+  }
+  await migrate(url.toString());
+  return { url: url.toString(), fresh: false, drop: server.stop };
 }
 
 async function findServer(): Promise<{ url: string; stop(): Promise<void> }> {

@@ -12,6 +12,8 @@ import { scratchDatabase } from './bench-database.js';
 /** What a /ws benchmark measures against, once its clients are connected. */
 export interface WsBench {
   database: DatabaseHandle;
+  /** The scratch database's URL (for a worker of its own). */
+  databaseUrl: string;
   api: ApiServer;
   /** The first user: the creator of the nodes the benchmark writes. */
   author: string;
@@ -61,6 +63,7 @@ export async function runWsBench(
     });
     await body({
       database,
+      databaseUrl: scratch.url,
       api,
       author,
       clients: options.users * options.clientsPerUser,

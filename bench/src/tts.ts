@@ -2,10 +2,14 @@
  * Seconds of speech eSpeak NG synthesizes per second of this process's CPU time, on Norwegian
  * news text split into pieces the way tts_generate splits it. CPU time rather than wall time, so
  * that a shared machine's other load does not count (the wall figure is printed beside it).
- *   npm run bench:tts [-- pieces]
+ * Then the round trip: sentences read aloud and transcribed again by the speech_transcription
+ * engine, with the word error rate (docs/media.md, "Transcription").
+ *   npm run bench:tts [-- pieces]     (TRANSCRIPTION_MODEL_DIR: the model; default Debian's en-us)
  */
+import { existsSync } from 'node:fs';
 import { EspeakSpeechSynthesizer } from '@inntak/worker/espeak-speech-synthesizer';
-import { DEFAULT_RATE, parseWav, splitForSpeech } from '@inntak/media';
+import { PocketsphinxSpeechRecognizer } from '@inntak/worker/pocketsphinx-speech-recognizer';
+import { decodeWav, DEFAULT_RATE, parseWav, resample, splitForSpeech, wordErrorRate } from '@inntak/media';
 
 const PIECES = Number(process.argv[2] ?? 12);
 const TEXT = [
@@ -44,3 +48,36 @@ process.stdout.write(
     audio_seconds_per_wall_second: Math.round((audioSeconds / wallSeconds) * 10) / 10,
   })}\n`,
 );
+
+/** Sentences read aloud and heard again: Norwegian (what the service reads) and English (what the model knows). */
+const ROUND_TRIP = [
+  { voice: 'nb', text: 'Den nye brua over fjorden åpner for trafikk i morgen tidlig.' },
+  { voice: 'nb', text: 'Kommunestyret vedtok i kveld et nytt budsjett for skolene i bydelen.' },
+  { voice: 'en-us', text: 'The new bridge over the fjord opens for traffic tomorrow morning.' },
+  { voice: 'en-us', text: 'The city council passed a new budget for the schools tonight.' },
+];
+const modelDir = process.env.TRANSCRIPTION_MODEL_DIR ?? '/usr/share/pocketsphinx/model/en-us';
+if (!existsSync(modelDir)) {
+  process.stdout.write(`${JSON.stringify({ round_trip: `no transcription engine: ${modelDir} does not exist (apt-get install pocketsphinx pocketsphinx-en-us, or set TRANSCRIPTION_MODEL_DIR)` })}\n`);
+} else {
+  const recognizer = new PocketsphinxSpeechRecognizer(modelDir);
+  for (const voice of ['nb', 'en-us']) {
+    let errors = 0;
+    let words = 0;
+    const heard: string[] = [];
+    const started = process.cpuUsage();
+    for (const sentence of ROUND_TRIP.filter((s) => s.voice === voice)) {
+      const decoded = decodeWav(await synthesizer.synthesize(sentence.text, { voice, rate: 160 }));
+      const segments = await recognizer.recognize(resample(decoded.samples, decoded.sampleRate, recognizer.sampleRate), {});
+      const hypothesis = segments.map((s) => s.text).join(' ');
+      const n = sentence.text.split(/\s+/).length;
+      errors += wordErrorRate(sentence.text, hypothesis) * n;
+      words += n;
+      heard.push(hypothesis);
+    }
+    const cpu = process.cpuUsage(started);
+    process.stdout.write(
+      `${JSON.stringify({ round_trip: voice, engine: recognizer.name, words, word_error_rate: Math.round((errors / words) * 100) / 100, heard, cpu_seconds_in_node: Math.round(((cpu.user + cpu.system) / 1e6) * 100) / 100 })}\n`,
+    );
+  }
+}

@@ -49,6 +49,8 @@ export interface ApiServerOptions {
   publicPages?: Partial<ApiConfig['publicPages']>;
   /** Text-to-speech and media limits (TTS_*, MEDIA_BYTES_PER_COLLECTION); absent: the defaults. */
   speech?: AppDeps['speech'];
+  /** POST /media limits (UPLOAD_MAX_*_BYTES, MEDIA_BYTES_PER_COLLECTION); absent: the defaults. */
+  uploads?: AppDeps['uploads'];
   /** Orchestrations one person may have (ORCHESTRATIONS_PER_PERSON); default 100. */
   orchestrationsPerPerson?: number;
   /** The console's login and session length (main.ts: OIDC_CLIENT_ID, INNTAK_DEV_ISSUER, STUDIO_SESSION_HOURS). */
@@ -74,7 +76,7 @@ const DEFAULT_STORAGE_DIR = fileURLToPath(new URL('../../../.data/media', import
 export function postgresAppDeps(
   options: Pick<
     ApiServerOptions,
-    'logger' | 'database' | 'baseUrl' | 'verifier' | 'bodyLimitBytes' | 'slowRequestMs' | 'metricsToken' | 'intakeDatabase' | 'readsPerCaller' | 'storageDir' | 'trustProxy' | 'publicPages' | 'speech' | 'orchestrationsPerPerson' | 'studio'
+    'logger' | 'database' | 'baseUrl' | 'verifier' | 'bodyLimitBytes' | 'slowRequestMs' | 'metricsToken' | 'intakeDatabase' | 'readsPerCaller' | 'storageDir' | 'trustProxy' | 'publicPages' | 'speech' | 'uploads' | 'orchestrationsPerPerson' | 'studio'
   > & {
     /** How long the live-room status is cached (spec: 10 s); tests use 0. */
     liveRoomCacheMs?: number;
@@ -107,6 +109,7 @@ export function postgresAppDeps(
     slowRequestMs: options.slowRequestMs,
     files: new LocalFileStore(options.storageDir ?? DEFAULT_STORAGE_DIR),
     speech: options.speech,
+    ...(options.uploads ? { uploads: options.uploads } : {}),
     publishingStore: new PostgresPublishingStore(database.db),
     abResults: new PostgresAbResults(database.db),
     publishedPages: new PostgresPublishedPages(database.db),

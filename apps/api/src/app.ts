@@ -6,7 +6,7 @@ import type { AbResultsStore } from '@inntak/ab-testing';
 import type { PublishedPages, PublishingStore } from '@inntak/publishing';
 import type { NodeQueryStore } from '@inntak/graph';
 import type { DatabaseStats } from '@inntak/core';
-import type { FileStore, MediaStore, SpeechQueueLimits } from '@inntak/media';
+import type { FileStore, MediaStore, SpeechQueueLimits, UploadLimits } from '@inntak/media';
 import type { OrchestrationStore } from '@inntak/orchestration';
 import { requireCaller } from './auth.js';
 import { installMe } from './me.js';
@@ -17,8 +17,11 @@ import { installHealth, type IssuerStatus } from './health.js';
 import { installNodeRead } from './node-read.js';
 import { installOpenApi } from './openapi.js';
 import { installMedia } from './media.js';
+import { installMediaUpload } from './media-upload.js';
+import { installMediaTranscription } from './media-transcription.js';
 import { installMixer } from './mixer.js';
 import { installOrchestration } from './orchestration.js';
+import { installOrchestrationManage } from './orchestration-manage.js';
 import { createMetrics, installMetrics, installRequestCounting } from './metrics.js';
 import { installQueryNodes } from './query-nodes.js';
 import { authThen, readsPerCaller } from './read-limits.js';
@@ -62,6 +65,8 @@ export interface AppDeps {
   files: FileStore;
   /** What generate_tts refuses in advance (TTS_*, MEDIA_BYTES_PER_COLLECTION); absent: the defaults. */
   speech?: SpeechQueueLimits;
+  /** What POST /media takes (UPLOAD_MAX_*_BYTES, MEDIA_BYTES_PER_COLLECTION); absent: the defaults. */
+  uploads?: UploadLimits;
   /** Expensive reads one caller may run at once (READ_CONCURRENCY_PER_CALLER); default 4. */
   readsPerCaller?: number;
   /** Orchestrations one person may have (ORCHESTRATIONS_PER_PERSON); default 100. */
@@ -113,10 +118,13 @@ export function createApp(deps: AppDeps): Express {
   installMetrics(app, routes, auth, { metrics, databaseStats: deps.databaseStats, metricsToken: deps.metricsToken });
   installJobAdmin(app, routes, auth, deps.jobAdmin);
   installMedia(app, routes, auth, { media: deps.media, files: deps.files, logger: deps.logger, speech: deps.speech });
+  installMediaUpload(app, routes, auth, { media: deps.media, files: deps.files, ...(deps.uploads ? { uploads: deps.uploads } : {}) });
+  installMediaTranscription(app, routes, auth, deps);
   installMixer(app, routes, auth, deps);
   installPublishingIntentions(app, routes, auth, { store: deps.publishingStore, abResults: deps.abResults });
   installPublishedPages(app, routes, publishing);
   installOrchestration(app, routes, auth, deps);
+  installOrchestrationManage(app, routes, auth, deps);
   if (deps.studio) installStudio(app, routes, { ...deps, studio: deps.studio });
   installOpenApi(app, routes, { version: API_VERSION, baseUrl: deps.baseUrl });
   app.use((_req, res) => {

@@ -74,6 +74,8 @@ export interface ApiConfig {
     /** STUDIO_SESSION_HOURS: how long a console session lasts after login. */
     sessionHours: number;
   };
+  /** What POST /media takes (docs/media.md, "Upload"): UPLOAD_MAX_{AUDIO,IMAGE,VIDEO}_BYTES, MEDIA_BYTES_PER_COLLECTION. */
+  uploads: { audio: number; image: number; video: number; collectionMediaBytes: number };
 }
 
 /** Express buffers a body in memory; more than this per request is a typo, not a setting. */
@@ -111,6 +113,10 @@ const apiEnv = z
     TTS_MAX_AUDIO_SECONDS: envVar.integer(DEFAULT_SPEECH_LIMITS.maxAudioSeconds, 1, 86_400),
     TTS_JOBS_PER_PERSON: envVar.integer(DEFAULT_TTS_JOBS_PER_PERSON, 1, 1000),
     MEDIA_BYTES_PER_COLLECTION: envVar.size('1gb'),
+    // An upload is held in memory while it is checked (POST /media): the limits bound that too.
+    UPLOAD_MAX_AUDIO_BYTES: envVar.size('100mb', '2gb'),
+    UPLOAD_MAX_IMAGE_BYTES: envVar.size('20mb', '2gb'),
+    UPLOAD_MAX_VIDEO_BYTES: envVar.size('200mb', '2gb'),
     ORCHESTRATIONS_PER_PERSON: envVar.integer(100, 1, 1_000_000),
     OIDC_CLIENT_ID: envVar.text(),
     OIDC_CLIENT_SECRET: envVar.text(),
@@ -169,6 +175,7 @@ const apiEnv = z
       },
       orchestrationsPerPerson: env.ORCHESTRATIONS_PER_PERSON,
       studio: { clientId: env.OIDC_CLIENT_ID, clientSecret: env.OIDC_CLIENT_SECRET, sessionHours: env.STUDIO_SESSION_HOURS },
+      uploads: { audio: env.UPLOAD_MAX_AUDIO_BYTES, image: env.UPLOAD_MAX_IMAGE_BYTES, video: env.UPLOAD_MAX_VIDEO_BYTES, collectionMediaBytes: env.MEDIA_BYTES_PER_COLLECTION },
     };
   });
 

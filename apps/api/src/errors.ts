@@ -32,6 +32,9 @@ const ERROR_TABLE: Record<ErrorCode, { status: number; text: string }> = {
   tts_audio_too_long: { status: 422, text: 'Opplesningen ville blitt for lang' }, // issue 22
   tts_jobs_busy: { status: 429, text: 'Du har for mange opplesninger i kø; vent til en er ferdig' }, // issue 22
   media_quota_exceeded: { status: 409, text: 'Samlingen har ikke plass til flere medier' }, // issue 22
+  media_type_unsupported: { status: 415, text: 'Filtypen støttes ikke' }, // issue 28
+  media_too_large: { status: 413, text: 'Filen er for stor' }, // issue 28
+  media_unreadable: { status: 422, text: 'Filen kunne ikke leses' }, // issue 28
 };
 
 const INTERNAL = { status: 500, text: 'Intern feil' };

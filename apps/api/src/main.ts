@@ -84,6 +84,7 @@ const started = await startApiServer(
     trustProxy: config.trustProxy,
     publicPages: config.publicPages,
     speech: config.speech,
+    uploads: config.uploads,
     orchestrationsPerPerson: config.orchestrationsPerPerson,
     studio: {
       login:

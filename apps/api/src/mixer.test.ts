@@ -29,7 +29,7 @@ beforeAll(async () => {
   ] as const) {
     await post('/intentions/grant_access', owner, { subject_id: person.id, object_id: ctx.collectionId, access }).expect(200);
   }
-  roomId = (await createNode(ctx.database.db, { personId: ctx.ownerId, isAdmin: false }, { node_kind: 'content', title: 'Studio A', collection_id: ctx.collectionId })).id;
+  roomId = (await createNode(ctx.database.db, { personId: ctx.ownerId, isAdmin: false }, { node_kind: 'communication', title: 'Studio A', collection_id: ctx.collectionId })).id;
 });
 afterAll(async () => {
   for (const client of clients) client.close();
@@ -55,7 +55,7 @@ async function channel(label = 'Vert'): Promise<Record<string, unknown>> {
 
 describe('mixer operations', () => {
   it('create_mixer_channel: an admin of the room creates a channel and gets its state', async () => {
-    const res = await post('/intentions/create_mixer_channel', owner, { room_id: roomId, label: 'Gjest 1', gain_db: -6, effects: { reverb: true } });
+    const res = await post('/intentions/create_mixer_channel', owner, { room_id: roomId, label: 'Gjest 1', gain_db: -6, effects: { high_pass: { cutoff_hz: 120 } }, offset_ms: 1500 });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       id: expect.any(String),
@@ -64,7 +64,8 @@ describe('mixer operations', () => {
       label: 'Gjest 1',
       gain_db: -6,
       muted: false,
-      effects: { reverb: true },
+      effects: { high_pass: { enabled: true, cutoff_hz: 120 } },
+      offset_ms: 1500,
       role: 'guest',
       updated_at: expect.any(String),
     });
@@ -86,8 +87,24 @@ describe('mixer operations', () => {
     expect(gain.status).toBe(200);
     expect(gain.body).toMatchObject({ id: ch.id, gain_db: 6.5, muted: false });
     expect((await post('/intentions/set_mute', member.authorization, { channel_id: ch.id, muted: true })).body).toMatchObject({ gain_db: 6.5, muted: true });
-    expect((await post('/intentions/toggle_effect', member.authorization, { channel_id: ch.id, effect: 'echo' })).body.effects).toEqual({ echo: true });
-    expect((await post('/intentions/toggle_effect', member.authorization, { channel_id: ch.id, effect: 'echo' })).body.effects).toEqual({ echo: false });
+    expect((await post('/intentions/toggle_effect', member.authorization, { channel_id: ch.id, effect: 'fade' })).body.effects).toEqual({ fade: { enabled: true, fade_in_ms: 0, fade_out_ms: 0 } });
+    expect((await post('/intentions/toggle_effect', member.authorization, { channel_id: ch.id, effect: 'fade' })).body.effects).toEqual({ fade: { enabled: false, fade_in_ms: 0, fade_out_ms: 0 } });
+    const set = await post('/intentions/set_effect', member.authorization, { channel_id: ch.id, effect: 'compressor', settings: { ratio: 6, threshold_db: -24 } });
+    expect(set.body.effects.compressor).toEqual({ enabled: true, threshold_db: -24, ratio: 6, attack_ms: 5, release_ms: 100, makeup_db: 0 });
+    expect((await post('/intentions/set_channel_offset', member.authorization, { channel_id: ch.id, offset_ms: 250 })).body.offset_ms).toBe(250);
+  });
+
+  it('effects are validated: an unknown effect or parameter, or a value out of range, answers 400 and changes nothing', async () => {
+    const ch = await channel();
+    expect((await post('/intentions/toggle_effect', owner, { channel_id: ch.id, effect: 'reverb' })).status).toBe(400);
+    const range = await post('/intentions/set_effect', owner, { channel_id: ch.id, effect: 'high_pass', settings: { cutoff_hz: 5 } });
+    expect(range.status).toBe(400);
+    expect(range.body).toEqual({ error: 'Ugyldig forespørsel: high_pass.cutoff_hz: må være et tall fra 20 til 2000' });
+    const unknown = await post('/intentions/set_effect', owner, { channel_id: ch.id, effect: 'compressor', settings: { knee_db: 2 } });
+    expect(unknown.body).toEqual({ error: 'Ugyldig forespørsel: compressor.knee_db: ukjent parameter' });
+    expect((await post('/intentions/create_mixer_channel', owner, { room_id: roomId, label: 'x', effects: { fade: { fade_in_ms: -1 } } })).status).toBe(400);
+    const row = await ctx.database.db.selectFrom('mixer_channels').select('effects').where('id', '=', ch.id as string).executeTakeFirstOrThrow();
+    expect(row.effects).toEqual({});
   });
 
   it('gain outside -60..+12 dB answers 400 and changes nothing', async () => {
@@ -139,7 +156,7 @@ describe('the mixer on /ws', () => {
     const readerClient = await connect('leser');
     const strangerClient = await connect('fremmed');
     const sync = readerClient.of('initial_sync')[0]!;
-    expect(sync.mixer).toEqual(expect.arrayContaining([expect.objectContaining({ id: ch.id, room_id: roomId, label: 'Synk' })]));
+    expect(sync.mixer).toEqual(expect.arrayContaining([expect.objectContaining({ id: ch.id, room_id: roomId, label: 'Synk', offset_ms: 0, effects: {} })]));
     expect(strangerClient.of('initial_sync')[0]!.mixer).toEqual([]);
   });
 
@@ -151,20 +168,20 @@ describe('the mixer on /ws', () => {
     for (let i = 0; i < 10; i++) {
       writes.push(post('/intentions/set_gain', owner, { channel_id: ch.id, gain_db: -i }));
       writes.push(post('/intentions/set_gain', member.authorization, { channel_id: ch.id, gain_db: -20 - i }));
-      writes.push(post('/intentions/toggle_effect', i % 2 ? owner : member.authorization, { channel_id: ch.id, effect: 'comp' }));
+      writes.push(post('/intentions/toggle_effect', i % 2 ? owner : member.authorization, { channel_id: ch.id, effect: 'compressor' }));
     }
     const answers = await Promise.all(writes);
     expect(answers.map((a) => a.status)).toEqual(writes.map(() => 200));
     const final = await ctx.database.db.selectFrom('mixer_channels').selectAll().where('id', '=', ch.id as string).executeTakeFirstOrThrow();
     // Ten toggles, none lost: the effect is back off.
-    expect(final.effects).toEqual({ comp: false });
+    expect(final.effects).toMatchObject({ compressor: { enabled: false } });
     const last = async (client: StreamClient) => {
       await client.next((e) => e.type === 'mixer_channel_changed' && e.row.id === ch.id && e.row.updated_at === final.updated_at.toISOString(), 5000);
       return client.of('mixer_channel_changed', ch.id as string).at(-1)!.row;
     };
     const [seenByOwner, seenByMember] = await Promise.all([last(ownerClient), last(memberClient)]);
     expect(seenByOwner).toEqual(seenByMember);
-    expect(seenByOwner).toMatchObject({ gain_db: final.gain_db, effects: { comp: false } });
+    expect(seenByOwner).toMatchObject({ gain_db: final.gain_db, effects: { compressor: { enabled: false, ratio: 4 } }, offset_ms: 0 });
   });
 });
 

@@ -3,11 +3,14 @@ import { z } from 'zod';
 import {
   changeMixerChannel,
   createMixerChannel,
-  EFFECT_NAME_PATTERN,
+  EFFECT_NAMES,
+  EFFECTS,
   GAIN_RANGE,
-  MAX_EFFECTS,
   MAX_LABEL_CHARS,
+  MIX_TARGET_LUFS,
   MIXER_ROLES,
+  OFFSET_RANGE_MS,
+  queueMixdown,
   setLiveSession,
   type MediaStore,
 } from '@inntak/media';
@@ -19,16 +22,31 @@ const ERRORS = [400, 401, 403, 404];
 
 const GainDb = z.number().min(GAIN_RANGE.min).max(GAIN_RANGE.max);
 const Role = z.enum(MIXER_ROLES);
-const EffectName = z.string().regex(EFFECT_NAME_PATTERN, 'forventet et effektnavn i snake_case');
+const EffectName = z.enum(EFFECT_NAMES as [string, ...string[]]);
+const OffsetMs = z.number().int().min(OFFSET_RANGE_MS.min).max(OFFSET_RANGE_MS.max);
+
+/** One effect's settings as the caller sends them: any of its parameters, each in its range (mix-effects.ts). */
+function effectInput(params: Record<string, { min: number; max: number; default: number }>, partial: boolean) {
+  const shape = Object.fromEntries(
+    Object.entries(params).map(([name, range]) => {
+      const field = z.number().min(range.min).max(range.max).describe(`${range.min} … ${range.max}, default ${range.default}`);
+      return [name, partial ? field.optional() : field];
+    }),
+  );
+  return z.strictObject({ enabled: partial ? z.boolean().optional() : z.boolean(), ...shape });
+}
+const effectsObject = (partial: boolean) =>
+  z.strictObject(Object.fromEntries(Object.entries(EFFECTS).map(([name, spec]) => [name, effectInput(spec.params, partial).describe(spec.summary).optional()])));
 
 export const MixerChannelSchema = z.object({
   id: Id,
   room_id: Id,
-  node_id: Id.nullable(),
+  node_id: Id.nullable().describe('the source: an audio media node'),
   label: z.string(),
   gain_db: z.number(),
   muted: z.boolean(),
-  effects: z.record(z.string(), z.boolean()),
+  effects: effectsObject(false),
+  offset_ms: z.number().int().describe('where the source starts in the mix'),
   role: Role,
   updated_at: Timestamp,
 });
@@ -59,15 +77,13 @@ export function installMixer(app: Express, registry: RouteRegistry, auth: Reques
     '/intentions/create_mixer_channel',
     'Create a mixer channel in a room (admin on the room)',
     z.strictObject({
-      room_id: Id,
-      node_id: Id.optional(),
+      room_id: Id.describe('a communication node'),
+      node_id: Id.optional().describe('the source: an audio media node the caller may read'),
       label: storableText(z.string().trim().min(1).max(MAX_LABEL_CHARS)),
       gain_db: GainDb.optional(),
       muted: z.boolean().optional(),
-      effects: z
-        .record(EffectName, z.boolean())
-        .refine((effects) => Object.keys(effects).length <= MAX_EFFECTS, `høyst ${MAX_EFFECTS} effekter`)
-        .optional(),
+      effects: effectsObject(true).optional(),
+      offset_ms: OffsetMs.optional(),
       role: Role.optional(),
     }),
     (body, caller) => createMixerChannel(deps.media, caller, body),
@@ -87,15 +103,52 @@ export function installMixer(app: Express, registry: RouteRegistry, auth: Reques
   );
   channelRoute(
     '/intentions/toggle_effect',
-    'Turn one of a channel’s effects on or off (member on the room); an unknown effect starts off, so it turns on',
+    'Turn one of a channel’s effects on or off (member on the room); an effect the channel does not have starts off with its defaults, so it turns on',
     z.strictObject({ channel_id: Id, effect: EffectName }),
     (body, caller) => changeMixerChannel(deps.media, caller, body.channel_id, { op: 'toggle_effect', effect: body.effect }),
+  );
+  channelRoute(
+    '/intentions/set_effect',
+    'Set an effect’s parameters and/or enabled (member on the room); parameters not given keep their value (or default)',
+    z.strictObject({ channel_id: Id, effect: EffectName, settings: z.record(z.string(), z.union([z.number(), z.boolean()])) }),
+    (body, caller) => changeMixerChannel(deps.media, caller, body.channel_id, { op: 'set_effect', effect: body.effect, settings: body.settings }),
+  );
+  channelRoute(
+    '/intentions/set_channel_offset',
+    'Set where a channel’s source starts in the mix, 0 to 3 600 000 ms (member on the room)',
+    z.strictObject({ channel_id: Id, offset_ms: OffsetMs }),
+    (body, caller) => changeMixerChannel(deps.media, caller, body.channel_id, { op: 'set_channel_offset', offset_ms: body.offset_ms }),
+  );
+  channelRoute(
+    '/intentions/set_channel_source',
+    'Set a channel’s source: an audio media node the caller may read, or null (member on the room)',
+    z.strictObject({ channel_id: Id, node_id: Id.nullable() }),
+    (body, caller) => changeMixerChannel(deps.media, caller, body.channel_id, { op: 'set_channel_source', node_id: body.node_id }),
   );
   channelRoute(
     '/intentions/set_mixer_role',
     'Set a channel’s role (admin on the room)',
     z.strictObject({ channel_id: Id, role: Role }),
     (body, caller) => changeMixerChannel(deps.media, caller, body.channel_id, { op: 'set_mixer_role', role: body.role }),
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/render_mix',
+      summary: 'Queue a render_mix job mixing the room’s channels into a new audio media node of the room (member on the room)',
+      description:
+        'Every unmuted channel with a source, with its gain, effects and offset, normalised to target_lufs (default −16) with no sample above −1 dBFS. ' +
+        'The mix is an audio/wav media node the room has through has_media; clients who may read the room see it on /ws.',
+      tags: TAGS,
+      auth: 'jwt',
+      body: z.strictObject({ room_id: Id, target_lufs: z.number().min(MIX_TARGET_LUFS.min).max(MIX_TARGET_LUFS.max).optional() }),
+      response: { status: 202, schema: z.object({ job_id: z.number().int() }) },
+      errors: ERRORS,
+    },
+    auth,
+    async ({ body, caller }) => ({ job_id: await queueMixdown(deps.media, caller, body) }),
   );
 
   for (const [path, live] of [

@@ -66,12 +66,14 @@ describe('front-page variants and A/B tests', () => {
     const reader = (path: string) => request(app).get(path).set('User-Agent', 'klikker');
     // A click from a reader who was never shown the variant counts nothing (issue 22, finding 4).
     expect((await request(app).get(`/pub/${pub.slug}/t/${id}?v=${v}`).set('User-Agent', 'aldri-vist')).status).toBe(302);
-    expect((await reader(`/pub/${pub.slug}`)).text).toContain(`?v=${v}`);
-    const click = await reader(`/pub/${pub.slug}/t/${id}?v=${v}`);
+    const page = (await reader(`/pub/${pub.slug}`)).text;
+    // The link carries the reader's signed impression id (issue 24); the click follows it.
+    const link = new RegExp(`href="(/pub/${pub.slug}/t/${id}\\?v=${v}&amp;i=[A-Za-z0-9_.-]+)"`).exec(page)![1]!.replaceAll('&amp;', '&');
+    const click = await reader(link);
     expect(click.status).toBe(302);
     expect(click.headers.location).toBe(`/pub/${pub.slug}/artikkel/${id}`);
     for (const bad of [otherVariant, ctx.collectionId, 'tull']) {
-      const res = await reader(`/pub/${pub.slug}/t/${id}?v=${bad}`);
+      const res = await reader(link.replace(v, bad));
       expect(res.status).toBe(302);
       expect(res.headers.location).toBe(`/pub/${pub.slug}/artikkel/${id}`);
     }

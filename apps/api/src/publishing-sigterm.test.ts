@@ -48,8 +48,14 @@ describe('AB events on SIGTERM', () => {
     });
     const base = `http://127.0.0.1:${port}/pub/signal`;
     // Ten readers, three of whom click (one impression and one click each per window: issue 22).
-    for (let i = 0; i < 10; i++) expect((await fetch(base, { headers: { 'user-agent': `leser-${i}` } })).status).toBe(200);
-    for (let i = 0; i < 3; i++) expect((await fetch(`${base}/t/${article.id}?v=${variant}`, { redirect: 'manual', headers: { 'user-agent': `leser-${i}` } })).status).toBe(302);
+    const links: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const page = await fetch(base, { headers: { 'user-agent': `leser-${i}` } });
+      expect(page.status).toBe(200);
+      // Each reader's /t link carries their signed impression id (issue 24).
+      links.push(/href="([^"]*\/t\/[^"]*)"/.exec(await page.text())![1]!.replaceAll('&amp;', '&'));
+    }
+    for (let i = 0; i < 3; i++) expect((await fetch(`http://127.0.0.1:${port}${links[i]}`, { redirect: 'manual', headers: { 'user-agent': `leser-${i}` } })).status).toBe(302);
     // At once: the last counts are still inside their one-second batch; only the shutdown writes them.
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

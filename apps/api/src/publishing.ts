@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Express, Request, Response } from 'express';
 import { z } from 'zod';
-import { selectVariant } from '@inntak/ab-testing';
+import { countsAsView, selectVariant, stickyRandom } from '@inntak/ab-testing';
 import { storable, type Logger } from '@inntak/core';
 import { normalizeTag } from '@inntak/graph';
 import {
@@ -178,17 +178,24 @@ class Pages {
         return { etag: etagOf(listing ?? null), prepared: listing && prepareFrontPage(ctx, listing) };
       });
       if (!front.prepared) return this.notFound(res, ctx);
-      if (this.fresh(req, res, front.etag)) return;
-      // A HEAD shows nothing to a reader: no impression. A GET counts once per client and article
-      // per window (AbClientGate): reloading the page does not add up.
-      const counting = req.method === 'GET';
+      // The page carries this visitor's variants and signed impression ids: no shared cache.
+      if (this.fresh(req, res, front.etag, 'private, no-cache')) return;
+      const visitor = visitorOf(req, res, ctx);
+      // Only a reader's view counts (not HEAD, prefetch, crawlers), once per client and article
+      // per window (AbClientGate): reloading the page does not add up. Each variant's /t link
+      // carries the signed impression id a click needs.
+      const counting = countsAsView(req.method, (name) => req.get(name));
       return this.send(
         res,
-        front.prepared.render((entry) => {
-          const variant = selectVariant(entry.variants);
-          if (variant && counting && this.deps.abGate.impression(this.client(req), pub.id, entry.id, variant.id)) this.deps.recorder.impression(variant.id);
-          return variant;
-        }),
+        front.prepared.render(
+          (entry) => selectVariant(entry.variants, stickyRandom(visitor, entry.id)),
+          (entry, variant) => {
+            if (!counting) return undefined;
+            const grant = this.deps.abGate.impression(this.client(req), pub.id, entry.id, variant.id);
+            if (grant.counted) this.deps.recorder.impression(variant.id);
+            return grant.token;
+          },
+        ),
       );
     }
     if (section === 'artikkel' && parts.length === 2 && UUID.test(param!)) {
@@ -208,9 +215,10 @@ class Pages {
     }
     if (section === 't' && parts.length === 2 && UUID.test(param!)) {
       const variant = typeof req.query.v === 'string' && UUID.test(req.query.v) ? req.query.v : undefined;
-      // Counts only from a client whose counted impression of this article was this variant,
-      // once (AbClientGate): no impression, no click; clicks never exceed impressions.
-      if (variant && req.method === 'GET' && this.deps.abGate.click(this.client(req), pub.id, param!, variant)) this.deps.recorder.click(variant);
+      const impression = typeof req.query.i === 'string' && req.query.i.length <= 100 ? req.query.i : undefined;
+      // Counts only with the signed id of a counted impression of this variant, once
+      // (AbClientGate): no impression, no click; an unsigned click redirects and counts nothing.
+      if (variant && countsAsView(req.method, (name) => req.get(name)) && this.deps.abGate.click(impression, pub.id, param!, variant)) this.deps.recorder.click(variant);
       res.set('Cache-Control', 'no-store');
       return res.redirect(302, `${ctx.base}/artikkel/${param}`);
     }
@@ -259,9 +267,9 @@ class Pages {
   }
 
   /** Sets the validators; true (and 304 sent) when the client's copy is current. */
-  private fresh(req: Request, res: Response, etag: string): boolean {
+  private fresh(req: Request, res: Response, etag: string, cacheControl = 'no-cache'): boolean {
     // no-cache: a browser revalidates every time, so a change shows at once and a 304 is cheap.
-    res.set({ ETag: etag, 'Cache-Control': 'no-cache' });
+    res.set({ ETag: etag, 'Cache-Control': cacheControl });
     if (!req.fresh) return false;
     res.status(304).end();
     return true;
@@ -274,6 +282,28 @@ class Pages {
   notFound(res: Response, ctx: PageContext | undefined): void {
     res.status(404).set('Cache-Control', 'no-cache').type('html').send(renderNotFound(ctx));
   }
+}
+
+/** The first-party cookie that keeps a visitor's variants (docs/publishing.md "One variant per visitor"). */
+export const VISITOR_COOKIE = 'inntak_ab';
+const VISITOR_ID = /^[A-Za-z0-9_-]{22}$/;
+/** How long a visitor keeps their variants: longer than a test runs. */
+const VISITOR_MAX_AGE_S = 90 * 24 * 3600;
+
+/**
+ * The visitor's id from the cookie, or a new random one set in it (first party: this host and
+ * the publication's path only, HttpOnly, SameSite=Lax). It only picks the variants a visitor
+ * sees; what counts is decided by AbClientGate, so a visitor choosing their cookie gains nothing.
+ */
+function visitorOf(req: Request, res: Response, ctx: PageContext): string {
+  const cookie = req.get('cookie') ?? '';
+  for (const part of cookie.slice(0, 4096).split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === VISITOR_COOKIE && VISITOR_ID.test(part.slice(eq + 1).trim())) return part.slice(eq + 1).trim();
+  }
+  const id = randomBytes(16).toString('base64url');
+  res.append('Set-Cookie', `${VISITOR_COOKIE}=${id}; Path=${ctx.base || '/'}; Max-Age=${VISITOR_MAX_AGE_S}; HttpOnly; SameSite=Lax${req.secure ? '; Secure' : ''}`);
+  return id;
 }
 
 /** A page model with a validator derived from it: the same data gives the same ETag. */

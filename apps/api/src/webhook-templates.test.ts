@@ -41,7 +41,7 @@ describe('POST /api/webhook/{token} with payload templates', () => {
       webhook_id: expect.any(String),
       payload,
       template: 'forge-push',
-      template_version: 2,
+      template_version: 3,
       sender: 'github',
       event: 'push',
       branch: 'changes',

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { AppError, isUuid } from '@inntak/core';
+import type { UploadLimits } from '@inntak/media';
 import type { CliServices } from './compose.js';
 
 /**
@@ -34,8 +35,10 @@ export interface CommandContext {
   readStdin?: () => Promise<string>;
   /** ORCHESTRATIONS_PER_PERSON; absent: the default (100). */
   orchestrationsPerPerson?: number;
-  /** STORAGE_DIR (inntak prune). */
+  /** STORAGE_DIR (inntak prune, inntak media add). */
   storageDir?: string;
+  /** UPLOAD_MAX_*_BYTES, MEDIA_BYTES_PER_COLLECTION (inntak media add); absent: the defaults. */
+  uploads?: UploadLimits;
   /** How long `tts` waits for its job (a worker must be running). */
   waitMs?: number;
 }

@@ -1,8 +1,18 @@
 import { parseCommandLine as parseWith, type CommandContext, type CommandSpec, type Options, type ParsedCommand } from './command-line.js';
 import { cliServices, type CliDatabase } from './compose.js';
-import { orchestrationAdd } from './commands/orchestration.js';
+import {
+  orchestrationAdd,
+  orchestrationDelete,
+  orchestrationDisable,
+  orchestrationEnable,
+  orchestrationRerun,
+  orchestrationRun,
+  orchestrationRuns,
+  orchestrationSetSecret,
+  orchestrationUpdate,
+} from './commands/orchestration.js';
 import { collectionAdd, memberAdd, personAdd } from './commands/people.js';
-import { prune, tts } from './commands/media.js';
+import { mediaAdd, prune, tts } from './commands/media.js';
 import { abEvaluate, abResults, publicationAdd, publish } from './commands/publishing.js';
 import { migrate, start, templates, token } from './commands/system.js';
 import { webhookAdd, webhookDeliveries, webhookList, webhookRerender, webhookRotate, webhookSetSecret, webhookSetTemplate } from './commands/webhooks.js';
@@ -29,12 +39,21 @@ export const COMMANDS: readonly CommandSpec[] = [
   memberAdd,
   token,
   orchestrationAdd,
+  orchestrationUpdate,
+  orchestrationEnable,
+  orchestrationDisable,
+  orchestrationDelete,
+  orchestrationRun,
+  orchestrationRerun,
+  orchestrationRuns,
+  orchestrationSetSecret,
   publicationAdd,
   publish,
   abEvaluate,
   abResults,
   templates,
   tts,
+  mediaAdd,
   prune,
 ];
 

@@ -3,14 +3,24 @@ import { sep } from 'node:path';
 import pg from 'pg';
 import type { Logger } from '@inntak/core';
 import { LocalFileStore, StatfsDiskProbe } from '@inntak/files';
-import { runPrune } from '@inntak/media';
+import { OPERATOR } from '@inntak/access';
+import { runPrune, uploadMedia, type UploadLimits } from '@inntak/media';
 import { migrate, openDatabase, spawnEmbeddedPostgres, type Db } from '@inntak/postgres';
 import { listDeliveries, rerenderWebhook, setWebhookSecret } from '@inntak/postgres/deliveries';
 import { createCollection, createPerson, grantAccess, nodeKindOf, personOfIdentity } from '@inntak/postgres/graph';
 import { createWebhook, listWebhooks, rotateWebhookToken, setWebhookTemplate } from '@inntak/postgres/intake';
 import { enqueueJob, getJob } from '@inntak/postgres/jobs';
-import { mediaOfJob, postgresPruneCatalog } from '@inntak/postgres/media';
-import { addCollectionOrchestration } from '@inntak/postgres/orchestration';
+import { mediaOfJob, PostgresMediaStore, postgresPruneCatalog } from '@inntak/postgres/media';
+import {
+  addCollectionOrchestration,
+  deleteOrchestrationAsOperator,
+  listOrchestrationRunsAsOperator,
+  rerunOrchestrationAsOperator,
+  runOrchestrationAsOperator,
+  setOrchestrationEnabledAsOperator,
+  setOrchestrationSecretAsOperator,
+  updateOrchestrationAsOperator,
+} from '@inntak/postgres/orchestration';
 import { abResults, createPublication, publishArticle, runAbEvaluation } from '@inntak/postgres/publishing';
 import type { CliConfig } from './config.js';
 
@@ -43,6 +53,13 @@ export function cliServices(db: Db) {
     setWebhookSecret: on(db, setWebhookSecret),
     rerenderWebhook: on(db, rerenderWebhook),
     addCollectionOrchestration: on(db, addCollectionOrchestration),
+    updateOrchestration: on(db, updateOrchestrationAsOperator),
+    setOrchestrationEnabled: on(db, setOrchestrationEnabledAsOperator),
+    deleteOrchestration: on(db, deleteOrchestrationAsOperator),
+    runOrchestration: on(db, runOrchestrationAsOperator),
+    rerunOrchestration: on(db, rerunOrchestrationAsOperator),
+    listOrchestrationRuns: on(db, listOrchestrationRunsAsOperator),
+    setOrchestrationSecret: on(db, setOrchestrationSecretAsOperator),
     createPublication: on(db, createPublication),
     publishArticle: on(db, publishArticle),
     runAbEvaluation: on(db, runAbEvaluation),
@@ -50,6 +67,9 @@ export function cliServices(db: Db) {
     queueTts: (payload: { node_id: string; voice?: string; rate?: number }) => enqueueJob(db, 'tts_generate', payload, { maxAttempts: 3 }),
     getJob: on(db, getJob),
     mediaOfJob: on(db, mediaOfJob),
+    /** One file into a collection as POST /media takes it, as the operator. */
+    addMedia: (storageDir: string, limits: UploadLimits, input: { collection_id: string; bytes: Uint8Array; title?: string | null }) =>
+      uploadMedia({ store: new PostgresMediaStore(db), files: new LocalFileStore(storageDir), limits }, OPERATOR, input),
     prune: (storageDir: string, options: { dryRun: boolean }) =>
       runPrune({ catalog: postgresPruneCatalog(db), files: new LocalFileStore(storageDir), probe: new StatfsDiskProbe(), storageDir }, { ...options, trigger: 'cli' }),
   };

@@ -17,6 +17,8 @@ export interface CliConfig {
   storageDir: string;
   /** ORCHESTRATIONS_PER_PERSON: orchestrations one person may have (`orchestration add` runs as the collection's owner). */
   orchestrationsPerPerson: number;
+  /** UPLOAD_MAX_{AUDIO,IMAGE,VIDEO}_BYTES and MEDIA_BYTES_PER_COLLECTION (inntak media add). */
+  uploads: { audio: number; image: number; video: number; collectionMediaBytes: number };
 }
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -35,6 +37,11 @@ const cliEnv = z
       .refine((dir) => dir === undefined || (dir.trim() !== '' && !/[\0\n\r]/.test(dir)), { error: (issue) => `must be a directory path; got ${JSON.stringify(issue.input)}` }),
     STORAGE_DIR: envVar.text(),
     ORCHESTRATIONS_PER_PERSON: envVar.integer(100, 1, 1_000_000),
+    // inntak media add takes what POST /media takes (docs/media.md, "Upload").
+    UPLOAD_MAX_AUDIO_BYTES: envVar.size('100mb', '2gb'),
+    UPLOAD_MAX_IMAGE_BYTES: envVar.size('20mb', '2gb'),
+    UPLOAD_MAX_VIDEO_BYTES: envVar.size('200mb', '2gb'),
+    MEDIA_BYTES_PER_COLLECTION: envVar.size('1gb'),
   })
   .transform((env) => {
     const dataDir = env.INNTAK_DATA_DIR ?? `${REPO_ROOT}.data`;
@@ -46,6 +53,7 @@ const cliEnv = z
       logLevel: env.LOG_LEVEL,
       storageDir: env.STORAGE_DIR ?? `${REPO_ROOT}.data/media`,
       orchestrationsPerPerson: env.ORCHESTRATIONS_PER_PERSON,
+      uploads: { audio: env.UPLOAD_MAX_AUDIO_BYTES, image: env.UPLOAD_MAX_IMAGE_BYTES, video: env.UPLOAD_MAX_VIDEO_BYTES, collectionMediaBytes: env.MEDIA_BYTES_PER_COLLECTION },
     };
   });
 

@@ -49,6 +49,7 @@ async function main(argv: string[]): Promise<number> {
           baseUrl: config.baseUrl,
           orchestrationsPerPerson: config.orchestrationsPerPerson,
           storageDir: config.storageDir,
+          uploads: config.uploads,
           progress: (line: string) => process.stderr.write(`${line}\n`),
           log: (m: string) => logger.info(m),
         };

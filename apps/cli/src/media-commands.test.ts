@@ -111,3 +111,22 @@ describe('inntak tts', () => {
     expect(json.error).toMatch(/does not exist/);
   });
 });
+
+describe('inntak media add', () => {
+  it('uploads a file into a collection as POST /media does: sniffed type, duration, checksum, the file in place', async () => {
+    const { writeFile } = await import('node:fs/promises');
+    const { encodeWav } = await import('@inntak/media');
+    const path = join(storageDir, '..', `innspilling-${Date.now()}.bin`);
+    const wav = encodeWav(Float32Array.from({ length: 8000 }, (_, i) => 0.3 * Math.sin(i / 5)), 8000);
+    await writeFile(path, wav);
+    const { code, json } = await inntak('media', 'add', '--collection', collectionId, '--file', path, '--title', 'Innspilling');
+    expect(code).toBe(0);
+    expect(json).toMatchObject({ title: 'Innspilling', metadata: { media_type: 'audio', mime: 'audio/wav', bytes: wav.byteLength, duration_s: 1, transcribed: false }, transcription_job_id: expect.any(Number) });
+    expect(new Uint8Array(await readFile(join(storageDir, fileKeyOf(json.id as string, 'audio/wav'))))).toEqual(wav);
+    const text = join(storageDir, '..', `notat-${Date.now()}.txt`);
+    await writeFile(text, 'bare tekst');
+    const refused = await inntak('media', 'add', '--collection', collectionId, '--file', text);
+    expect(refused.code).toBe(1);
+    expect(refused.json.error).toMatch(/lyd \(WAV, MP3, Ogg\/Opus, FLAC\)/);
+  });
+});

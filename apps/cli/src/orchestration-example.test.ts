@@ -22,9 +22,10 @@ const dataDir = mkdtempSync(join(tmpdir(), 'inntak-orchestration-doc-'));
 
 beforeAll(async () => {
   h = await openTestDatabase();
-  env = { ...process.env, DATABASE_URL: h.url, PORT: String(await freePort()), INNTAK_DATA_DIR: dataDir, LOG_LEVEL: 'info' };
+  env = { ...process.env, DATABASE_URL: h.url, PORT: String(await freePort()), HOOK_PORT: String(await freePort()), INNTAK_DATA_DIR: dataDir, LOG_LEVEL: 'info' };
   delete env.BASE_URL;
-  started = npmStart({ ...env, INNTAK_DEV_ISSUER: '1' });
+  delete env.WORKER_CRONTAB;
+  started = npmStart({ ...env, INNTAK_DEV_ISSUER: '1', ORCHESTRATION_HTTP_ALLOW: 'localhost' });
   await started.seen('api listening');
   await started.seen('worker started');
 }, 180_000);
@@ -37,27 +38,32 @@ afterAll(async () => {
 
 describe('docs/orchestration.md worked example', () => {
   it('is a block that starts like the README (npm start in the background) and ends with kill %1', () => {
-    expect(startLine).toBe('npm ci && INNTAK_DEV_ISSUER=1 npm start &   # wait for "api listening"');
-    expect(killLine).toMatch(/^kill %1\b/);
+    expect(startLine).toBe('npm ci && INNTAK_DEV_ISSUER=1 ORCHESTRATION_HTTP_ALLOW=localhost npm start &   # wait for "api listening"');
+    expect(killLine).toMatch(/^kill %1 %2\b/);
   });
 
-  it('works as pasted: the push is copied to Arkiv, and the log shows both steps ok', async () => {
-    const { stdout } = await promisify(execFile)('bash', ['-c', ['set -euo pipefail', ...rest, 'echo "C=$C"'].join('\n')], { cwd: REPO_ROOT, env, timeout: 200_000 });
+  it('works as pasted: a failed build is posted (retried after a 503), a successful one filtered, and the schedule runs', async () => {
+    // In this shell the stand-in hook is job %1 (npm start is the test's): it is stopped at the end.
+    const script = ['set -euo pipefail', ...rest, 'echo "C=$C"', 'echo "O=$O"', 'kill %1'].join('\n');
+    const { stdout } = await promisify(execFile)('bash', ['-c', script], { cwd: REPO_ROOT, env, timeout: 400_000 });
     const lines = stdout.trim().split('\n');
+    const orchestration = lines.pop()!.replace('O=', '');
     const collection = lines.pop()!.replace('C=', '');
-    expect(lines.map((line) => JSON.parse(line) as unknown)).toEqual([
-      { step: 2, action: 'set_metadata', status: 'ok' },
-      { step: 1, action: 'create_node', status: 'ok' },
-    ]);
-    const pushed = await h.db
+    expect(lines.map((line) => JSON.parse(line) as unknown)).toEqual([['completed', 'filtered'], { status: 'completed', event: 'schedule' }]);
+    const builds = await h.db
       .selectFrom('nodes as n')
       .innerJoin('edges as e', 'e.source_id', 'n.id')
-      .select(['n.id', 'n.title', 'n.metadata'])
+      .select(['n.metadata'])
       .where('e.target_id', '=', collection)
       .where('e.edge_type', '=', 'belongs_to')
       .where('n.node_kind', '=', 'content')
-      .executeTakeFirstOrThrow();
-    const copy = await h.db.selectFrom('nodes').select('title').where('id', '=', (pushed.metadata as { arkivert_som: string }).arkivert_som).executeTakeFirstOrThrow();
-    expect(copy.title).toBe(`Sett: ${pushed.title}`);
-  }, 240_000);
+      .execute();
+    expect(builds.map((b) => [(b.metadata as { status: string }).status, (b.metadata as { varslet?: number }).varslet]).sort()).toEqual([
+      ['failed', 200],
+      ['succeeded', undefined],
+    ]);
+    const log = await h.db.selectFrom('orchestration_log').select(['step', 'status', 'error', 'output']).where('orchestration_id', '=', orchestration).orderBy('id').execute();
+    expect(JSON.stringify(log)).not.toContain('hemmelig-token');
+    expect(log.filter((r) => r.status === 'skipped')).toEqual([expect.objectContaining({ step: 1, error: expect.stringMatching(/^Filteret slapp ikke hendelsen gjennom/) })]);
+  }, 480_000);
 });

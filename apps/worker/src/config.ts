@@ -32,6 +32,11 @@ export interface WorkerConfig {
    * TTS_MAX_AUDIO_SECONDS, MEDIA_BYTES_PER_COLLECTION. A job past one fails with the reason.
    */
   speech: SpeechLimits;
+  /**
+   * TRANSCRIPTION_MODEL_DIR: the PocketSphinx model speech_transcription loads (docs/media.md,
+   * "Transcription"); absent: no recognizer, and speech_transcription jobs fail saying so.
+   */
+  transcriptionModelDir?: string;
   /** On SIGTERM, running jobs get this long to finish before their signal aborts them. */
   shutdownGraceMs: number;
   /**
@@ -78,6 +83,7 @@ const workerEnv = z
     ORCHESTRATION_CLI_ALLOW: envVar.commaList(),
     ORCHESTRATION_BUDGET: envVar.integer(DEFAULT_BUDGET, 1),
     TTS_JOBS_PER_PERSON: envVar.integer(DEFAULT_TTS_JOBS_PER_PERSON, 1, 1000),
+    TRANSCRIPTION_MODEL_DIR: envVar.text(),
   })
   .transform((env): Omit<WorkerConfig, 'once'> => ({
     databaseUrl: env.DATABASE_URL!,
@@ -97,6 +103,7 @@ const workerEnv = z
     orchestrationCliAllow: env.ORCHESTRATION_CLI_ALLOW,
     orchestrationBudget: env.ORCHESTRATION_BUDGET,
     ttsJobsPerPerson: env.TTS_JOBS_PER_PERSON,
+    ...(env.TRANSCRIPTION_MODEL_DIR ? { transcriptionModelDir: env.TRANSCRIPTION_MODEL_DIR } : {}),
   }));
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] = process.argv.slice(2)): WorkerConfig {

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { z } from 'zod';
-import { commandAllowed, hostAllowed, type ActionInputs, type JsonObject } from '@inntak/orchestration';
+import { commandAllowed, hostAllowed, RetryableActionError, type ActionInputs, type JsonObject } from '@inntak/orchestration';
 
 /** http_post and run_cli_tool hand back at most this much of a body, stdout or stderr. */
 export const OUTPUT_LIMIT_BYTES = 4096;
@@ -25,8 +25,10 @@ export async function httpPost(input: ActionInputs['http_post'], allow: readonly
       signal: AbortSignal.any([signal, timeout]),
     });
   } catch (error) {
-    if (timeout.aborted) throw new Error(`http_post: ${url.host} svarte ikke innen ${timeoutMs / 1000} s`, { cause: error });
-    throw new Error(`http_post: ${(error as Error).message}`, { cause: error });
+    // A timeout or no connection is worth a step's `retry`; the run being stopped is not.
+    if (timeout.aborted) throw new RetryableActionError(`http_post: ${url.host} svarte ikke innen ${timeoutMs / 1000} s`, { cause: error });
+    if (signal.aborted) throw new Error(`http_post: ${(error as Error).message}`, { cause: error });
+    throw new RetryableActionError(`http_post: ${(error as Error).message}`, { cause: error });
   }
   const { text, truncated } = await readLimited(response.body, OUTPUT_LIMIT_BYTES);
   const output: JsonObject = { status: response.status, body: text, truncated };
@@ -37,7 +39,9 @@ export async function httpPost(input: ActionInputs['http_post'], allow: readonly
       // Not JSON: the text alone is the output.
     }
   }
-  if (response.status >= 400) throw new Error(`http_post: ${url.host} svarte ${response.status}: ${text.slice(0, 200)}`);
+  // A 5xx may pass (retry), a 4xx will not.
+  const ErrorType = response.status >= 500 ? RetryableActionError : Error;
+  if (response.status >= 400) throw new ErrorType(`http_post: ${url.host} svarte ${response.status}: ${text.slice(0, 200)}`);
   return output;
 }
 

@@ -3,9 +3,9 @@ import { run, runOnce, type Runner, type WorkerEvents } from 'graphile-worker';
 import type winston from 'winston';
 import type { DiskProbe } from '@inntak/jobs';
 import { LocalFileStore } from '@inntak/files';
-import type { SpeechSynthesizer } from '@inntak/media';
+import type { SpeechRecognizer, SpeechSynthesizer } from '@inntak/media';
 import { openDatabase, type Db } from '@inntak/postgres';
-import { postgresPruneCatalog, postgresSpeechCatalog } from '@inntak/postgres/media';
+import { postgresMixdownCatalog, postgresPruneCatalog, postgresSpeechCatalog, postgresTranscriptionCatalog } from '@inntak/postgres/media';
 import {
   heartbeat,
   newWorkerProcess,
@@ -20,13 +20,14 @@ import {
 import { propagateBelongsTo } from '@inntak/postgres/graph';
 import { pruneDeliveries } from '@inntak/postgres/deliveries';
 import { PostgresPublishingStore } from '@inntak/postgres/publishing';
-import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
+import { planScheduledRuns, PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
 import type { WorkerConfig } from './config.js';
 import type { JobBody } from './governed-task.js';
 import { checkDisk } from './disk-monitor.js';
 import { Governor } from './governor.js';
 import { workerLogger } from './logger.js';
 import { EspeakSpeechSynthesizer } from './espeak-speech-synthesizer.js';
+import { PocketsphinxSpeechRecognizer } from './pocketsphinx-speech-recognizer.js';
 import { StatfsDiskProbe } from './statfs-disk-probe.js';
 import { createTaskList, jobBodies, type GraphRepair, type HousekeepingDeps, type MediaAdapters, type MediaDeps } from './task-list.js';
 
@@ -35,11 +36,12 @@ export interface WorkerOverrides {
   extraBodies?: Record<string, JobBody<never>>;
   diskProbe?: DiskProbe;
   synthesizer?: SpeechSynthesizer;
+  recognizer?: SpeechRecognizer;
 }
 
 /** The media tasks' dependencies on PostgreSQL: the adapters with media's catalogs over `db`. */
 export function postgresMediaDeps(db: Db, adapters: MediaAdapters): MediaDeps {
-  return { ...adapters, speechCatalog: postgresSpeechCatalog(db), pruneCatalog: postgresPruneCatalog(db) };
+  return { ...adapters, speechCatalog: postgresSpeechCatalog(db), pruneCatalog: postgresPruneCatalog(db), mixdownCatalog: postgresMixdownCatalog(db), transcriptionCatalog: postgresTranscriptionCatalog(db) };
 }
 
 /** access_repair's port on PostgreSQL. */
@@ -49,7 +51,7 @@ export function postgresGraphRepair(db: Db): GraphRepair {
 
 /** The housekeeping tasks' ports on PostgreSQL: the A/B tests and the delivery log. */
 export function postgresHousekeeping(db: Db): HousekeepingDeps {
-  return { abTests: new PostgresPublishingStore(db), pruneDeliveries: () => pruneDeliveries(db) };
+  return { abTests: new PostgresPublishingStore(db), pruneDeliveries: () => pruneDeliveries(db), planScheduledRuns: () => planScheduledRuns(db) };
 }
 
 export interface RunningWorker {
@@ -71,7 +73,14 @@ export async function startWorker(config: WorkerConfig, logger: winston.Logger, 
   const database = openDatabase({ connectionString: config.databaseUrl, logger, max: config.concurrency + 3, asyncCommit: true });
   const { db, pool } = database;
   const worker = newWorkerProcess();
-  const media = postgresMediaDeps(db, { files: new LocalFileStore(config.storageDir), synthesizer: overrides.synthesizer ?? new EspeakSpeechSynthesizer(), speechLimits: config.speech });
+  // A model directory that is not one stops the worker here, naming what is missing.
+  const recognizer = overrides.recognizer ?? (config.transcriptionModelDir ? new PocketsphinxSpeechRecognizer(config.transcriptionModelDir) : undefined);
+  const media = postgresMediaDeps(db, {
+    files: new LocalFileStore(config.storageDir),
+    synthesizer: overrides.synthesizer ?? new EspeakSpeechSynthesizer(),
+    speechLimits: config.speech,
+    ...(recognizer ? { recognizer } : {}),
+  });
   const allow = { httpAllow: config.orchestrationHttpAllow, cliAllow: config.orchestrationCliAllow, budget: config.orchestrationBudget, ttsJobsPerPerson: config.ttsJobsPerPerson, store: new PostgresOrchestrationStore(db) };
   const bodies = { ...jobBodies(postgresGraphRepair(db), media, allow), ...overrides.extraBodies };
   const governor = new Governor({

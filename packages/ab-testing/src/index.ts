@@ -9,3 +9,4 @@ export { hourOfWeek } from './hour-of-week.js';
 export { runAbEvaluation, MAX_TESTS_PER_RUN, type TestReport } from './evaluation.js';
 export type { AbTestStore, AbTestTx, AbDecisionWrites, TestingVariant, AbCountRow, TestKey, DecisionEntry } from './ports.js';
 export { abResults, wilson, MAX_RESULT_VARIANTS, MAX_HISTORY_PER_TEST, type AbResultsStore, type ResultVariantRow, type DecisionRow, type TestResult, type Interval } from './results.js';
+export { stickyRandom, countsAsView } from './visitors.js';

@@ -121,7 +121,7 @@ function testResult(rows: ResultVariantRow[], history: DecisionRow[]): TestResul
     last_evaluated_at: first.lastEvaluatedAt?.toISOString() ?? null,
     variants: rows.map((r) => ({ edge_id: r.id, title: r.title, ab_status: r.abStatus, impressions: r.impressions, clicks: r.clicks, ctr: wilson(r.clicks, r.impressions) })),
     comparisons,
-    undecided: decision?.decision === 'none' ? { reason: decision.reason, explanation: explain(decision.reason, rows) } : null,
+    undecided: decision?.decision === 'none' ? { reason: decision.reason, explanation: explain(decision.reason, testing) } : null,
     sample_ratio: decision?.sampleRatio ? { chi_square: decision.sampleRatio.chiSquare, p_value: decision.sampleRatio.pValue } : null,
     history: history.map((h) => ({ kind: h.kind, round: h.round, edge_id: h.variantId, decided_by: h.decidedBy, decided_at: h.decidedAt.toISOString(), detail: h.detail })),
   };

@@ -95,7 +95,7 @@ export const EDGE_RULES: Readonly<Record<string, EdgeRule>> = {
     cleanup: 'admin',
   },
   has_media: {
-    createdBy: ['the media service (tts_generate job; a system edge)', 'create_edge'],
+    createdBy: ['the media service (tts_generate, render_mix, POST /media; a system edge)', 'create_edge'],
     create: MEMBER_BOTH,
     deletedBy: GENERIC_DELETE,
     delete: MEMBER_BOTH,
@@ -192,6 +192,7 @@ export const NODE_KIND_RULES: Readonly<Record<string, NodeKindRule>> = {
   },
   orchestration: {
     createdBy: ['create_node (trigger and script checked)', 'inntak orchestration add'],
+    // Changed only by update_orchestration, set_orchestration_enabled, delete_orchestration (issue 27), with `write` on it.
     createNode: 'anyone',
     orchestrationCreates: false,
     write: 'admin',
@@ -221,7 +222,7 @@ export const NODE_KIND_RULES: Readonly<Record<string, NodeKindRule>> = {
     observable: true,
   },
   media: {
-    createdBy: ['the media service (tts_generate job)'],
+    createdBy: ['the media service (tts_generate, render_mix, POST /media)'],
     createNode: 'never',
     orchestrationCreates: false,
     write: 'system_admin',

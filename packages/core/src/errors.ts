@@ -28,7 +28,10 @@ export type ErrorCode =
   | 'tts_text_too_long'
   | 'tts_audio_too_long'
   | 'tts_jobs_busy'
-  | 'media_quota_exceeded';
+  | 'media_quota_exceeded'
+  | 'media_type_unsupported'
+  | 'media_too_large'
+  | 'media_unreadable';
 
 export class AppError extends Error {
   readonly code: ErrorCode;

@@ -7,6 +7,7 @@ export {
   DEFAULT_QUERY_LIMIT,
   type NodeQuery,
   type Keyset,
+  type SearchWindow,
   type QueriedNode,
   type NodeQueryPage,
   type NodeQueryStore,

@@ -28,6 +28,18 @@ export interface Keyset {
   id: string;
   /** The row's rank, as PostgreSQL printed the float4 (exact round trip); ranked search only. */
   rank?: string;
+  /** Ranked search only: the window the row was ranked in (docs/query.md). */
+  window?: SearchWindow;
+}
+
+/**
+ * A search ranks windows of matches: the matches with ids from `floor` (null: the oldest) up
+ * to `top`, both inclusive; `walk` says how they were found, so a cursor reads them back alike.
+ */
+export interface SearchWindow {
+  top: string;
+  floor: string | null;
+  walk: boolean;
 }
 
 export interface QueriedNode {
@@ -75,10 +87,12 @@ const RANK_PATTERN = /^(?:\d+(?:\.\d+)?(?:e[-+]?\d+)?)$/i;
  * The cursor is sealed with AES-256-GCM under a server secret (`key`, 32 bytes): a client can
  * neither read the rank inside (it tells how well hidden words matched) nor make a cursor of
  * its own (a forged rank of 1e999 once reached PostgreSQL and answered 500). Layout, base64url:
- * 12-byte nonce, 16-byte tag, then the sealed JSON array [id] or [id, rank].
+ * 12-byte nonce, 16-byte tag, then the sealed JSON array [id], [id, rank] or
+ * [id, rank, window top, window floor, walked].
  */
 export function encodeCursor(keyset: Keyset, key: Uint8Array): string {
-  const parts = keyset.rank === undefined ? [keyset.id] : [keyset.id, keyset.rank];
+  const w = keyset.window;
+  const parts = keyset.rank === undefined ? [keyset.id] : w === undefined ? [keyset.id, keyset.rank] : [keyset.id, keyset.rank, w.top, w.floor, w.walk];
   const nonce = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, nonce);
   const sealed = Buffer.concat([cipher.update(JSON.stringify(parts), 'utf8'), cipher.final()]);
@@ -96,11 +110,15 @@ export function decodeCursor(cursor: string, key: Uint8Array): Keyset {
   } catch {
     parts = undefined;
   }
-  if (Array.isArray(parts) && (parts.length === 1 || parts.length === 2) && isUuid(parts[0])) {
+  if (Array.isArray(parts) && [1, 2, 5].includes(parts.length) && isUuid(parts[0])) {
     if (parts.length === 1) return { id: parts[0].toLowerCase() };
     // Sealed by us, so always well-formed; checked anyway, as the database would answer 500.
     if (typeof parts[1] === 'string' && RANK_PATTERN.test(parts[1]) && Number.isFinite(Math.fround(Number(parts[1])))) {
-      return { id: parts[0].toLowerCase(), rank: parts[1] };
+      if (parts.length === 2) return { id: parts[0].toLowerCase(), rank: parts[1] };
+      const [, , top, floor, walk] = parts as unknown[];
+      if (isUuid(top) && (floor === null || isUuid(floor)) && typeof walk === 'boolean') {
+        return { id: parts[0].toLowerCase(), rank: parts[1], window: { top: top.toLowerCase(), floor: floor?.toLowerCase() ?? null, walk } };
+      }
     }
   }
   throw new AppError('invalid_input', { detail: 'cursor: ikke en cursor fra dette endepunktet' });

@@ -25,6 +25,14 @@ describe('parseJobPayload', () => {
     expect(() => parseJobPayload('tts_generate', { node_id: ID, cascade: { ...cascade, budget: 0 } })).toThrow(/^invalid tts_generate payload: cascade\.budget: /);
   });
 
+  it('render_mix takes a room and a target loudness in −36 … −6 LUFS; speech_transcription a media id', () => {
+    expect(parseJobPayload('render_mix', { room_id: ID, target_lufs: -16 })).toEqual({ room_id: ID, target_lufs: -16 });
+    expect(() => parseJobPayload('render_mix', { room_id: ID, target_lufs: 0 })).toThrow(/^invalid render_mix payload: target_lufs: /);
+    expect(() => parseJobPayload('render_mix', {})).toThrow(/^invalid render_mix payload: room_id: /);
+    expect(parseJobPayload('speech_transcription', { media_id: ID })).toEqual({ media_id: ID });
+    expect(() => parseJobPayload('speech_transcription', { media_id: 'x' })).toThrow('invalid speech_transcription payload: media_id: expected a UUID');
+  });
+
   it('takes any object for a job type without a schema, and nothing else', () => {
     expect(parseJobPayload('sleep_light', { ms: 5 })).toEqual({ ms: 5 });
     expect(() => parseJobPayload('sleep_light', [1])).toThrow(/^invalid sleep_light payload: \(payload\): /);

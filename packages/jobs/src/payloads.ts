@@ -26,9 +26,21 @@ export const JOB_PAYLOAD_SCHEMAS = {
   /** Runs an orchestration's script for one event that matched its trigger (queued by 011.do.orchestration.sql). */
   orchestrate: z.object({
     orchestration_id: Id,
-    event: z.object({ type: z.enum(['node.created', 'edge.created']), id: Id, depth: z.number().int().min(0) }),
+    event: z.object({
+      type: z.enum(['node.created', 'edge.created', 'node.updated', 'manual', 'schedule']),
+      id: Id,
+      depth: z.number().int().min(0),
+      /** node.updated: the keys that changed (023). */
+      changes: z.array(z.string()).optional(),
+      /** manual: run_orchestration's input object. */
+      input: z.record(z.string(), z.json()).optional(),
+      /** schedule: when the run was due. */
+      scheduled_at: z.string().optional(),
+    }),
     /** The root event of the cascade, whose budget the run spends (017); absent in jobs queued before it. */
     root: z.string().optional(),
+    /** The run's row in orchestration_runs (023); absent in jobs queued before it (found by the job's id). */
+    run_id: Id.optional(),
   }),
   /** Reads a node's title and content aloud into a media node (docs/media.md). */
   tts_generate: z.object({
@@ -39,6 +51,20 @@ export const JOB_PAYLOAD_SCHEMAS = {
     requested_by: z.string().optional(),
     /** The orchestration run that queued it (the action generate_tts): its media is an event of that cascade. */
     cascade: OrchestrationCascadeSchema.optional(),
+  }),
+  /** Mixes a room's mixer channels into a new audio media node of the room (docs/media.md, "Mixdown"). */
+  render_mix: z.object({
+    room_id: Id,
+    /** Integrated loudness the mix is brought to, LUFS (−36 … −6; default −16). */
+    target_lufs: z.number().min(-36).max(-6).optional(),
+    /** The person who asked (POST /intentions/render_mix). */
+    requested_by: z.string().optional(),
+  }),
+  /** Turns an audio media node into transcription segments (docs/media.md, "Transcription"). */
+  speech_transcription: z.object({
+    media_id: Id,
+    /** The person who asked, when one did (an upload, POST /intentions/transcribe). */
+    requested_by: z.string().optional(),
   }),
   /** One pruning run (crontab; `trigger` says which entry). Housekeeping, outside the governor. */
   prune: z.object({ trigger: z.string().optional() }),

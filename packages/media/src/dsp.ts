@@ -1,4 +1,8 @@
-import { resample as resampleSinc } from 'wave-resampler';
+import { createRequire } from 'node:module';
+import type * as WaveResampler from 'wave-resampler';
+
+// wave-resampler is a CommonJS (UMD) bundle whose exports Node's ESM loader cannot name.
+const { resample: resampleSinc } = createRequire(import.meta.url)('wave-resampler') as typeof WaveResampler;
 
 /**
  * Pure signal processing over mono Float32 sample buffers (full scale ±1). Every function returns

@@ -1,6 +1,7 @@
 import { uuidv7 } from '@inntak/core';
 import type { OrchestrationCascade } from '@inntak/jobs';
 import { concatWav, parseWav } from './wav.js';
+import { placeMediaFile } from './place-media.js';
 import { speechTextOf, splitForSpeech } from './speech-text.js';
 import type { FileStore, SpeechSynthesizer } from './ports.js';
 import { fileKeyOf, type MediaMetadata } from './types.js';
@@ -100,27 +101,17 @@ export async function generateSpeech(
   const id = uuidv7();
   const key = fileKeyOf(id, mime);
   signal.throwIfAborted();
-  const tempName = await deps.files.writeTemp(key, wav);
-  try {
-    await deps.catalog.createMedia({
-      id,
-      ownerId: source.id,
-      title: source.title ? `Opplesning: ${source.title}` : 'Opplesning',
-      metadata,
-      ...(request.cascade ? { cascade: request.cascade } : {}),
-      beforeCommit: () => signal.throwIfAborted(),
-    });
-  } catch (error) {
-    await deps.files.discard(tempName);
-    throw error;
-  }
-  try {
-    await deps.files.commit(tempName, key);
-  } catch (error) {
-    // Never a row without its file: the row goes first, then the temporary file.
-    await deps.catalog.deleteMedia(id);
-    await deps.files.discard(tempName);
-    throw error;
-  }
+  await placeMediaFile(deps.files, key, wav, {
+    create: () =>
+      deps.catalog.createMedia({
+        id,
+        ownerId: source.id,
+        title: source.title ? `Opplesning: ${source.title}` : 'Opplesning',
+        metadata,
+        ...(request.cascade ? { cascade: request.cascade } : {}),
+        beforeCommit: () => signal.throwIfAborted(),
+      }),
+    delete: () => deps.catalog.deleteMedia(id),
+  });
   return { media_id: id, bytes: wav.byteLength, duration_s: metadata.duration_s!, pieces: pieces.length };
 }

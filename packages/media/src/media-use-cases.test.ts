@@ -1,21 +1,38 @@
 import { describe, expect, it } from '@jest/globals';
 import type { AccessLevel } from '@inntak/access';
 import { changeMixerChannel, createMixerChannel, setLiveSession } from './mixer-channels.js';
-import { MAX_EFFECTS, type MixerChannel } from './mixer.js';
-import type { LiveRoomRow, MediaStore, MediaTx } from './ports.js';
+import type { MixerChannel } from './mixer.js';
+import type { LiveRoomRow, MediaRecord, MediaStore, MediaTx } from './ports.js';
+import { queueMixdown } from './render-mix.js';
 import { queueSpeech } from './speech-queue.js';
 import { DEFAULT_SPEECH_LIMITS } from './speech-limits.js';
 
 const ROOM = '00000000-0000-4000-8000-00000000000a';
 const PERSON = { personId: 'p-1', isAdmin: false };
 
-/** An in-memory media store: nodes with the person's level on each, channels, live rooms, queued speech jobs. */
+const VOICE = '00000000-0000-4000-8000-00000000000b';
+const PICTURE = '00000000-0000-4000-8000-00000000000c';
+const media = (id: string, media_type: 'audio' | 'image'): MediaRecord => ({
+  id,
+  title: null,
+  created_at: new Date(),
+  metadata: { media_type, mime: media_type === 'audio' ? 'audio/wav' : 'image/png', bytes: 1, generated: false, regenerable: false, last_accessed_at: '' },
+});
+
+/**
+ * An in-memory media store: nodes with the person's level on each (ROOM a communication node),
+ * two readable media nodes (VOICE audio, PICTURE an image), channels, live rooms, queued jobs.
+ */
 function memoryStore(levels: Record<string, AccessLevel | null>, text = 'Hei') {
   const channels = new Map<string, MixerChannel>();
   const rooms = new Map<string, LiveRoomRow>();
   const queued: unknown[] = [];
   const tx: MediaTx = {
-    levelOn: async (_actor, id) => (id in levels ? { nodeKind: 'content', level: levels[id]! } : undefined),
+    levelOn: async (_actor, id) => (id in levels ? { nodeKind: id === ROOM ? 'communication' : 'content', level: levels[id]! } : undefined),
+    readableMediaOf: async (_actor, id) => (id === VOICE ? media(VOICE, 'audio') : id === PICTURE ? media(PICTURE, 'image') : undefined),
+    enqueueMixdown: async (payload) => queued.push(payload),
+    enqueueTranscription: async (payload) => queued.push(payload),
+    insertMedia: async () => {},
     speechSource: async (id) => ({ id, title: null, content: text }),
     collectionMediaBytes: async () => 0,
     lockSpeechQueueOf: async () => {},
@@ -38,6 +55,8 @@ function memoryStore(levels: Record<string, AccessLevel | null>, text = 'Hei') {
   const store: MediaStore = {
     transaction: (work) => work(tx),
     readableMedia: async () => undefined,
+    deleteMedia: async () => {},
+    transcriptionOf: async () => [],
     touchMediaAccess: async () => false,
     latestPruneRun: async () => null,
   };
@@ -56,15 +75,38 @@ describe('mixer use cases', () => {
     await expect(changeMixerChannel(store, PERSON, 'missing', { op: 'set_mute', muted: true })).rejects.toMatchObject({ code: 'not_found', detail: 'channel_id' });
   });
 
-  it('toggle an effect on and off, and refuse a new effect past the limit', async () => {
+  it('toggle an effect on and off (a new one on with its defaults), set its parameters, refuse an unknown one', async () => {
     const { store } = memoryStore({ [ROOM]: 'admin' });
-    const effects = Object.fromEntries(Array.from({ length: MAX_EFFECTS }, (_, i) => [`e${i}`, false]));
-    const channel = await createMixerChannel(store, PERSON, { room_id: ROOM, label: 'Vert', effects });
-    expect((await changeMixerChannel(store, PERSON, channel.id, { op: 'toggle_effect', effect: 'e0' })).effects.e0).toBe(true);
-    await expect(changeMixerChannel(store, PERSON, channel.id, { op: 'toggle_effect', effect: 'reverb' })).rejects.toMatchObject({
+    const channel = await createMixerChannel(store, PERSON, { room_id: ROOM, label: 'Vert', effects: { high_pass: { cutoff_hz: 120 } } });
+    expect(channel.effects).toEqual({ high_pass: { enabled: true, cutoff_hz: 120 } });
+    expect((await changeMixerChannel(store, PERSON, channel.id, { op: 'toggle_effect', effect: 'high_pass' })).effects.high_pass).toEqual({ enabled: false, cutoff_hz: 120 });
+    expect((await changeMixerChannel(store, PERSON, channel.id, { op: 'toggle_effect', effect: 'fade' })).effects.fade).toEqual({ enabled: true, fade_in_ms: 0, fade_out_ms: 0 });
+    const set = await changeMixerChannel(store, PERSON, channel.id, { op: 'set_effect', effect: 'compressor', settings: { ratio: 8 } });
+    expect(set.effects.compressor).toMatchObject({ enabled: true, ratio: 8, threshold_db: -18 });
+    await expect(changeMixerChannel(store, PERSON, channel.id, { op: 'toggle_effect', effect: 'reverb' })).rejects.toMatchObject({ code: 'invalid_input', detail: expect.stringMatching(/^effect: ukjent effekt reverb/) });
+    await expect(changeMixerChannel(store, PERSON, channel.id, { op: 'set_effect', effect: 'compressor', settings: { ratio: 50 } })).rejects.toMatchObject({
       code: 'invalid_input',
-      detail: `effect: en kanal har høyst ${MAX_EFFECTS} effekter`,
+      detail: 'compressor.ratio: må være et tall fra 1 til 20',
     });
+  });
+
+  it('a room is a communication node; a source is an audio media node the caller may read', async () => {
+    const { store } = memoryStore({ [ROOM]: 'admin', other: 'admin' });
+    await expect(createMixerChannel(store, PERSON, { room_id: 'other', label: 'Vert' })).rejects.toMatchObject({ code: 'invalid_input', detail: 'room_id: et rom er en communication-node, ikke content' });
+    await expect(createMixerChannel(store, PERSON, { room_id: ROOM, label: 'Vert', node_id: PICTURE })).rejects.toMatchObject({ code: 'invalid_input', detail: 'node_id: kilden må være en lydfil, ikke image' });
+    await expect(createMixerChannel(store, PERSON, { room_id: ROOM, label: 'Vert', node_id: 'hidden' })).rejects.toMatchObject({ code: 'not_found', detail: 'node_id' });
+    const channel = await createMixerChannel(store, PERSON, { room_id: ROOM, label: 'Vert', node_id: VOICE, offset_ms: 250 });
+    expect(channel).toMatchObject({ node_id: VOICE, offset_ms: 250 });
+    await expect(changeMixerChannel(store, PERSON, channel.id, { op: 'set_channel_source', node_id: PICTURE })).rejects.toMatchObject({ code: 'invalid_input' });
+    expect(await changeMixerChannel(store, PERSON, channel.id, { op: 'set_channel_offset', offset_ms: 1000 })).toMatchObject({ offset_ms: 1000 });
+  });
+
+  it('render_mix needs member on a communication room and queues the job as the person', async () => {
+    const { store, queued } = memoryStore({ [ROOM]: 'member', other: 'member', seen: 'reader' });
+    await expect(queueMixdown(store, PERSON, { room_id: 'other' })).rejects.toMatchObject({ code: 'invalid_input' });
+    await expect(queueMixdown(store, PERSON, { room_id: 'seen' })).rejects.toMatchObject({ code: 'forbidden' });
+    await queueMixdown(store, PERSON, { room_id: ROOM, target_lufs: -20 });
+    expect(queued).toEqual([{ room_id: ROOM, target_lufs: -20, requested_by: 'p-1' }]);
   });
 
   it('start and end a live session; ending one that is not live is a conflict', async () => {

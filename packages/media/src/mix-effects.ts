@@ -78,9 +78,9 @@ export function effectSettings(name: string, input: EffectInput, current?: { ena
 }
 
 /** A whole effects object checked and completed (create_mixer_channel). */
-export function channelEffects(input: Record<string, EffectInput>): ChannelEffects {
+export function channelEffects(input: Record<string, EffectInput | undefined>): ChannelEffects {
   const out: Record<string, unknown> = {};
-  for (const [name, settings] of Object.entries(input)) out[name] = effectSettings(name, settings);
+  for (const [name, settings] of Object.entries(input)) if (settings) out[name] = effectSettings(name, settings);
   return out as ChannelEffects;
 }
 

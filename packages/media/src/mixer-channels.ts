@@ -1,7 +1,8 @@
 import { AppError, uuidv7 } from '@inntak/core';
 import type { Actor } from '@inntak/access';
-import { DEFAULT_MIXER_ROLE, MAX_EFFECTS, MIXER_REQUIREMENTS, type MixerChannel, type MixerRole } from './mixer.js';
-import type { MediaStore, MixerChannelUpdate } from './ports.js';
+import { DEFAULT_MIXER_ROLE, MIXER_REQUIREMENTS, ROOM_NODE_KIND, type MixerChannel, type MixerRole } from './mixer.js';
+import { channelEffects, effectSettings, type ChannelEffects, type EffectInput } from './mix-effects.js';
+import type { MediaStore, MediaTx, MixerChannelUpdate } from './ports.js';
 import { requireLevel } from './require-level.js';
 
 /**
@@ -17,14 +18,31 @@ export interface NewMixerChannel {
   label: string;
   gain_db?: number;
   muted?: boolean;
-  effects?: Record<string, boolean>;
+  effects?: Record<string, EffectInput | undefined>;
+  offset_ms?: number;
   role?: MixerRole;
+}
+
+/**
+ * A channel's source must be an audio media node the caller may read in full (as for
+ * GET /media/{id}): 404 naming node_id when it may not, 400 when it is not audio.
+ */
+async function requireAudioSource(tx: MediaTx, actor: Actor, nodeId: string): Promise<void> {
+  const media = await tx.readableMediaOf(actor, nodeId);
+  if (!media) throw new AppError('not_found', { detail: 'node_id' });
+  if (media.metadata.media_type !== 'audio') throw new AppError('invalid_input', { detail: `node_id: kilden må være en lydfil, ikke ${media.metadata.media_type}` });
+}
+
+/** The room of a mixer is a `communication` node: 400 for any other kind. */
+export function requireRoomKind(nodeKind: string): void {
+  if (nodeKind !== ROOM_NODE_KIND) throw new AppError('invalid_input', { detail: `room_id: et rom er en ${ROOM_NODE_KIND}-node, ikke ${nodeKind}` });
 }
 
 export async function createMixerChannel(store: MediaStore, actor: Actor, input: NewMixerChannel): Promise<MixerChannel> {
   return store.transaction(async (tx) => {
-    await requireLevel(tx, actor, input.room_id, MIXER_REQUIREMENTS.create_mixer_channel, 'room_id');
-    if (input.node_id) await requireLevel(tx, actor, input.node_id, null, 'node_id');
+    const room = await requireLevel(tx, actor, input.room_id, MIXER_REQUIREMENTS.create_mixer_channel, 'room_id');
+    requireRoomKind(room.nodeKind);
+    if (input.node_id) await requireAudioSource(tx, actor, input.node_id);
     return tx.insertMixerChannel({
       id: uuidv7(),
       room_id: input.room_id,
@@ -32,7 +50,8 @@ export async function createMixerChannel(store: MediaStore, actor: Actor, input:
       label: input.label,
       gain_db: input.gain_db ?? 0,
       muted: input.muted ?? false,
-      effects: input.effects ?? {},
+      effects: channelEffects(input.effects ?? {}),
+      offset_ms: input.offset_ms ?? 0,
       role: input.role ?? DEFAULT_MIXER_ROLE,
       created_by: actor.personId,
     });
@@ -43,6 +62,9 @@ export type MixerChange =
   | { op: 'set_gain'; gain_db: number }
   | { op: 'set_mute'; muted: boolean }
   | { op: 'toggle_effect'; effect: string }
+  | { op: 'set_effect'; effect: string; settings: EffectInput }
+  | { op: 'set_channel_offset'; offset_ms: number }
+  | { op: 'set_channel_source'; node_id: string | null }
   | { op: 'set_mixer_role'; role: MixerRole };
 
 function updateFor(current: MixerChannel, change: MixerChange): MixerChannelUpdate {
@@ -53,12 +75,16 @@ function updateFor(current: MixerChannel, change: MixerChange): MixerChannelUpda
       return { muted: change.muted };
     case 'set_mixer_role':
       return { role: change.role };
-    case 'toggle_effect': {
-      const effects = { ...current.effects };
-      if (!(change.effect in effects) && Object.keys(effects).length >= MAX_EFFECTS) {
-        throw new AppError('invalid_input', { detail: `effect: en kanal har høyst ${MAX_EFFECTS} effekter` });
-      }
-      effects[change.effect] = !effects[change.effect];
+    case 'set_channel_offset':
+      return { offset_ms: change.offset_ms };
+    case 'set_channel_source':
+      return { node_id: change.node_id };
+    case 'toggle_effect':
+    case 'set_effect': {
+      // An effect the channel does not have starts off with its defaults, so a toggle turns it on.
+      const had = (current.effects as Record<string, ({ enabled: boolean } & Record<string, number | boolean>) | undefined>)[change.effect];
+      const input = change.op === 'toggle_effect' ? { enabled: !(had?.enabled ?? false) } : change.settings;
+      const effects: ChannelEffects = { ...current.effects, [change.effect]: effectSettings(change.effect, input, had) };
       return { effects };
     }
   }
@@ -69,6 +95,7 @@ export async function changeMixerChannel(store: MediaStore, actor: Actor, channe
     const current = await tx.mixerChannel(channelId, { forUpdate: true });
     if (!current) throw new AppError('not_found', { detail: 'channel_id' });
     await requireLevel(tx, actor, current.room_id, MIXER_REQUIREMENTS[change.op], 'channel_id');
+    if (change.op === 'set_channel_source' && change.node_id !== null) await requireAudioSource(tx, actor, change.node_id);
     return tx.updateMixerChannel(channelId, updateFor(current, change));
   });
 }

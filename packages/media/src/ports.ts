@@ -4,6 +4,7 @@ import type { JobPayloads } from '@inntak/jobs';
 import type { MixerChannel } from './mixer.js';
 import type { PruneDecision } from './pruning.js';
 import type { MediaMetadata } from './types.js';
+import type { TranscriptSegment } from './transcription.js';
 
 /**
  * The file store port: files named by key (fileKeyOf) in one flat store. A file is written to a
@@ -83,7 +84,7 @@ export interface MediaRecord {
 /** A new mixer channel row, with every default already chosen. */
 export type MixerChannelRow = Omit<MixerChannel, 'updated_at'> & { created_by: string | null };
 
-export type MixerChannelUpdate = Partial<Pick<MixerChannel, 'gain_db' | 'muted' | 'effects' | 'role'>>;
+export type MixerChannelUpdate = Partial<Pick<MixerChannel, 'node_id' | 'gain_db' | 'muted' | 'effects' | 'offset_ms' | 'role'>>;
 
 export interface LiveRoomRow {
   room_id: string;
@@ -104,6 +105,12 @@ export interface MediaTx {
   /** The person's tts_generate jobs queued or running. */
   speechJobsOf(personId: string): Promise<number>;
   enqueueSpeech(payload: JobPayloads['tts_generate'], options: { maxAttempts: number }): Promise<number>;
+  enqueueMixdown(payload: JobPayloads['render_mix']): Promise<number>;
+  enqueueTranscription(payload: JobPayloads['speech_transcription']): Promise<number>;
+  /** A media node the actor may read in full (any media node for the operator), or undefined. */
+  readableMediaOf(actor: Actor, id: string): Promise<MediaRecord | undefined>;
+  /** A media node owned by `ownerId` (has_media owner → media, belongs_to media → owner). */
+  insertMedia(input: { id: string; ownerId: string; title: string | null; metadata: MediaMetadata }): Promise<void>;
   mixerChannel(id: string, options: { forUpdate: boolean }): Promise<MixerChannel | undefined>;
   insertMixerChannel(row: MixerChannelRow): Promise<MixerChannel>;
   /** Writes the change with a fresh updated_at; the row's trigger announces it. */
@@ -120,6 +127,10 @@ export interface MediaStore {
   transaction<T>(work: (tx: MediaTx) => Promise<T>): Promise<T>;
   /** A media node the person may read in full (creator, an access row, or readable/open), or undefined. */
   readableMedia(personId: string, id: string): Promise<MediaRecord | undefined>;
+  /** A media node's transcription segments in time order, at most `limit`. */
+  transcriptionOf(id: string, limit: number): Promise<TranscriptSegment[]>;
+  /** Deletes a media node (its edges go with it); nothing when there is none. */
+  deleteMedia(id: string): Promise<void>;
   /** Moves last_accessed_at to now unless it moved within the last minute; true when it did. */
   touchMediaAccess(id: string, now?: Date): Promise<boolean>;
   latestPruneRun(): Promise<PruneReport | null>;

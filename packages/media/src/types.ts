@@ -40,6 +40,7 @@ const EXTENSIONS: Record<string, string> = {
   'audio/wav': 'wav',
   'audio/mpeg': 'mp3',
   'audio/ogg': 'ogg',
+  'audio/flac': 'flac',
   'image/png': 'png',
   'image/jpeg': 'jpg',
   'image/webp': 'webp',

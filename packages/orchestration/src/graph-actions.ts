@@ -5,7 +5,8 @@ import { DEFAULT_TTS_JOBS_PER_PERSON, requireSpeechRoom } from '@inntak/media';
 import type { ActionInputs } from './actions.js';
 import type { LogEntryView, OrchestrationStore, OrchestrationTx, RunContext } from './ports.js';
 import { checkOrchestrationNode } from './trigger.js';
-import { DEFAULT_ORCHESTRATIONS_PER_PERSON, type EventType } from './types.js';
+import { syncSchedule } from './schedule.js';
+import { DEFAULT_ORCHESTRATIONS_PER_PERSON, type EventType, type Trigger } from './types.js';
 
 /**
  * The actions that write the graph, as the orchestration's creator: the same checked writes the
@@ -86,7 +87,9 @@ export async function createOrchestration(
 ): Promise<{ id: string; edge_ids: string[] }> {
   return store.transaction(async (tx) => {
     await requireOrchestrationRoom(tx, actor.personId, cap);
-    return createNode(inTransaction(tx), actor, input);
+    const created = await createNode(inTransaction(tx), actor, input);
+    await syncSchedule(tx, created.id, (input.metadata?.trigger as Trigger | undefined) ?? null, input.metadata?.enabled !== false);
+    return created;
   });
 }
 
@@ -112,11 +115,12 @@ export async function loadCliTool(store: OrchestrationStore, actor: Actor, toolI
  */
 export async function addCollectionOrchestration(
   store: OrchestrationStore,
-  input: { collection_id: string; script: string; event: EventType; node_kind?: string; title?: string },
+  input: { collection_id: string; script: string; event: EventType; node_kind?: string; title?: string; cron?: string; where?: JsonObject },
   cap: number = DEFAULT_ORCHESTRATIONS_PER_PERSON,
 ): Promise<{ id: string; owner_id: string; observes_edge_id: string; steps: number }> {
   const conditions = input.node_kind === undefined ? {} : { conditions: { node_kind: input.node_kind } };
-  const { trigger, script } = checkOrchestrationNode({ metadata: { trigger: { event: input.event, ...conditions } }, content: input.script });
+  const extra = { ...(input.cron !== undefined ? { cron: input.cron } : {}), ...(input.where !== undefined ? { where: input.where } : {}) };
+  const { trigger, script } = checkOrchestrationNode({ metadata: { trigger: { event: input.event, ...conditions, ...extra } }, content: input.script });
   return store.transaction(async (tx) => {
     const ownerId = await tx.firstOwner(input.collection_id);
     if (!ownerId) throw new AppError('invalid_input', { detail: 'collection_id: samlingen har ingen eier å kjøre som' });
@@ -130,6 +134,7 @@ export async function addCollectionOrchestration(
       collection_id: input.collection_id,
     });
     const edge = await createEdge(inTransaction(tx), actor, { source_id: node.id, target_id: input.collection_id, edge_type: 'observes' });
+    await syncSchedule(tx, node.id, trigger, true);
     return { id: node.id, owner_id: ownerId, observes_edge_id: edge.id, steps: script.steps.length };
   });
 }

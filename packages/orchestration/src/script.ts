@@ -2,7 +2,8 @@ import { isAlias, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument, ty
 import { z } from 'zod';
 import { AppError } from '@inntak/core';
 import { templateSchema } from './actions.js';
-import { ACTIONS, type ActionCall, type EventType, type Script } from './types.js';
+import { conditionDepth, ConditionShape, conditionVariables, MAX_CONDITION_DEPTH, type Condition } from './conditions.js';
+import { ACTIONS, isFilterStep, type ActionCall, type EventType, type Script, type Step } from './types.js';
 import { checkVariable, variablesIn, type VariableScope } from './variables.js';
 
 // Validation messages in Norwegian, like the API's.
@@ -29,8 +30,16 @@ export class ScriptError extends Error {
 }
 
 const Call = z.strictObject({ action: z.enum(ACTIONS), with: z.record(z.string(), z.unknown()).default({}) });
-const Step = Call.extend({ fallback: Call.optional() });
-const ScriptShape = z.strictObject({ steps: z.array(Step).min(1).max(MAX_STEPS), fallback: Call.optional() });
+const OneVariable = z.string().regex(/^\{[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_-]+)*\}$/, 'forventet én {variabel} som holder en liste');
+const ActionStepShape = Call.extend({
+  fallback: Call.optional(),
+  when: ConditionShape.optional(),
+  retry: z.strictObject({ attempts: z.number().int().min(2).max(5), backoff: z.number().min(0).max(60) }).optional(),
+  for_each: OneVariable.optional(),
+});
+const FilterStepShape = z.strictObject({ filter: ConditionShape, when: ConditionShape.optional() });
+// Each step is checked by its own shape below (a filter or an action), so a problem is placed in it.
+const ScriptShape = z.strictObject({ steps: z.array(z.record(z.string(), z.unknown())).min(1).max(MAX_STEPS), fallback: Call.optional() });
 
 /**
  * Parses and checks a script: YAML syntax, the shape, each action's input, and every variable
@@ -57,23 +66,61 @@ export function parseScript(text: string, options: { event?: EventType } = {}): 
   const value = doc.toJS({ maxAliasCount: 0 }) as unknown;
   const shape = ScriptShape.safeParse(value);
   if (!shape.success) throw issueError(doc, at, shape.error.issues[0]!, []);
-  const script = shape.data as Script;
+  const steps: Step[] = shape.data.steps.map((raw, index) => {
+    const parsed = ('filter' in raw ? FilterStepShape : ActionStepShape).safeParse(raw);
+    if (!parsed.success) throw issueError(doc, at, parsed.error.issues[0]!, ['steps', index]);
+    return parsed.data as Step;
+  });
+  const script: Script = { steps, ...(shape.data.fallback ? { fallback: shape.data.fallback as ActionCall } : {}) };
 
   const calls: Array<{ call: ActionCall; path: (string | number)[]; scope: VariableScope }> = [];
+  const conditions: Array<{ condition: Condition; path: (string | number)[]; scope: VariableScope }> = [];
   script.steps.forEach((step, index) => {
     const number = index + 1;
-    calls.push({ call: step, path: ['steps', index], scope: { step: number, inFallback: false, event: options.event } });
+    const scope: VariableScope = { step: number, inFallback: false, event: options.event };
+    if (step.when) conditions.push({ condition: step.when, path: ['steps', index, 'when'], scope });
+    if (isFilterStep(step)) {
+      conditions.push({ condition: step.filter, path: ['steps', index, 'filter'], scope });
+      return;
+    }
+    if (step.retry && step.action !== 'http_post') throw at(offsetOf(doc, ['steps', index, 'retry']), `steg ${number}: retry gjelder bare http_post`);
+    if (step.for_each) {
+      const message = checkVariable(step.for_each.slice(1, -1), scope);
+      if (message) throw at(offsetOf(doc, ['steps', index, 'for_each']), `steg ${number}: for_each: ${message}`);
+    }
+    calls.push({ call: step, path: ['steps', index], scope: { ...scope, inLoop: step.for_each !== undefined } });
     if (step.fallback) calls.push({ call: step.fallback, path: ['steps', index, 'fallback'], scope: { step: number, inFallback: true, event: options.event } });
   });
+  for (const { condition, path, scope } of conditions) {
+    const problem = conditionProblem(condition, scope);
+    if (problem) throw at(offsetOf(doc, [...path, ...problem.path]), `${describePath(path)}${problem.path.length ? '.' + problem.path.join('.') : ''}: ${problem.message}`);
+  }
   if (script.fallback) calls.push({ call: script.fallback, path: ['fallback'], scope: { step: script.steps.length + 1, inFallback: true, event: options.event } });
 
   for (const { call, path, scope } of calls) {
     const input = templateSchema(call.action).safeParse(call.with);
     if (!input.success) throw issueError(doc, at, input.error.issues[0]!, [...path, 'with']);
-    const problem = firstVariableProblem(call.with, [...path, 'with'], scope);
+    // {secrets.NAME} may stand in http_post's headers only: the log never shows a header.
+    const { headers, ...rest } = call.with;
+    const problem =
+      firstVariableProblem(rest, [...path, 'with'], scope) ??
+      firstVariableProblem(headers, [...path, 'with', 'headers'], { ...scope, secrets: call.action === 'http_post' });
     if (problem) throw at(offsetOf(doc, problem.path), `${describePath(problem.path)}: ${problem.message}`);
   }
   return script;
+}
+
+/**
+ * Why a condition (a when, a filter, a trigger's where) cannot stand where it is: nested too deep,
+ * or a variable that can never resolve there. The path is within the condition.
+ */
+export function conditionProblem(condition: Condition, scope: VariableScope): { path: (string | number)[]; message: string } | null {
+  if (conditionDepth(condition) > MAX_CONDITION_DEPTH) return { path: [], message: `vilkår kan nøstes høyst ${MAX_CONDITION_DEPTH} nivåer` };
+  for (const { variable, path } of conditionVariables(condition)) {
+    const message = checkVariable(variable, scope);
+    if (message) return { path, message };
+  }
+  return null;
 }
 
 /** Number of steps, for validate_orchestration's answer. */

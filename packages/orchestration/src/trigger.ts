@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { AppError } from '@inntak/core';
 import { normalizeTag, type JsonObject } from '@inntak/graph';
-import { parseScript, type ScriptError } from './script.js';
+import { ConditionShape } from './conditions.js';
+import { cronProblem } from './schedule.js';
+import { conditionProblem, parseScript, type ScriptError } from './script.js';
 import { EVENT_TYPES, type Script, type Trigger } from './types.js';
 
 const Name = z.string().min(1).max(100);
@@ -15,6 +17,8 @@ const TriggerShape = z.strictObject({
       has_tag: z.string().min(1).max(200).optional(),
     })
     .optional(),
+  where: ConditionShape.optional(),
+  cron: z.string().min(9).max(200).optional(),
 });
 
 /**
@@ -33,6 +37,21 @@ export function checkOrchestrationNode(node: { metadata?: JsonObject; content?: 
   const conditions = trigger.conditions;
   if (conditions?.edge_type !== undefined && trigger.event !== 'edge.created') {
     throw new AppError('invalid_input', { detail: 'metadata.trigger.conditions.edge_type: gjelder bare edge.created' });
+  }
+  const started = trigger.event === 'manual' || trigger.event === 'schedule';
+  if (started && conditions && Object.keys(conditions).length > 0) {
+    throw new AppError('invalid_input', { detail: `metadata.trigger.conditions: ${trigger.event} har ingen hendelse å stille vilkår til` });
+  }
+  if ((trigger.event === 'schedule') !== (trigger.cron !== undefined)) {
+    throw new AppError('invalid_input', { detail: trigger.event === 'schedule' ? 'metadata.trigger.cron: mangler (fem felt, UTC)' : 'metadata.trigger.cron: gjelder bare schedule' });
+  }
+  if (trigger.cron !== undefined) {
+    const problem = cronProblem(trigger.cron);
+    if (problem) throw new AppError('invalid_input', { detail: `metadata.trigger.cron: ${problem}` });
+  }
+  if (trigger.where) {
+    const problem = conditionProblem(trigger.where, { step: 1, inFallback: false, event: trigger.event });
+    if (problem) throw new AppError('invalid_input', { detail: `metadata.trigger.where${problem.path.map((p) => `.${p}`).join('')}: ${problem.message}` });
   }
   if (conditions?.has_tag !== undefined) {
     const tag = normalizeTag(conditions.has_tag);

@@ -1,4 +1,5 @@
 import type { JsonObject } from '@inntak/graph';
+import type { Condition } from './conditions.js';
 
 /**
  * Glossary (docs/orchestration.md):
@@ -15,8 +16,10 @@ import type { JsonObject } from '@inntak/graph';
  *   actions and queued runs, however wide (what exceeds it is logged as skipped).
  */
 
-export const EVENT_TYPES = ['node.created', 'edge.created'] as const;
+export const EVENT_TYPES = ['node.created', 'edge.created', 'node.updated', 'manual', 'schedule'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+/** The events a write causes, matched in the database (011, 017, 023); manual and schedule runs are started by their own operations. */
+export const GRAPH_EVENT_TYPES = ['node.created', 'edge.created', 'node.updated'] as const;
 
 export const ACTIONS = ['create_node', 'create_edge', 'set_metadata', 'generate_tts', 'http_post', 'run_cli_tool'] as const;
 export type ActionName = (typeof ACTIONS)[number];
@@ -42,8 +45,31 @@ export interface ActionCall {
   with: JsonObject;
 }
 
-export interface Step extends ActionCall {
+/** `retry` of an http_post step: attempts in all (2–5), the first wait in seconds, doubled each time. */
+export interface Retry {
+  attempts: number;
+  backoff: number;
+}
+
+export interface ActionStep extends ActionCall {
   fallback?: ActionCall;
+  /** Run only when this holds; otherwise the step is logged as skipped with the reason. */
+  when?: Condition;
+  retry?: Retry;
+  /** A `{variable}` holding an array: the action runs once per element, as `{item}` and `{index}`. */
+  for_each?: string;
+}
+
+/** Ends the run early, without error, when the condition does not hold. */
+export interface FilterStep {
+  filter: Condition;
+  when?: Condition;
+}
+
+export type Step = ActionStep | FilterStep;
+
+export function isFilterStep(step: Step): step is FilterStep {
+  return 'filter' in step;
 }
 
 export interface Script {
@@ -62,20 +88,33 @@ export interface TriggerConditions {
 export interface Trigger {
   event: EventType;
   conditions?: TriggerConditions;
+  /** Conditions on content, checked when the run starts (a run they refuse is `filtered`). */
+  where?: Condition;
+  /** For `schedule`: five-field cron, UTC. */
+  cron?: string;
 }
 
 /** What the job carries: which orchestration, and which row's event (read when it runs). */
 export interface EventRef {
   type: EventType;
-  /** The created node (node.created) or edge (edge.created). */
+  /** The node (node.*), the edge (edge.created), or the run (manual, schedule). */
   id: string;
   depth: number;
+  /** node.updated: the keys that changed (`title`, `metadata.status`, …). */
+  changes?: string[];
+  /** manual: the input object of run_orchestration. */
+  input?: JsonObject;
+  /** schedule: the time the run was due. */
+  scheduled_at?: string;
 }
 
 /** The `{event.*}` variables: the event's rows as the orchestration's creator may read them. */
 export type EventVariables =
   | { type: 'node.created'; node: JsonObject }
-  | { type: 'edge.created'; edge: JsonObject; source?: JsonObject; target?: JsonObject };
+  | { type: 'node.updated'; node: JsonObject; changes: string[] }
+  | { type: 'edge.created'; edge: JsonObject; source?: JsonObject; target?: JsonObject }
+  | { type: 'manual'; input: JsonObject }
+  | { type: 'schedule'; scheduled_at: string };
 
 /** One row of the orchestration log, as the runner reports it. */
 export interface StepRecord {
@@ -89,6 +128,9 @@ export interface StepRecord {
   error?: string;
   duration_ms: number;
 }
+
+/** Thrown (or the cause of what is thrown) by an action port for a failure worth retrying: a timeout, no connection, a 5xx. */
+export class RetryableActionError extends Error {}
 
 /** The boundary to the world: runs one action, with input already resolved and validated. */
 export interface ActionPort {

@@ -21,12 +21,22 @@ export interface VariableScope {
   step: number;
   /** In a step's fallback or the global fallback, where `{error}` exists. */
   inFallback: boolean;
-  /** In a step's own fallback, the step's output does not exist yet: only earlier ones do. */
+  /** The trigger's event, when known: `{event.*}` is checked against it. */
   event?: EventType;
+  /** In a step with for_each: `{item}` and `{index}` exist. */
+  inLoop?: boolean;
+  /** In http_post's headers: `{secrets.NAME}` may stand there. */
+  secrets?: boolean;
 }
 
-const NODE_EVENT_ROOTS = ['node'];
-const EDGE_EVENT_ROOTS = ['edge', 'source', 'target'];
+/** The `{event.<root>}` each event has; `true`: the root is a value itself (fields optional). */
+const EVENT_ROOTS: Record<EventType, Record<string, boolean>> = {
+  'node.created': { node: false },
+  'node.updated': { node: false, changes: true },
+  'edge.created': { edge: false, source: false, target: false },
+  manual: { input: true },
+  schedule: { scheduled_at: true },
+};
 
 /** Why a variable can never resolve where it stands, or null when it may. */
 export function checkVariable(path: string, scope: VariableScope): string | null {
@@ -35,12 +45,20 @@ export function checkVariable(path: string, scope: VariableScope): string | null
     if (rest.length > 0) return `{${path}}: {error} har ingen felter`;
     return scope.inFallback ? null : `{error} finnes bare i en fallback`;
   }
+  if (root === 'item' || root === 'index') {
+    if (!scope.inLoop) return `{${path}}: {item} og {index} finnes bare i et steg med for_each`;
+    return root === 'index' && rest.length > 0 ? `{${path}}: {index} har ingen felter` : null;
+  }
+  if (root === 'secrets') {
+    if (!scope.secrets) return `{${path}}: {secrets.<navn>} står bare i headers til http_post`;
+    return rest.length === 1 && /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(rest[0]!) ? null : `{${path}}: forventet {secrets.<navn>}`;
+  }
   if (root === 'event') {
     const [part, ...fields] = rest;
     if (part === 'type' && fields.length === 0) return null;
-    const roots = scope.event === 'node.created' ? NODE_EVENT_ROOTS : scope.event === 'edge.created' ? EDGE_EVENT_ROOTS : [...NODE_EVENT_ROOTS, ...EDGE_EVENT_ROOTS];
-    if (part === undefined || !roots.includes(part) || fields.length === 0) {
-      return `{${path}}: forventet {event.type} eller {event.${roots.join('|')}.<felt>}${scope.event ? ` for ${scope.event}` : ''}`;
+    const roots: Record<string, boolean> = scope.event ? EVENT_ROOTS[scope.event] : Object.assign({}, ...Object.values(EVENT_ROOTS));
+    if (part === undefined || !Object.hasOwn(roots, part) || (fields.length === 0 && !roots[part])) {
+      return `{${path}}: forventet {event.type} eller {event.${Object.keys(roots).join('|')}…}${scope.event ? ` for ${scope.event}` : ''}`;
     }
     return null;
   }
@@ -51,7 +69,7 @@ export function checkVariable(path: string, scope: VariableScope): string | null
     if (number >= scope.step) return `{${path}}: steg ${number} har ikke kjørt ennå her`;
     return null;
   }
-  return `{${path}}: ukjent variabel (forventet event, steps eller error)`;
+  return `{${path}}: ukjent variabel (forventet event, steps, error, item eller secrets)`;
 }
 
 /** What the variables of a running step can see. */
@@ -60,6 +78,11 @@ export interface VariableContext {
   /** Outputs of the steps that succeeded so far, by 1-based number. */
   outputs: Map<number, JsonObject>;
   error?: string;
+  /** In a for_each step: the element and its 0-based index. */
+  item?: unknown;
+  index?: number;
+  /** The orchestration's secrets by name (http_post headers only). */
+  secrets?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -71,9 +94,9 @@ export interface VariableContext {
 export function resolveVariables(value: unknown, context: VariableContext): unknown {
   if (typeof value === 'string') {
     const whole = WHOLE_VARIABLE.exec(value);
-    if (whole) return lookup(whole[1]!, context);
+    if (whole) return lookupVariable(whole[1]!, context);
     return value.replace(VARIABLE, (_match, path: string) => {
-      const found = lookup(path, context);
+      const found = lookupVariable(path, context);
       return typeof found === 'string' ? found : JSON.stringify(found);
     });
   }
@@ -91,7 +114,7 @@ export function resolveVariables(value: unknown, context: VariableContext): unkn
  */
 export function resolveUrl(template: string, context: VariableContext): string {
   const filled = template.replace(VARIABLE, (_match, path: string) => {
-    const found = lookup(path, context);
+    const found = lookupVariable(path, context);
     return encodeURIComponent(typeof found === 'string' ? found : JSON.stringify(found)).replaceAll('.', '%2E');
   });
   if (dotSegments(filled) !== dotSegments(template.replace(VARIABLE, 'x'))) {
@@ -106,7 +129,8 @@ function dotSegments(url: string): number {
   return path.split(/[/\\]/).filter((segment) => /^(?:\.|%2e){1,2}$/i.test(segment)).length;
 }
 
-function lookup(path: string, context: VariableContext): unknown {
+/** A variable's value; throws VariableError when it does not resolve or is null. */
+export function lookupVariable(path: string, context: VariableContext): unknown {
   const segments = path.split('.');
   let current: unknown;
   let fields: string[];
@@ -117,6 +141,12 @@ function lookup(path: string, context: VariableContext): unknown {
     current = context.outputs.get(Number(segments[1]));
     if (segments[2] !== 'output') current = undefined;
     fields = segments.slice(3);
+  } else if (segments[0] === 'item' || segments[0] === 'index') {
+    current = context[segments[0]];
+    fields = segments.slice(1);
+  } else if (segments[0] === 'secrets') {
+    current = context.secrets?.get(segments[1] ?? '');
+    fields = segments.slice(2);
   } else if (segments[0] === 'event') {
     current = context.event;
     fields = segments.slice(1);

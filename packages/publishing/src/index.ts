@@ -1,4 +1,5 @@
 export { html, Html, escapeHtml, type HtmlValue } from './html.js';
+export { renderMarkdown, plainText } from './markdown.js';
 export { isValidSlug, normalizeDomain, hostName } from './validation.js';
 export { PAGE_SIZE, MAX_PAGE, parsePage, pageWindow, paginate, type PageWindow } from './pagination.js';
 export { formatDay, monthKey, monthLabel, groupByMonth, type MonthGroup } from './dates.js';

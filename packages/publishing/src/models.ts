@@ -1,4 +1,5 @@
 import type { AbStatus } from '@inntak/ab-testing';
+import { plainText } from './markdown.js';
 
 /**
  * Glossary.
@@ -79,9 +80,9 @@ export interface RenderedEntry {
 /** Excerpt length of listings, in characters. */
 export const EXCERPT_LENGTH = 280;
 
-/** The first EXCERPT_LENGTH characters of a text, cut at a word where possible. */
+/** The first EXCERPT_LENGTH characters of a Markdown text's words, cut at a word where possible. */
 export function excerptOf(text: string | null): string {
-  const flat = (text ?? '').replace(/\s+/g, ' ').trim();
+  const flat = plainText(text ?? '');
   if (flat.length <= EXCERPT_LENGTH) return flat;
   const cut = flat.slice(0, EXCERPT_LENGTH);
   const space = cut.lastIndexOf(' ');

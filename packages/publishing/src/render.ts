@@ -1,5 +1,6 @@
 import { html, Html, type HtmlValue } from './html.js';
 import { formatDay, groupByMonth } from './dates.js';
+import { renderMarkdown } from './markdown.js';
 import type { Article, ArticleSummary, FrontPageEntry, FrontPageVariant, Listing, Publication, RenderedEntry } from './models.js';
 
 /**
@@ -12,7 +13,9 @@ export interface PageContext {
   base: string;
 }
 
-const STYLE = `body{font:1.05rem/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1a1a1a;background:#fdfdfc}
+// overflow-wrap:anywhere: a 200-character word or URL wraps instead of widening a 320 px page;
+// code blocks and tables scroll inside their own box.
+const STYLE = `body{font:1.05rem/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1a1a1a;background:#fdfdfc;overflow-wrap:anywhere}
 header,main,footer{max-width:42rem;margin:0 auto;padding:0 1rem}
 header{border-bottom:1px solid #ddd;padding-top:1rem;padding-bottom:.5rem}
 header .site{font-size:1.6rem;font-weight:700;color:inherit;text-decoration:none}
@@ -25,6 +28,15 @@ article h2{font-size:1.25rem;margin:0 0 .25rem}
 a{color:#0b5cad}
 time{color:#555;font-size:.9rem}
 .pages{display:flex;justify-content:space-between;margin:2rem 0}
+pre{overflow-x:auto;white-space:pre-wrap;background:#f3f3f1;padding:.5rem}
+code{font-size:.92em;background:#f3f3f1;padding:0 .15em}
+pre code{padding:0}
+blockquote{margin:1rem 0;padding-left:1rem;border-left:3px solid #ccc;color:#333}
+table{display:block;overflow-x:auto;border-collapse:collapse}
+td,th{border:1px solid #ddd;padding:.2rem .4rem}
+img,video{max-width:100%;height:auto}
+audio{width:100%}
+.media{margin:1rem 0}
 footer{color:#666;font-size:.85rem;border-top:1px solid #ddd;margin-top:2rem;padding-bottom:2rem}`;
 
 function home(ctx: PageContext): string {
@@ -98,14 +110,22 @@ function empty(text: string): Html {
  * The variant is still chosen per render (`choose`), linked through /t for click tracking.
  */
 export interface PreparedFrontPage {
-  render(choose: (entry: FrontPageEntry) => FrontPageVariant | undefined): string;
+  /**
+   * `choose` picks the variant of an entry; `impression` (issue 24) gives the signed impression
+   * id its /t link carries (`&i=…`, base64url), or nothing: a click without one counts nothing.
+   */
+  render(choose: (entry: FrontPageEntry) => FrontPageVariant | undefined, impression?: (entry: FrontPageEntry, variant: FrontPageVariant) => string | undefined): string;
 }
+
+/** Where a variant's /t link takes its impression id: SOH cannot occur in text from PostgreSQL either. */
+const IMPRESSION = '\u0001';
 
 export function prepareFrontPage(ctx: PageContext, listing: Listing<FrontPageEntry>): PreparedFrontPage {
   const blocks = listing.items.map((entry) => {
-    const byVariant = new Map<string, string>([['', summary(ctx, entry).value]]);
+    const byVariant = new Map<string, string[]>([['', [summary(ctx, entry).value]]]);
     for (const v of entry.variants) {
-      byVariant.set(v.id, summary(ctx, entry, { href: `${ctx.base}/t/${entry.id}?v=${v.id}`, title: v.title, teaser: v.teaser ?? entry.excerpt }).value);
+      const block = summary(ctx, entry, { href: `${ctx.base}/t/${entry.id}?v=${v.id}${IMPRESSION}`, title: v.title, teaser: v.teaser ?? entry.excerpt }).value;
+      byVariant.set(v.id, block.split(IMPRESSION));
     }
     return byVariant;
   });
@@ -117,11 +137,14 @@ ${pager(home(ctx), listing)}`;
   // eslint-disable-next-line no-control-regex
   const segments = layout(ctx, ctx.publication.title, body).value.split(/\u0000[0-9]+\u0000/);
   return {
-    render(choose) {
+    render(choose, impression) {
       let out = segments[0]!;
       for (let i = 0; i < blocks.length; i++) {
-        const chosen = choose(listing.items[i]!);
-        out += (blocks[i]!.get(chosen?.id ?? '') ?? blocks[i]!.get('')!) + segments[i + 1]!;
+        const entry = listing.items[i]!;
+        const chosen = choose(entry);
+        const parts = (chosen && blocks[i]!.get(chosen.id)) || blocks[i]!.get('')!;
+        const id = chosen && parts.length > 1 ? impression?.(entry, chosen) : undefined;
+        out += parts.join(id ? `&amp;i=${id}` : '') + segments[i + 1]!;
       }
       return out;
     },
@@ -135,17 +158,14 @@ export function renderFrontPage(ctx: PageContext, listing: Listing<RenderedEntry
 }
 
 export function renderArticle(ctx: PageContext, article: Article): string {
-  const paragraphs = article.content
-    .split(/\n\s*\n/)
-    .map((p) => p.trim())
-    .filter((p) => p.length > 0);
   const tags: HtmlValue = article.tags.length
     ? html`<p>Emner: ${article.tags.map((t, i) => html`${i > 0 ? ', ' : ''}<a href="${ctx.base}/kategori/${encodeURIComponent(t)}">${t}</a>`)}</p>`
     : '';
   const body = html`<article>
 <h1>${article.title}</h1>
 <time datetime="${article.publishedAt.toISOString()}">${formatDay(article.publishedAt)}</time>
-${paragraphs.map((p) => html`<p>${p}</p>\n`)}
+<div class="content">
+${new Html(renderMarkdown(article.content))}</div>
 ${article.truncated ? html`<p class="note"><em>Artikkelen er forkortet: den er for lang til å vises i sin helhet her.</em></p>\n` : ''}
 ${tags}
 </article>`;
@@ -192,12 +212,9 @@ ${results}`;
 }
 
 export function renderAbout(ctx: PageContext): string {
-  const paragraphs = ctx.publication.about
-    .split(/\n\s*\n/)
-    .map((p) => p.trim())
-    .filter((p) => p.length > 0);
+  const about = ctx.publication.about.trim();
   const body = html`<h1>Om ${ctx.publication.title}</h1>
-${paragraphs.length > 0 ? paragraphs.map((p) => html`<p>${p}</p>\n`) : empty('Ingen beskrivelse ennå.')}`;
+${about ? html`<div class="content">\n${new Html(renderMarkdown(about))}</div>` : empty('Ingen beskrivelse ennå.')}`;
   return layout(ctx, 'Om', body).value;
 }
 

@@ -56,7 +56,7 @@ describe('pull request reviews and review comments', () => {
   it('a GitHub review renders reviewer, state, number and title, with and without the header', () => {
     for (const r of both(forgePullRequest, githubExample('pull_request_review', 'submitted'), { 'x-github-event': 'pull_request_review' })) {
       expect(r.title).toBe('[Codertocat/Hello-World] Codertocat reviewed pull request #2: Update the README with new information.');
-      expect(r.content).toContain('Review: commented');
+      expect(r.content).toContain('**Review:** commented');
       expect(r.extra_metadata).toMatchObject({ event: 'pull_request_review', number: 2, review_state: 'commented', action: 'submitted' });
       expect(r.unsupported_event).toBeUndefined();
     }
@@ -73,14 +73,14 @@ describe('pull request reviews and review comments', () => {
       const payload = { ...review, review: { ...review.review, state, body: 'Looks good\nbut see line 3' } };
       const r = forgePullRequest.render(payload, { 'x-github-event': 'pull_request_review' });
       expect(r.title).toBe(`[Codertocat/Hello-World] Codertocat ${words} pull request #2: Update the README with new information.`);
-      expect(r.content).toContain('Review by Codertocat:\n> Looks good\n> but see line 3');
+      expect(r.content).toContain('**Review by Codertocat:**\n> Looks good\n> but see line 3');
     }
   });
 
   it('a review comment renders the file and the comment, with and without the header', () => {
     for (const r of both(forgePullRequest, githubExample('pull_request_review_comment', 'created'), { 'x-github-event': 'pull_request_review_comment' })) {
       expect(r.title).toBe('[Codertocat/Hello-World] Codertocat commented on the code of pull request #2: Update the README with new information.');
-      expect(r.content).toContain('File: README.md');
+      expect(r.content).toContain('**File:** README.md');
       expect(r.content).toContain('> Maybe you should use more emoji on this line.');
     }
     expect(forgePullRequest.render(githubExample('pull_request_review_comment', 'deleted'), {}).title).toContain('Codertocat deleted a comment on pull request #2');
@@ -209,8 +209,8 @@ describe('pull request details per forge', () => {
     const body = { actor: { display_name: 'Emma' }, pullrequest: { id: 1, title: 'T', state: 'OPEN', source: { branch: { name: 'b2' } }, destination: { branch: { name: 'master' } } }, repository: { full_name: 'team/repo', type: 'repository' } };
     const r = forgePullRequest.render(body, { 'x-event-key': 'pullrequest:fulfilled' });
     expect(r.title).toBe('[team/repo] Emma merged pull request #1: T (b2 → master)');
-    expect(r.content).toContain('Merge status: merged');
-    expect(r.content).not.toContain('Merge status: open');
+    expect(r.content).toContain('**Merge status:** merged');
+    expect(r.content).not.toContain('**Merge status:** open');
   });
 
   it('Bitbucket bodies without a header are not called opened unless they are', () => {
@@ -228,7 +228,7 @@ describe('pull request details per forge', () => {
     const push = { eventType: 'git.push', publisherId: 'tfs', resource: { commits: [{ commitId: 'd'.repeat(40), author: { name: 'Jamal' }, comment: 'Fixed bug in web.config file' }], refUpdates: [{ name: 'refs/heads/main', oldObjectId: 'a'.repeat(40), newObjectId: 'b'.repeat(40) }], repository: { name: 'Fiber', project: { name: 'Fabrikam' } }, pushedBy: { displayName: 'Jamal Hartnett' } } };
     const r = forgePush.render(push, {});
     expect(r.title).toBe('[Fabrikam/Fiber] Jamal Hartnett pushed 1 commit to main');
-    expect(r.content).toContain('- ddddddd Fixed bug in web.config file (Jamal)');
+    expect(r.content).toContain('* `ddddddd` Fixed bug in web.config file (Jamal)');
     expect(r.extra_metadata).toMatchObject({ sender: 'azure-devops', event: 'git.push', branch: 'main', commit_count: 1 });
   });
 });
@@ -274,7 +274,7 @@ describe('CI systems that rendered "status unknown"', () => {
     const deploy = { project_name: 'knighthood', project_hash_id: 'x', server_name: 'lamancha-271', number: 17, event: 'deploy', result: 'passed', build_number: 314, branch_name: 'master', html_url: 'https://semaphore.test/deploys/17' };
     const d = ciBuild.render(deploy, {});
     expect(d.title).toBe('[knighthood] Semaphore Deploy to lamancha-271 #17 succeeded (passed) on master');
-    expect(d.content).toContain('Deploy target: lamancha-271');
+    expect(d.content).toContain('**Deploy target:** lamancha-271');
   });
 
   it('GoCD "triggered" is running and CircleCI no_tests is a green build', () => {

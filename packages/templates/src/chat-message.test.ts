@@ -8,19 +8,19 @@ const EXPECTED: Expectation[] = [
   {
     file: 'slack-event_callback-message_plain.json',
     title: '[Slack #C06NRA6JLER] U06NU4E26M9: Hello, this is a normal text message',
-    content: ['Channel: #C06NRA6JLER', 'User: U06NU4E26M9', '\n\nHello, this is a normal text message'],
+    content: ['**Channel:** #C06NRA6JLER', '**User:** U06NU4E26M9', '\n\nHello, this is a normal text message'],
     metadata: { sender: 'slack', event: 'message', channel: 'C06NRA6JLER', user: 'U06NU4E26M9', ts: '1719209506.817929' },
   },
   {
     file: 'slack-event_callback-message_bot.json',
     title: '[Slack #C06NRA6JLER] export-bot: <Desdemona> koo',
-    content: ['User: export-bot (U074G5E1ANR)', 'Bot: yes', '\n\n<Desdemona> koo'],
+    content: ['**User:** export-bot (U074G5E1ANR)', '**Bot:** yes', '\n\n<Desdemona> koo'],
     metadata: { user: 'U074G5E1ANR', user_name: 'export-bot', bot: true },
   },
   {
     file: 'slack-event_callback-message_subtype_bot_message.json',
     title: '[Slack #C06P6T3QGD7] ClickUp: *Task status changed* from `complete` to `to do`',
-    content: ['Channel: #C06P6T3QGD7', 'User: ClickUp (B06NWMNUQ3W)', 'Bot: yes'],
+    content: ['**Channel:** #C06P6T3QGD7', '**User:** ClickUp (B06NWMNUQ3W)', '**Bot:** yes'],
     metadata: { channel: 'C06P6T3QGD7', user_name: 'ClickUp', bot: true, subtype: 'bot_message' },
   },
   {
@@ -32,19 +32,19 @@ const EXPECTED: Expectation[] = [
   {
     file: 'slack-event_callback-message_user_mentions.json',
     title: '[Slack #C06NRA6JLER] U06NU4E26M9: @U074VRHQ11T @U074G5E1ANR @U06NU4E26M9 hello, this is a message with mentions',
-    content: ['@U074VRHQ11T @U074G5E1ANR @U06NU4E26M9 hello'],
+    content: ['**@U074VRHQ11T** **@U074G5E1ANR** **@U06NU4E26M9** hello'],
     metadata: { user: 'U06NU4E26M9' },
   },
   {
     file: 'slack-event_callback-message_channel_mentions.json',
     title: '[Slack #C06NRA6JLER] U06NU4E26M9: #zulip-mirror #general message with channel mentions',
-    content: ['#zulip-mirror #general message with channel mentions'],
+    content: ['**#zulip-mirror** **#general** message with channel mentions'],
     metadata: { channel: 'C06NRA6JLER' },
   },
   {
     file: 'flock-message-plain.json',
     title: '[Flock g:183ff1e90d79465793273a31d7d1e537] u:9qehqo3ixo3t93e3: This is the welcome message!',
-    content: ['Channel: g:183ff1e90d79465793273a31d7d1e537', 'User: u:9qehqo3ixo3t93e3', 'This is the welcome message!'],
+    content: ['**Channel:** g:183ff1e90d79465793273a31d7d1e537', '**User:** u:9qehqo3ixo3t93e3', 'This is the welcome message!'],
     metadata: { sender: 'flock', event: 'message', channel: 'g:183ff1e90d79465793273a31d7d1e537', user: 'u:9qehqo3ixo3t93e3' },
   },
 ];
@@ -88,7 +88,7 @@ describe('chat-message beyond the fixtures', () => {
   it('marks a thread reply', () => {
     const r = chatMessage.render(callback({ user: 'U1', text: 'reply', ts: '2.0', thread_ts: '1.0' }), {});
     expect(r.title).toBe('[Slack #C9] U1 (thread reply): reply');
-    expect(r.content).toContain('Thread: reply in thread 1.0');
+    expect(r.content).toContain('**Thread:** reply in thread 1.0');
     expect(r.extra_metadata).toMatchObject({ thread: '1.0' });
   });
 
@@ -98,7 +98,7 @@ describe('chat-message beyond the fixtures', () => {
       {},
     );
     expect(r.title).toBe('[Slack #C9] U1 (edited): new @U2');
-    expect(r.content).toContain('Edited: yes');
+    expect(r.content).toContain('**Edited:** yes');
     expect(r.extra_metadata).toMatchObject({ edited: true, subtype: 'message_changed' });
   });
 
@@ -110,7 +110,7 @@ describe('chat-message beyond the fixtures', () => {
   it('prefers the user profile name when Slack includes one', () => {
     const r = chatMessage.render(callback({ user: 'U1', text: 'hi', user_profile: { display_name: 'Ada', real_name: 'Ada L' } }), {});
     expect(r.title).toBe('[Slack #C9] Ada: hi');
-    expect(r.content).toContain('User: Ada (U1)');
+    expect(r.content).toContain('**User:** Ada (U1)');
   });
 
   it('records a Slack retry from its header', () => {

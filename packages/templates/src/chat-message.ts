@@ -1,10 +1,11 @@
 import { at, fields, firstStr, isFields, list, num, str, textAt, type Fields } from './field-access.js';
 import { header } from './forge-sender.js';
 import { extraMetadata, result, unsupportedEvent, type MetadataBase } from './template-result.js';
+import { emoji, escapeMd, slackMarkdown } from './markdown.js';
 import { excerpt, factLines, firstLine, nameList, oneLine } from './text-format.js';
 import type { Headers, Template, TemplateResult } from './types.js';
 
-export const CHAT_MESSAGE_VERSION = 2;
+export const CHAT_MESSAGE_VERSION = 3;
 const MAX_TEXT = 4000;
 
 type ChatSender = 'slack' | 'mattermost' | 'rocketchat' | 'flock' | 'teams' | 'google-chat' | 'zulip' | 'telegram' | 'unknown';
@@ -28,7 +29,10 @@ interface Message {
   channelId?: string;
   user?: string;
   userId?: string;
+  /** Readable plain text (Slack markup resolved), for the title. */
   text: string;
+  /** The sender's text as it came, turned into Markdown for the content by `markdownOf`. */
+  raw?: string;
   thread?: string;
   edited: boolean;
   deleted: boolean;
@@ -115,6 +119,7 @@ function slackEvent(p: Fields, headers: Headers): TemplateResult {
     ),
     userId,
     text: slackText(firstStr(inner.text) ?? attachmentText(inner.attachments) ?? ''),
+    raw: firstStr(inner.text) ?? attachmentText(inner.attachments) ?? '',
     thread: threadTs !== undefined && threadTs !== ts ? threadTs : undefined,
     edited: subtype === 'message_changed' || isFields(inner.edited),
     deleted: subtype === 'message_deleted',
@@ -237,6 +242,7 @@ function otherChat(p: Fields): Message {
         user,
         userId: str(p.user_id),
         text: sender === 'slack' ? slackText(text) : text,
+        raw: text,
         thread: firstStr(p.thread_ts, p.tmid, p.root_id),
         edited: p.isEdited === true,
         bot: p.bot === true,
@@ -267,7 +273,7 @@ function renderMessage(m: Message, base: MetadataBase): TemplateResult {
   const files = m.files ?? [];
   const shared = files.length === 0 ? undefined : `shared ${files.length === 1 ? 'a file' : `${files.length} files`}: ${nameList(files, 5)}`;
   const summary =
-    m.text.trim() !== '' ? firstLine(m.text, 140) : m.deleted ? '(message deleted)' : (shared ?? '(no text)');
+    m.text.trim() !== '' ? firstLine(emoji(m.text.slice(0, MAX_TEXT)), 140) : m.deleted ? '(message deleted)' : (shared ?? '(no text)');
   const title =
     `[${name}${channel ? ` ${oneLine(channel, 60)}` : ''}] ${m.user ? oneLine(m.user, 60) : 'someone'}` +
     `${marks ? ` (${marks})` : ''}: ${summary}`;
@@ -280,7 +286,7 @@ function renderMessage(m: Message, base: MetadataBase): TemplateResult {
     ['Bot', m.bot ? 'yes' : undefined],
     ['Files', nameList(files)],
   ]);
-  const body = m.text.trim() === '' ? '' : excerpt(m.text, MAX_TEXT);
+  const body = m.text.trim() === '' ? '' : markdownOf(m.sender, excerpt(m.raw ?? m.text, MAX_TEXT));
   const metadata = extraMetadata(base, {
     channel: m.channelId ?? m.channel,
     user: m.userId ?? m.user,
@@ -295,4 +301,13 @@ function renderMessage(m: Message, base: MetadataBase): TemplateResult {
     team: m.team,
   });
   return result(title, [facts.join('\n'), body].filter((s) => s !== '').join('\n\n'), metadata);
+}
+
+/** Senders whose text is Markdown already (Zulip, Mattermost, Rocket.Chat, Google Chat's Slack-like markup aside). */
+const MARKDOWN_SENDERS = new Set<ChatSender>(['zulip', 'mattermost', 'rocketchat']);
+
+/** The message text as Markdown: Slack's markup converted, Markdown kept, plain text escaped; `:emoji:` shown. */
+function markdownOf(sender: ChatSender, text: string): string {
+  if (sender === 'slack' || sender === 'google-chat') return slackMarkdown(text);
+  return emoji(MARKDOWN_SENDERS.has(sender) ? text : escapeMd(text));
 }

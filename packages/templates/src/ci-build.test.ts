@@ -9,115 +9,115 @@ const EXPECTED: Expectation[] = [
   {
     file: 'github-workflow_run-completed_success.json',
     title: '[octo-org/octo-repo] GitHub Actions test #163 succeeded (success) on master',
-    content: ['CI system: GitHub Actions', 'Pipeline: test', 'Build: 163', 'Status: succeeded (success)', 'Branch: master', 'Commit: 3484a3f build(test): check workflow run event payload'],
+    content: ['**CI system:** GitHub Actions', '**Pipeline:** test', '**Build:** 163', '**Status:** succeeded (success)', '**Branch:** `master`', '**Commit:** `3484a3f` build(test): check workflow run event payload'],
     metadata: { sender: 'github', event: 'workflow_run', status: 'succeeded', sender_status: 'success', build_number: '163' },
   },
   {
     file: 'github-workflow_run-requested.json',
     title: '[octo-org/octo-repo] GitHub Actions test #163 is running (queued) on master',
-    content: ['Status: running (queued)'],
+    content: ['**Status:** running (queued)'],
     metadata: { status: 'running', sender_status: 'queued' },
   },
   {
     file: 'github-check_suite-completed_success.json',
     title: '[Codertocat/Hello-World] GitHub checks octocoders-linter succeeded (success) on changes',
-    content: ['Branch: changes', 'Commit: ec26c3e Update README.md'],
+    content: ['**Branch:** `changes`', '**Commit:** `ec26c3e` Update README.md'],
     metadata: { event: 'check_suite', status: 'succeeded' },
   },
   {
     file: 'github-check_run-completed_failure.json',
     title: '[Codertocat/Hello-World] GitHub checks Octocoders-linter failed (failure) on changes',
-    content: ['Status: failed (failure)', 'Check app: octocoders-linter'],
+    content: ['**Status:** failed (failure)', '**Check app:** octocoders-linter'],
     metadata: { event: 'check_run', status: 'failed', sender_status: 'failure' },
   },
   {
     file: 'github-workflow_job-completed_failure.json',
     title: '[Codertocat/Hello-World] GitHub Actions CodeQL / linters #2202229078 failed (failure) on main',
-    content: ['Job: linters', 'Duration: 3m 18s', 'Failed steps: Run yarn run format-check'],
+    content: ['**Job:** linters', '**Duration:** 3m 18s', '**Failed steps:** Run yarn run format-check'],
     metadata: { event: 'workflow_job', job: 'linters', status: 'failed', duration_seconds: 198 },
   },
   {
     file: 'gitlab-pipeline-success.json',
     title: '[gitlab-org/gitlab-test] GitLab CI Pipeline for branch: master #3 succeeded (success) on master',
-    content: ['Duration: 1m 3s', 'Jobs:\n- production [deploy]: skipped', 'By: root'],
+    content: ['**Duration:** 1m 3s', '**Jobs:**\n- production \\[deploy\\]: skipped', '**By:** root'],
     metadata: { sender: 'gitlab', event: 'pipeline', status: 'succeeded', duration_seconds: 63, branch: 'master' },
   },
   {
     file: 'gitlab-pipeline-pending.json',
     title: '[TomaszKolek/my-awesome-project] GitLab CI pipeline #4414206 is running (pending) on master',
-    content: ['- job_name2 [test]: pending', '- job_name [test]: created'],
+    content: ['- job\\_name2 \\[test\\]: pending', '- job\\_name \\[test\\]: created'],
     metadata: { status: 'running', sender_status: 'pending' },
   },
   {
     file: 'gitlab-job-created.json',
     title: '[gitlab-org/gitlab-test] GitLab CI pipeline 2366 / test (stage test) #1977 is running (created) on gitlab-script-trigger',
-    content: ['Job: test (stage test)', 'Commit: 2293ada test'],
+    content: ['**Job:** test (stage test)', '**Commit:** `2293ada` test'],
     metadata: { event: 'build', build_number: '1977', status: 'running', sender_status: 'created' },
   },
   {
     file: 'jenkins-notification-started.json',
     title: 'Jenkins webhooks-handler #6 is running (STARTED)',
-    content: ['CI system: Jenkins', 'Build: 6'],
+    content: ['**CI system:** Jenkins', '**Build:** 6'],
     metadata: { sender: 'jenkins', status: 'running', sender_status: 'STARTED' },
   },
   {
     file: 'jenkins-notification-finished_success.json',
     title: 'Jenkins webhooks-handler #6 succeeded (SUCCESS)',
-    content: ['Status: succeeded (SUCCESS)', 'URL: http://beta-internal:8080/job/webhooks-handler/6/'],
+    content: ['**Status:** succeeded (SUCCESS)', '**URL:** <http://beta-internal:8080/job/webhooks-handler/6/>'],
     metadata: { status: 'succeeded', event: 'FINISHED' },
   },
   {
     file: 'jenkins-notification-finalized_with_scm.json',
     title: '[git@github.com:org/repo.git] Jenkins myjob #93 succeeded (SUCCESS) on origin/master',
-    content: ['Commit: 88c34b3'],
+    content: ['**Commit:** `88c34b3`'],
     metadata: { status: 'succeeded', event: 'FINALIZED', sha: '88c34b37a0861c3d19766fb5992c8de7111a62e5' },
   },
   {
     file: 'circleci-workflow_completed-github.json',
     title: '[zulip-testing/circleci-webhook-test] CircleCI sample #4 succeeded (success) on main',
-    content: ['Commit: a5e30a9 .circleci: Update Webhook URL.', 'By: Hari Prashant Bhimaraju'],
+    content: ['**Commit:** `a5e30a9` .circleci: Update Webhook URL.', '**By:** Hari Prashant Bhimaraju'],
     metadata: { sender: 'circleci', event: 'workflow-completed', status: 'succeeded' },
   },
   {
     file: 'circleci-job_completed-github.json',
     title: '[zulip-testing/circleci-webhook-test] CircleCI sample / build-and-test #6 succeeded (success) on main',
-    content: ['Job: build-and-test'],
+    content: ['**Job:** build-and-test'],
     metadata: { event: 'job-completed', job: 'build-and-test', build_number: '6' },
   },
   {
     file: 'circleci-workflow_completed-gitlab.json',
     title: '[zulip-testing/circleci-webhook-test] CircleCI sample #3 succeeded (success) on main',
-    content: ['Commit: c31f869 app: Enhance message within hello().'],
+    content: ['**Commit:** `c31f869` app: Enhance message within hello().'],
     metadata: { sha: 'c31f86994c54672f97b5bd5e544315b7bd40e4c1' },
   },
   {
     file: 'circleci_v1-build-failed.json',
     title: '[circleci/mongofinil] CircleCI #22 failed on master',
-    content: ['Status: failed', 'Duration: 23.5s', 'By: Allen Rohner'],
+    content: ['**Status:** failed', '**Duration:** 23.5s', '**By:** Allen Rohner'],
     metadata: { status: 'failed', sender_status: 'failed', build_number: '22' },
   },
   {
     file: 'travis-build-passed.json',
     title: '[hl7-fhir/fhir-svn] Travis CI #4601 succeeded (Passed) on master',
-    content: ['Duration: 17m 3s', 'URL: https://travis-ci.org/hl7-fhir/fhir-svn/builds/92495257'],
+    content: ['**Duration:** 17m 3s', '**URL:** <https://travis-ci.org/hl7-fhir/fhir-svn/builds/92495257>'],
     metadata: { sender: 'travis', status: 'succeeded', sender_status: 'Passed', duration_seconds: 1023 },
   },
   {
     file: 'azuredevops-build.complete-succeeded.json',
     title: 'Azure DevOps ConsumerAddressModule #ConsumerAddressModule_20150407.1 succeeded on master',
-    content: ['Status: succeeded', 'Commit: 600c52d', 'By: Normal Paulk', 'Duration: 2m 4s'],
+    content: ['**Status:** succeeded', '**Commit:** `600c52d`', '**By:** Normal Paulk', '**Duration:** 2m 4s'],
     metadata: { sender: 'azure-devops', event: 'build.complete', status: 'succeeded', branch: 'master' },
   },
   {
     file: 'bitbucket-commit_status-pipeline_inprogress.json',
     title: '[automationtestharness/testrepo] Bitbucket Pipeline #4 for main #3343801 is running (INPROGRESS) on main',
-    content: ['Commit: bdf6fac Merged in Shivam-Negi/testyaml-edited-online'],
+    content: ['**Commit:** `bdf6fac` Merged in Shivam-Negi/testyaml-edited-online'],
     metadata: { sender: 'bitbucket', status: 'running', sender_status: 'INPROGRESS' },
   },
   {
     file: 'teamcity-build-success.json',
     title: '[Project] TeamCity Project :: Compile #5535 - CL 123456 succeeded (success)',
-    content: ['URL: http://teamcity/viewLog.html?buildTypeId=Project_Compile&buildId=19952', 'Tests passed: 27'],
+    content: ['**URL:** <http://teamcity/viewLog.html?buildTypeId=Project_Compile&buildId=19952>', '**Tests passed:** 27'],
     metadata: { sender: 'teamcity', status: 'succeeded', event: 'buildFinished' },
   },
   {
@@ -129,19 +129,19 @@ const EXPECTED: Expectation[] = [
   {
     file: 'semaphore_classic-build-passed.json',
     title: '[knighthood] Semaphore #314 succeeded (passed) on master',
-    content: ['Commit: a490b8d Create user account for Rocinante', 'Duration: 11s'],
+    content: ['**Commit:** `a490b8d` Create user account for Rocinante', '**Duration:** 11s'],
     metadata: { sender: 'semaphore', status: 'succeeded', build_number: '314' },
   },
   {
     file: 'codeship-build-success.json',
     title: '[codeship/docs] Codeship #973711 succeeded (success) on master',
-    content: ['By: beanieboi'],
+    content: ['**By:** beanieboi'],
     metadata: { sender: 'codeship', status: 'succeeded' },
   },
   {
     file: 'drone_legacy-build-commit_success.json',
     title: '[github.com/foo/bar] Drone succeeded (Success) on master',
-    content: ['Duration: 3m 30s', 'Commit: 9f2849d Update the Readme'],
+    content: ['**Duration:** 3m 30s', '**Commit:** `9f2849d` Update the Readme'],
     metadata: { sender: 'drone', status: 'succeeded', duration_seconds: 210 },
   },
 ];
@@ -165,7 +165,7 @@ describe('ci-build senders without shared fixtures', () => {
       { 'x-buildkite-event': 'build.finished' },
     );
     expect(r.title).toBe('[git@github.com:acme/app.git] Buildkite App #42 failed on main');
-    expect(r.content).toContain('Duration: 2m 30s');
+    expect(r.content).toContain('**Duration:** 2m 30s');
     expect(r.extra_metadata).toMatchObject({ sender: 'buildkite', event: 'build.finished', status: 'failed', url: 'https://buildkite.com/acme/app/builds/42' });
   });
 
@@ -175,7 +175,7 @@ describe('ci-build senders without shared fixtures', () => {
       {},
     );
     expect(r.title).toBe('[proj] Buildbot runtests #17 failed (failure) on dev');
-    expect(r.content).toContain('Duration: 1m 30s');
+    expect(r.content).toContain('**Duration:** 1m 30s');
     expect(r.extra_metadata).toMatchObject({ sender: 'buildbot', status: 'failed', sha: '0123456789abcdef' });
   });
 

@@ -4,10 +4,11 @@ import { CI_READERS, genericCiBuild, unsupportedCiEvent, type CiBuild } from './
 import { normalizeCiStatus } from './ci-status.js';
 import { actorName, header, repositoryName } from './forge-sender.js';
 import { extraMetadata, repoPrefix, result, unsupportedEvent, type MetadataBase } from './template-result.js';
+import { code, escapeMd, factValue, Md } from './markdown.js';
 import { factLines, firstLine, humanDuration, oneLine, sha7 } from './text-format.js';
 import type { Headers, Template, TemplateResult } from './types.js';
 
-export const CI_BUILD_VERSION = 2;
+export const CI_BUILD_VERSION = 3;
 
 export const ciBuild: Template = {
   id: 'ci-build',
@@ -80,14 +81,14 @@ function renderBuild(build: CiBuild, system: string): TemplateResult {
     ['Build', build.number],
     ['Status', `${status}${rawNote}`],
     ['Event', build.event],
-    [build.tag ? 'Tag' : 'Branch', build.tag ?? build.branch],
-    ['Commit', build.sha ? `${sha7(build.sha)}${build.message ? ` ${firstLine(build.message)}` : ''}` : build.message && firstLine(build.message)],
+    [build.tag ? 'Tag' : 'Branch', build.tag ?? build.branch ? code(build.tag ?? build.branch!) : undefined],
+    ['Commit', build.sha ? new Md(`${code(sha7(build.sha)).text}${build.message ? ` ${escapeMd(firstLine(build.message))}` : ''}`) : build.message && firstLine(build.message)],
     ['By', build.actor],
     ['Duration', build.durationSeconds === undefined ? undefined : humanDuration(build.durationSeconds)],
     ['URL', build.url],
   ]);
-  const details = (build.details ?? []).map((d) => oneLine(d, 300));
-  const content = details.length > 0 ? `${lines.join('\n')}\n\n${details.join('\n')}` : lines.join('\n');
+  const details = detailsMarkdown(build.details ?? []);
+  const content = details ? `${lines.join('\n')}\n\n${details}` : lines.join('\n');
   const base: MetadataBase = { template: 'ci-build', template_version: CI_BUILD_VERSION, sender: build.system, event: build.event };
   const metadata = extraMetadata(base, {
     repository: build.repository,
@@ -104,4 +105,24 @@ function renderBuild(build: CiBuild, system: string): TemplateResult {
     url: build.url,
   });
   return result(title, content, metadata);
+}
+
+const DETAIL_LABEL = /^([A-Z][A-Za-z ]{0,30}):(?: (.*))?$/s;
+
+/**
+ * A reader's detail lines as Markdown: "Label: value" → **Label:** value, "- item" lines as a
+ * list under the line before them, anything else its own paragraph.
+ */
+function detailsMarkdown(details: readonly string[]): string {
+  const blocks: string[] = [];
+  for (const raw of details) {
+    const d = oneLine(raw, 300);
+    if (d.startsWith('- ') && blocks.length > 0) {
+      blocks[blocks.length - 1] += `\n- ${escapeMd(d.slice(2))}`;
+      continue;
+    }
+    const labelled = DETAIL_LABEL.exec(d);
+    blocks.push(labelled ? `**${labelled[1]}:**${labelled[2] ? ` ${factValue(labelled[2])}` : ''}` : escapeMd(d));
+  }
+  return blocks.join('\n\n');
 }

@@ -1,7 +1,7 @@
 import { at, fields, firstStr, isFields, isTrue, list, lookup, num, str, textAt, type Fields } from './field-access.js';
 import { header, userName, type ForgeSender } from './forge-sender.js';
 import { BUILDBOT_RESULTS, normalizeCiStatus, type CiStatus } from './ci-status.js';
-import { branchName, factLines, parseRef, plural, secondsBetween } from './text-format.js';
+import { branchName, parseRef, plural, secondsBetween } from './text-format.js';
 import type { Headers } from './types.js';
 
 /** One CI delivery in the shape ci-build renders, whichever system sent it. */
@@ -455,7 +455,7 @@ const semaphore: CiReader = {
         actor: textAt(p, 'commit', 'author_name'),
         durationSeconds: secondsBetween(p.started_at, p.finished_at),
         url: firstStr(deploy ? p.html_url : undefined, p.build_url, p.html_url),
-        details: deploy ? factLines([['Deploy target', server], ['Build', str(p.build_number)], ['Build URL', str(p.build_html_url)]]) : undefined,
+        details: deploy ? detailLines([['Deploy target', server], ['Build', str(p.build_number)], ['Build URL', str(p.build_html_url)]]) : undefined,
       };
     }
     const pipeline = p.pipeline;
@@ -737,4 +737,9 @@ export function genericCiBuild(p: Fields): CiBuild {
     url: pick('url', 'build_url', 'html_url', 'web_url', 'link', 'target_url', 'details_url'),
     details: [plural(Object.keys(p).length, 'top-level field') + ' in an unrecognized CI format'],
   };
+}
+
+/** `Label: value` detail lines for the defined values (renderBuild makes them Markdown). */
+function detailLines(facts: ReadonlyArray<readonly [string, string | undefined]>): string[] {
+  return facts.filter(([, v]) => v !== undefined && v !== '').map(([label, v]) => `${label}: ${v}`);
 }

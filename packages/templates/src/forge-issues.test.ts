@@ -10,73 +10,73 @@ const EXPECTED: Expectation[] = [
   {
     file: 'github-issues-opened.json',
     title: '[Codertocat/Hello-World] Codertocat opened issue #1: Spelling error in the README file',
-    content: ['Issue: #1 Spelling error in the README file', 'Action: opened', 'State: open', 'Labels: bug', 'Assignees: Codertocat', SPELLING],
+    content: ['**Issue:** #1 Spelling error in the README file', '**Action:** opened', '**State:** open', '**Labels:** bug', '**Assignees:** Codertocat', SPELLING],
     metadata: { sender: 'github', event: 'issues', number: 1, action: 'opened', state: 'open', labels: ['bug'], assignees: ['Codertocat'] },
   },
   {
     file: 'github-issues-labeled.json',
     title: '[Codertocat/Hello-World] Codertocat labeled issue #1: Spelling error in the README file',
-    content: ['Action: labeled (bug)', 'Labels: bug'],
+    content: ['**Action:** labeled (bug)', '**Labels:** bug'],
     metadata: { action: 'labeled', labels: ['bug'] },
   },
   {
     file: 'github-issues-assigned.json',
     title: '[Codertocat/Hello-World] Codertocat assigned issue #1: Spelling error in the README file',
-    content: ['Action: assigned (Codertocat)', 'Assignees: Codertocat'],
+    content: ['**Action:** assigned (Codertocat)', '**Assignees:** Codertocat'],
     metadata: { action: 'assigned', assignees: ['Codertocat'] },
   },
   {
     file: 'github-issues-closed.json',
     title: '[Pritesh-30/test-repo] Pritesh-30 closed issue #8: Bug related to the bot',
-    content: ['State: closed (completed)', 'Labels: none', 'Assignees: none'],
+    content: ['**State:** closed (completed)', '**Labels:** none', '**Assignees:** none'],
     metadata: { number: 8, action: 'closed', state: 'closed' },
   },
   {
     file: 'gitea-issues-opened.json',
     title: '[example/example] example opened issue #1: example',
-    content: ['Action: opened', 'State: open'],
+    content: ['**Action:** opened', '**State:** open'],
     metadata: { sender: 'gitea', number: 1, action: 'opened', state: 'open' },
   },
   {
     file: 'gitea-issues-closed.json',
     title: '[kostekIV/test] kostekIV closed issue #3: Test issue 2',
-    content: ['State: closed', 'Assignees: kostekIV', '> Test body'],
+    content: ['**State:** closed', '**Assignees:** kostekIV', '> Test body'],
     metadata: { sender: 'gitea', number: 3, action: 'closed', state: 'closed', assignees: ['kostekIV'] },
   },
   {
     file: 'gitea-issues-assigned.json',
     title: '[example/example] example assigned issue #1: example',
-    content: ['Action: assigned (example)', 'Assignees: example'],
+    content: ['**Action:** assigned (example)', '**Assignees:** example'],
     metadata: { sender: 'gitea', action: 'assigned', assignees: ['example'] },
   },
   {
     file: 'gitea-issues-edited.json',
     title: '[kostekIV/test] kostekIV edited issue #3: Test issue 2',
-    content: ['Action: edited (title was "Test issue")'],
+    content: ['**Action:** edited (title was "Test issue")'],
     metadata: { sender: 'gitea', action: 'edited', state: 'open' },
   },
   {
     file: 'gitlab-issue-opened.json',
     title: '[gitlab-org/hello-world] sytses opened issue #1: found a bug',
-    content: ['Action: opened', 'State: opened', '> everything is broken'],
+    content: ['**Action:** opened', '**State:** opened', '> everything is broken'],
     metadata: { sender: 'gitlab', event: 'issue', number: 1, action: 'open', state: 'opened' },
   },
   {
     file: 'gitlab-issue-closed.json',
     title: '[gitlab-org/hello-world] sytses closed issue #1: found a bug',
-    content: ['State: closed', 'Labels: critical'],
+    content: ['**State:** closed', '**Labels:** critical'],
     metadata: { action: 'close', state: 'closed', labels: ['critical'] },
   },
   {
     file: 'gitlab-issue-labeled.json',
     title: '[gitlab-org/hello-world] sytses labeled issue #1: found a bug',
-    content: ['Action: labeled (critical)', 'Labels: critical'],
+    content: ['**Action:** labeled (critical)', '**Labels:** critical'],
     metadata: { action: 'update', labels: ['critical'] },
   },
   {
     file: 'gitlab-issue-edited.json',
     title: '[gitlab-org/hello-world] sytses edited issue #1: found a bug',
-    content: ['Action: edited (description)', '> website is broken'],
+    content: ['**Action:** edited (description)', '> website is broken'],
     metadata: { action: 'update', state: 'opened' },
   },
 ];
@@ -106,9 +106,9 @@ describe('forge-issues beyond the fixtures', () => {
       { 'x-event-key': 'issue:updated' },
     );
     expect(r.title).toBe('[bo/app] Bo changed the status to resolved on issue #7: Crash on start');
-    expect(r.content).toContain('State: resolved');
-    expect(r.content).toContain('Labels: bug, major');
-    expect(r.content).toContain('Assignees: Cy');
+    expect(r.content).toContain('**State:** resolved');
+    expect(r.content).toContain('**Labels:** bug, major');
+    expect(r.content).toContain('**Assignees:** Cy');
     expect(r.extra_metadata).toMatchObject({ sender: 'bitbucket', number: 7, action: 'updated' });
   });
 
@@ -116,7 +116,7 @@ describe('forge-issues beyond the fixtures', () => {
     const issue = fixture('github-issues-opened.json').payload as Record<string, unknown>;
     const r = forgeIssues.render({ ...issue, action: 'created', comment: { body: 'Me too', html_url: 'https://x/1#c' } }, { 'x-github-event': 'issue_comment' });
     expect(r.title).toBe('[Codertocat/Hello-World] Codertocat commented on issue #1: Spelling error in the README file');
-    expect(r.content).toContain('Comment:\n> Me too');
+    expect(r.content).toContain('**Comment:**\n> Me too');
   });
 
   it('renders a GitLab note on an issue as a comment', () => {
@@ -131,7 +131,7 @@ describe('forge-issues beyond the fixtures', () => {
       { 'x-gitlab-event': 'Note Hook' },
     );
     expect(r.title).toBe('[g/p] ann commented on issue #4: Slow start');
-    expect(r.content).toContain('Comment:\n> Reproduced on main');
+    expect(r.content).toContain('**Comment:**\n> Reproduced on main');
     expect(r.extra_metadata).toMatchObject({ sender: 'gitlab', event: 'note', action: 'note', number: 4 });
   });
 

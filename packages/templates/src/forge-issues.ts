@@ -5,7 +5,7 @@ import { extraMetadata, repoPrefix, result, type MetadataBase } from './template
 import { excerpt, factLines, nameList, oneLine, quote } from './text-format.js';
 import type { Headers, Template, TemplateResult } from './types.js';
 
-export const FORGE_ISSUES_VERSION = 2;
+export const FORGE_ISSUES_VERSION = 3;
 
 interface Issue {
   repository?: string;
@@ -194,7 +194,7 @@ function renderIssue(issue: Issue, base: MetadataBase): TemplateResult {
     ['URL', issue.url],
   ]);
   const sections = [facts.join('\n')];
-  if (issue.comment) sections.push(`Comment:\n${quote(excerpt(issue.comment))}`);
+  if (issue.comment) sections.push(`**Comment:**\n${quote(excerpt(issue.comment))}`);
   if (issue.body) sections.push(quote(excerpt(issue.body)));
   const metadata = extraMetadata(base, {
     repository: issue.repository,

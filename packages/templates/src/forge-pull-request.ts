@@ -2,10 +2,11 @@ import { at, fields, firstStr, isFields, isTrue, list, lookup, num, str, textAt 
 import { renderForgeEvent } from './forge-event.js';
 import { actorName, labelNames, repositoryName, userName, type ForgeEvent } from './forge-sender.js';
 import { extraMetadata, repoPrefix, result, type MetadataBase } from './template-result.js';
+import { code, escapeMd, Md } from './markdown.js';
 import { branchName, excerpt, factLines, nameList, oneLine, quote, sha7 } from './text-format.js';
 import type { Headers, Template, TemplateResult } from './types.js';
 
-export const FORGE_PULL_REQUEST_VERSION = 2;
+export const FORGE_PULL_REQUEST_VERSION = 3;
 
 /** Merge status in plain words. Only a sender's own "this was merged" makes `merged`. */
 export type MergeStatus = 'merged' | 'closed' | 'open' | 'draft';
@@ -460,9 +461,9 @@ function renderPullRequest(pr: PullRequest, base: MetadataBase): TemplateResult 
     ['Action', pr.rawAction && pr.rawAction !== action ? `${action} (${pr.rawAction})` : action],
     ['Review', activity?.kind === 'review' ? activity.state : undefined],
     ['File', activity?.path],
-    ['Branches', branches],
+    ['Branches', pr.head || pr.base ? new Md(`${code(pr.head ?? '?').text} → ${code(pr.base ?? '?').text}`) : undefined],
     ['Merge status', pr.status ? STATUS_WORDS[pr.status] : undefined],
-    ['Head commit', pr.sha ? sha7(pr.sha) : undefined],
+    ['Head commit', pr.sha ? code(sha7(pr.sha)) : undefined],
     ['Labels', nameList(pr.labels)],
     ['Author', pr.author],
     ['By', actor],
@@ -472,7 +473,7 @@ function renderPullRequest(pr: PullRequest, base: MetadataBase): TemplateResult 
   if (activity?.body) {
     const label = activity.kind === 'review' ? 'Review' : activity.kind === 'thread' ? 'First comment of the thread' : 'Comment';
     const by = activity.by && activity.kind !== 'thread' ? ` by ${oneLine(activity.by, 60)}` : '';
-    sections.push(`${label}${by}:\n${quote(excerpt(activity.body))}`);
+    sections.push(`**${escapeMd(`${label}${by}`)}:**\n${quote(excerpt(activity.body))}`);
   }
   else if (pr.body && !activity) sections.push(quote(excerpt(pr.body)));
   const metadata = extraMetadata(base, {

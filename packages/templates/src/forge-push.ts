@@ -1,11 +1,12 @@
 import { at, fields, firstStr, isFields, isTrue, list, lookup, num, str, textAt } from './field-access.js';
 import { renderForgeEvent } from './forge-event.js';
 import { actorName, hasCreateMarks, repositoryName, userName, type ForgeEvent } from './forge-sender.js';
+import { bold, code, escapeMd, link, withReferences, type RefContext } from './markdown.js';
 import { extraMetadata, repoPrefix, result, type MetadataBase } from './template-result.js';
 import { excerpt, factLines, firstLine, isZeroSha, oneLine, parseRef, plural, quote, sha7, type RefType } from './text-format.js';
 import type { Headers, Template, TemplateResult } from './types.js';
 
-export const FORGE_PUSH_VERSION = 2;
+export const FORGE_PUSH_VERSION = 3;
 const MAX_LISTED_COMMITS = 20;
 
 /** `created-or-deleted`: a bare create/delete body posted without its header (Gogs's carry no sign of which). */
@@ -15,6 +16,7 @@ interface Commit {
   id?: string;
   message?: string;
   author?: string;
+  url?: string;
 }
 
 /** One ref's update; Bitbucket may put several in one delivery. */
@@ -37,6 +39,8 @@ interface Push {
   repository?: string;
   pusher?: string;
   repoUrl?: string;
+  /** Where `#12`, `!12` and `@ola` in commit messages point. */
+  refs?: RefContext;
   changes: RefChange[];
 }
 
@@ -73,10 +77,12 @@ function readPush(payload: unknown, detected: ForgeEvent): Push | undefined {
   const claimed = num(p.total_commits_count) ?? num(p.total_commits) ?? 0;
   const deleted = isTrue(p.deleted) || isZeroSha(str(p.after));
   const created = !deleted && (isTrue(p.created) || isZeroSha(before));
+  const repoUrl = firstStr(at(p, 'repository', 'html_url'), at(p, 'project', 'web_url'));
   return {
     repository,
     pusher: sender === 'gitlab' ? actorName(payload, sender) : firstStr(userName(p.pusher), actorName(payload, sender)),
-    repoUrl: firstStr(at(p, 'repository', 'html_url'), at(p, 'project', 'web_url')),
+    repoUrl,
+    refs: { repoUrl, gitlab: sender === 'gitlab' },
     changes: [
       {
         ref: str(p.ref),
@@ -185,6 +191,7 @@ function readCommit(value: unknown): Commit {
   return {
     id: firstStr(c.id, c.hash, c.sha, c.commitId),
     message: firstStr(c.message, c.comment),
+    url: firstStr(c.url, at(c, 'links', 'html', 'href'), c.remoteUrl),
     author: firstStr(
       at(c, 'author', 'name'),
       userName(at(c, 'author', 'user')),
@@ -213,14 +220,16 @@ function renderPush(push: Push, base: MetadataBase): TemplateResult {
     ? `${repoPrefix(push.repository)}${sentence(push.pusher, first)}` +
       (push.changes.length > 1 ? ` (+${plural(push.changes.length - 1, 'more ref')})` : '')
     : `${repoPrefix(push.repository)}${push.pusher ?? 'A push'} pushed (no ref changes)`;
-  const sections = [
-    factLines([
-      ['Repository', push.repository],
-      ['Pusher', push.pusher],
-      ['Repository URL', push.repoUrl],
-    ]).join('\n'),
-    ...push.changes.map(changeSection),
-  ];
+  const facts = factLines([
+    ['Repository', push.repository],
+    ['Pusher', push.pusher],
+    ['Repository URL', push.repoUrl],
+  ]);
+  // One change continues the list of facts; several get a line naming each ref, so their lists stay apart.
+  const sections =
+    push.changes.length === 1
+      ? [changeSection(push.changes[0]!, push.refs, facts)]
+      : [facts.join('\n'), ...push.changes.map((c) => `${bold(refLabel(c)).text}\n${changeSection(c, push.refs, [])}`)];
   const metadata = extraMetadata(base, {
     repository: push.repository,
     actor: push.pusher,
@@ -363,23 +372,27 @@ const CHANGE_WORDS: Readonly<Record<Change, string>> = {
   'created-or-deleted': 'created or deleted',
 };
 
-function changeSection(change: RefChange): string {
-  const lines = factLines([
-    [change.refType === 'tag' ? 'Tag' : 'Branch', change.refName],
-    ['Change', `${change.refType} ${CHANGE_WORDS[change.change]}`],
-    ['Commits', change.change === 'delete' || (change.refType === 'tag' && change.total === 0) ? undefined : change.total + (change.truncated ? '+' : '')],
-    ['Head', change.after ? sha7(change.after) : undefined],
-    ['Compare', change.url],
-  ]);
+function changeSection(change: RefChange, refs: RefContext | undefined, facts: string[]): string {
+  const lines = [
+    ...facts,
+    ...factLines([
+      [change.refType === 'tag' ? 'Tag' : 'Branch', change.refName === undefined ? undefined : code(change.refName)],
+      ['Change', `${change.refType} ${CHANGE_WORDS[change.change]}`],
+      ['Commits', change.change === 'delete' || (change.refType === 'tag' && change.total === 0) ? undefined : change.total + (change.truncated ? '+' : '')],
+      ['Head', change.after ? code(sha7(change.after)) : undefined],
+      ['Compare', change.url],
+    ]),
+  ];
   const listed = change.commits.slice(0, MAX_LISTED_COMMITS);
+  // `*` items: a list of their own after the `-` list of facts.
   if (listed.length > 0) lines.push('');
   for (const commit of listed) {
-    const sha = commit.id ? sha7(commit.id) : '???????';
-    const message = commit.message ? firstLine(commit.message) : '(no message)';
-    lines.push(`- ${sha} ${message}${commit.author ? ` (${firstLine(commit.author, 60)})` : ''}`);
+    const sha = link(code(commit.id ? sha7(commit.id) : '???????'), commit.url).text;
+    const message = commit.message ? withReferences(firstLine(commit.message), refs).text : '(no message)';
+    lines.push(`* ${sha} ${message}${commit.author ? ` (${escapeMd(firstLine(commit.author, 60))})` : ''}`);
   }
   const more = change.total - listed.length;
-  if (more > 0) lines.push(`… and ${plural(more, 'more commit')}`);
-  else if (change.truncated) lines.push('… and more commits (the sender truncated the list)');
+  if (more > 0) lines.push('', link(`… and ${plural(more, 'more commit')}`, change.url).text);
+  else if (change.truncated) lines.push('', '… and more commits (the sender truncated the list)');
   return lines.join('\n');
 }

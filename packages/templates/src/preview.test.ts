@@ -11,7 +11,7 @@ describe('previewTemplate', () => {
       title: '[Codertocat/Hello-World] Codertocat pushed 1 commit to master',
       extra_metadata: { sender: 'github', event: 'push' },
     });
-    expect(p.content).toContain('- 199eddf Update README (Codertocat)');
+    expect(p.content).toContain('* [`199eddf`](<https://github.com/Codertocat/Hello-World/compare/199eddf46df50de8d02e99bf1c5fdb4101338224>) Update README (Codertocat)');
   });
 
   it("shows Slack's reply and an unsupported event", () => {

@@ -1,4 +1,5 @@
 /** Text shaping shared by the templates: one-line titles, excerpts, refs, counts, durations. */
+import { factValue, type Inline } from './markdown.js';
 
 const TITLE_MAX = 200;
 const NEEDS_FLATTENING = /\s\s|[^\S ]|^ | $/;
@@ -16,9 +17,19 @@ export function firstLine(text: string, max = 100): string {
   return oneLine(end === -1 ? text.slice(0, max * 4) : text.slice(0, end), max);
 }
 
-/** The start of a long text (issue body, chat message), line breaks kept. */
+/**
+ * The start of a long text (issue body, chat message), line breaks kept; a cut text ends with
+ * "…", at a word where one is near. Line endings are normalised before measuring, so a CRLF
+ * body cut short is never mistaken for a whole one.
+ */
 export function excerpt(text: string, max = 500): string {
-  return cut(text.slice(0, max + 1).replace(/\r\n?/g, '\n').trim(), max);
+  const span = max * 2 + 2;
+  const clean = text.slice(0, span).replace(/\r\n?/g, '\n').trim();
+  if (clean.length <= max) return text.length > span ? `${clean}…` : clean;
+  const hard = cut(clean, max);
+  const body = hard.slice(0, -1);
+  const space = Math.max(body.lastIndexOf(' '), body.lastIndexOf('\n'));
+  return space > max * 0.8 ? `${body.slice(0, space).trimEnd()}…` : hard;
 }
 
 function cut(text: string, max: number): string {
@@ -90,11 +101,16 @@ function toMillis(value: unknown): number | undefined {
 /** A fact is one line; the longest real one is a URL, far below this. */
 const FACT_MAX = 1000;
 
-/** `Label: value` lines for the defined values only, each value one line of at most `FACT_MAX`. */
-export function factLines(facts: ReadonlyArray<readonly [string, string | number | undefined]>): string[] {
+/**
+ * A Markdown list of `**Label:** value` items for the defined values only; a text value is one
+ * escaped line of at most `FACT_MAX` (a web URL is linked), an `Md` value is the template's own
+ * markup (code spans, links).
+ */
+export function factLines(facts: ReadonlyArray<readonly [string, Inline | undefined]>): string[] {
   const lines: string[] = [];
   for (const [label, value] of facts) {
-    if (value !== undefined && value !== '') lines.push(`${label}: ${typeof value === 'string' ? oneLine(value, FACT_MAX) : value}`);
+    if (value === undefined || value === '') continue;
+    lines.push(`- **${label}:** ${factValue(typeof value === 'string' ? oneLine(value, FACT_MAX) : value)}`);
   }
   return lines;
 }

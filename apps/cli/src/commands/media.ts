@@ -1,6 +1,7 @@
+import { readFile, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { RATE_RANGE, VOICE_PATTERN } from '@inntak/media';
-import { id, UsageError, type CommandContext, type CommandSpec, type Options } from '../command-line.js';
+import { DEFAULT_UPLOAD_LIMITS, RATE_RANGE, VOICE_PATTERN } from '@inntak/media';
+import { id, required, UsageError, type CommandContext, type CommandSpec, type Options } from '../command-line.js';
 
 export const tts: CommandSpec = {
   name: 'tts',
@@ -12,6 +13,29 @@ export const tts: CommandSpec = {
     rate: { type: 'string', help: 'words per minute, 80 to 450 (default 175)' },
   },
   run: generateTts,
+};
+
+export const mediaAdd: CommandSpec = {
+  name: 'media add',
+  args: '--collection ID --file F [--title T]',
+  summary: 'upload a file (audio, image, video) into a collection as POST /media does; prints {id, title, metadata, transcription_job_id} (docs/media.md)',
+  options: {
+    collection: id('the collection it goes into'),
+    file: { type: 'string', help: 'the file: WAV, MP3, Ogg/Opus, FLAC, PNG, JPEG, WebP, MP4 or WebM (read from its bytes)' },
+    title: { type: 'string', help: 'a title for the media node' },
+  },
+  async run(options, { services, storageDir, uploads }) {
+    if (storageDir === undefined) throw new Error('STORAGE_DIR is not known to this command');
+    const collectionId = required(options, 'collection');
+    const path = required(options, 'file');
+    const limits = uploads ?? DEFAULT_UPLOAD_LIMITS;
+    const size = await stat(path).then((s) => (s.isFile() ? s.size : -1), () => -1);
+    if (size < 0) throw new UsageError(`--file ${path}: no such file`);
+    // Held in memory like an upload: a file past every kind's limit is not read at all.
+    if (size > Math.max(limits.audio, limits.image, limits.video)) throw new UsageError(`--file ${path}: ${size} bytes is more than any upload may be`);
+    const title = typeof options.title === 'string' ? options.title : null;
+    return services.addMedia(storageDir, limits, { collection_id: collectionId, bytes: new Uint8Array(await readFile(path)), title });
+  },
 };
 
 export const prune: CommandSpec = {

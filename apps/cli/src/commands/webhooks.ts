@@ -132,7 +132,8 @@ export const webhookRerender: CommandSpec = {
   },
 };
 
-async function readStdin(): Promise<string> {
+/** All of stdin as text (a secret piped in: it stays out of ps and the shell history). */
+export async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');

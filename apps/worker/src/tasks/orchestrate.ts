@@ -2,6 +2,7 @@ import { AppError, coerceError } from '@inntak/core';
 import type { JobPayloads } from '@inntak/jobs';
 import {
   ActionSkipped,
+  evaluateCondition,
   loadCliTool,
   parseScript,
   requireNotOwnWebhook,
@@ -11,6 +12,7 @@ import {
   type ActionPort,
   type OrchestrationStore,
   type RunContext,
+  type RunRef,
   type StepRecord,
 } from '@inntak/orchestration';
 import type { JobBody } from '../governed-task.js';
@@ -39,13 +41,22 @@ export function orchestrate(deps: OrchestrateDeps): JobBody<JobPayloads['orchest
   const { store } = deps;
   return async (payload, { signal, logger, jobId }) => {
     const { event: ref } = payload;
+    const runRef: RunRef = { jobId, ...(payload.run_id ? { runId: payload.run_id } : {}) };
     const orchestration = await store.loadOrchestration(payload.orchestration_id);
     if (!orchestration) {
       logger.info('orchestration gone before its job ran', { orchestration_id: payload.orchestration_id, job_id: jobId });
       return;
     }
+    const started = await store.startRun(runRef);
     const record = (entry: StepRecord) => store.recordLogEntry({ orchestrationId: orchestration.id, jobId, event: ref, record: entry });
-    const skip = (error: string, status: 'failed' | 'skipped') => record({ step: null, action: null, fallback: null, status, error, duration_ms: 0 });
+    const skip = async (error: string, status: 'failed' | 'skipped') => {
+      await record({ step: null, action: null, fallback: null, status, error, duration_ms: 0 });
+      await store.finishRun(runRef, { status });
+    };
+    if (!orchestration.enabled) {
+      await skip('Ikke kjørt: orkestreringen er slått av', 'skipped');
+      return;
+    }
 
     let script;
     try {
@@ -57,6 +68,12 @@ export function orchestrate(deps: OrchestrateDeps): JobBody<JobPayloads['orchest
     const loaded = await store.loadEventVariables(orchestration.actor.personId, ref);
     if ('skipped' in loaded) {
       await skip(loaded.skipped, 'skipped');
+      return;
+    }
+    // The trigger's conditions on content: a run they refuse ends as `filtered`, without a log row
+    // (the runs list shows it), so an orchestration narrowed to failed builds is quiet on the rest.
+    if (orchestration.trigger?.where && !evaluateCondition(orchestration.trigger.where, { event: loaded.event, outputs: new Map() }).holds) {
+      await store.finishRun(runRef, { status: 'filtered' });
       return;
     }
 
@@ -89,7 +106,25 @@ export function orchestrate(deps: OrchestrateDeps): JobBody<JobPayloads['orchest
         }
       },
     };
-    const outcome = await runScript(script, loaded.event, { port, record, signal });
+    let outcome;
+    try {
+      outcome = await runScript(script, loaded.event, {
+        port,
+        record,
+        signal,
+        secrets: await store.secretsOf(orchestration.id),
+        ...(started ? { fromStep: started.fromStep, outputs: new Map(Object.entries(started.outputs).map(([n, output]) => [Number(n), output])) } : {}),
+      });
+    } catch (error) {
+      // Cancelled or the log could not be written: the run failed with its job (the job's error says why).
+      await store.finishRun(runRef, { status: 'failed' }).catch(() => {});
+      throw error;
+    }
+    await store.finishRun(runRef, {
+      status: outcome.kind === 'completed' ? 'completed' : outcome.kind,
+      ...(outcome.kind === 'stopped' ? { failedStep: outcome.step } : {}),
+      outputs: Object.fromEntries(outcome.outputs),
+    });
     logger.info('orchestration ran', { orchestration_id: orchestration.id, job_id: jobId, event: ref.type, depth: ref.depth, outcome: outcome.kind });
   };
 }

@@ -1,25 +1,22 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { EdgePage, GraphNode, NodeQuery, NodeQueryPage, NodeQueryStore, NodeRead, QueriedNode } from '@inntak/graph';
-import { AppError } from '@inntak/core';
 import type { Db } from '../platform/index.js';
-import { accessLevelOf, fullViewOf, summaryViewOf, visibleNodeParts } from './read-filter.js';
+import { accessLevelOf, visibleNodeParts } from './read-filter.js';
 import { readNode } from './node-reads.js';
+import { searchCancelled, searchWindows, SEARCH_WINDOW } from './node-search.js';
 
 /**
  * GET /query/nodes on PostgreSQL (indexes: db/migrations/005.do.query.sql).
  *
  * A listing is newest first (id descending: UUIDv7 is creation order). It is the union of the
  * read filter's three disjoint parts, each read from an index in id order and cut at a page,
- * so the cost follows the page size, not the table. A search ranks every visible match, so it
- * filters with the read filter (title only where the caller sees a summary) and orders by
- * (rank, id) descending.
+ * so the cost follows the page size, not the table. A search ranks windows of the newest
+ * visible matches (node-search.ts) and reads the page's nodes by id.
  */
 export async function queryNodes(db: Db, callerId: string, query: NodeQuery, options: QueryOptions = {}): Promise<NodeQueryPage> {
   const take = query.limit + 1;
-  const found =
-    query.text === undefined
-      ? await listing(db, callerId, query, take)
-      : await search(db, callerId, query, query.text, take, options.searchTimeoutMs ?? SEARCH_TIMEOUT_MS);
+  if (query.text !== undefined) return search(db, callerId, query, query.text, take, options);
+  const found = await listing(db, callerId, query, take);
   const more = found.length > query.limit;
   const rows = more ? found.slice(0, query.limit) : found;
   const last = rows[rows.length - 1];
@@ -32,12 +29,18 @@ export async function queryNodes(db: Db, callerId: string, query: NodeQuery, opt
 export interface QueryOptions {
   /** A search still ranking after this long is cancelled (default SEARCH_TIMEOUT_MS). */
   searchTimeoutMs?: number;
+  /** How many of the newest matches a search ranks together (default SEARCH_WINDOW). */
+  searchWindow?: number;
+  /** How many nodes a walked search window covers at most (default SEARCH_SPAN). */
+  searchSpan?: number;
+  /** Tests: read a search's parts one way whatever its words' frequency (node-search.ts). */
+  searchStrategy?: 'walk' | 'bitmap';
 }
 
 /**
- * Ranking costs time per matching row, and a word in most nodes matches most of the table:
- * such a search is cancelled and answered 400 (add words or filters) rather than left to hold
- * a connection for seconds.
+ * A safety net: a search ranks a bounded window (node-search.ts), so it should never run this
+ * long; if the database is starved it is cancelled and answered 400 (add words or filters)
+ * rather than left to hold a connection for seconds.
  */
 export const SEARCH_TIMEOUT_MS = 2_000;
 
@@ -62,8 +65,6 @@ interface Row extends GraphNode {
   access: QueriedNode['access'];
 }
 
-const QUERY_CANCELED = '57014';
-
 const NODE_COLUMNS = sql.raw('n.id, n.node_kind, n.title, n.content, n.visibility, n.metadata, n.created_by, n.created_at');
 
 async function listing(db: Db, callerId: string, query: NodeQuery, take: number): Promise<QueriedNode[]> {
@@ -87,37 +88,31 @@ async function listing(db: Db, callerId: string, query: NodeQuery, take: number)
   return result.rows.map(toQueried);
 }
 
-async function search(db: Db, callerId: string, query: NodeQuery, text: string, take: number, timeoutMs: number): Promise<QueriedNode[]> {
-  const terms = sql`websearch_to_tsquery('simple', ${text})`;
-  const after = query.after;
-  const result = await db
+async function search(db: Db, callerId: string, query: NodeQuery, text: string, take: number, options: QueryOptions): Promise<NodeQueryPage> {
+  const timeoutMs = options.searchTimeoutMs ?? SEARCH_TIMEOUT_MS;
+  return db
     .transaction()
     .execute(async (trx) => {
-      await sql`select set_config('statement_timeout', ${String(Math.max(1, Math.round(timeoutMs)))}, true)`.execute(trx);
-      // A caller who sees a node only as a summary matches and ranks it by its title alone:
-      // its content words must not find it, exclude it (`-word`) or lift its rank.
-      return sql<Row>`
-    select ${NODE_COLUMNS}, n.rank::text as rank, ${relation(callerId)}
-      from (select ${NODE_COLUMNS}, ts_rank(s.document, ${terms}) as rank
-              from node_search s join nodes n on n.id = s.node_id
-             where s.document @@ ${terms}
-               and ${filters(query, 'n')} and ${fullViewOf(callerId, 'n')}
-            union all
-            select ${NODE_COLUMNS}, ts_rank(s.title_document, ${terms}) as rank
-              from node_search s join nodes n on n.id = s.node_id
-             where s.title_document @@ ${terms}
-               and ${filters(query, 'n')} and ${summaryViewOf(callerId, 'n')}) n
-     ${after ? sql`where (n.rank, n.id) < (${after.rank ?? '0'}::real, ${after.id}::uuid)` : sql``}
-     order by n.rank desc, n.id desc
-     limit ${take}`.execute(trx);
+      // Parallel workers cost more to start (~20 ms on a busy machine) than a window costs.
+      await sql`select set_config('statement_timeout', ${String(Math.max(1, Math.round(timeoutMs)))}, true),
+                       set_config('max_parallel_workers_per_gather', '0', true)`.execute(trx);
+      const found = await searchWindows(trx, callerId, query, text, take - 1, {
+        window: options.searchWindow ?? SEARCH_WINDOW,
+        span: options.searchSpan,
+        strategy: options.searchStrategy,
+      });
+      if (found.rows.length === 0) return { rows: [], next: found.next };
+      const nodes = await sql<Row>`
+        select ${NODE_COLUMNS}, ${relation(callerId)} from nodes n where n.id = any(${found.rows.map((r) => r.id)}::uuid[])`.execute(trx);
+      const byId = new Map(nodes.rows.map((row) => [row.id, row]));
+      // A node deleted between the two reads is left out; the page is otherwise in window order.
+      const rows = found.rows.flatMap((r) => {
+        const row = byId.get(r.id);
+        return row ? [{ ...toQueried(row), rank: r.rank }] : [];
+      });
+      return { rows, next: found.next };
     })
-    .catch((err: unknown) => {
-      if ((err as { code?: unknown }).code === QUERY_CANCELED) {
-        throw new AppError('invalid_input', { cause: err, detail: 'q: treffer for mange noder til å rangeres i tide; legg til ord eller filtre' });
-      }
-      throw err;
-    });
-  return result.rows.map(toQueried);
+    .catch(searchCancelled);
 }
 
 /** The caller's relation to each returned row, which decides the view nodeForReader gives. */

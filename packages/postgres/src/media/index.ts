@@ -14,6 +14,7 @@ export {
 } from './media-store.js';
 export { recordPruneRun, latestPruneRun, PRUNE_LOG_RETENTION, type PruneRun } from './prune-log.js';
 export { mixerChannelsFor, readMixerChanges, channelView, postgresMixerFeed } from './mixer-store.js';
-export { postgresPruneCatalog, postgresSpeechCatalog } from './catalogs.js';
+export { postgresPruneCatalog, postgresSpeechCatalog, postgresMixdownCatalog } from './catalogs.js';
 export { PostgresMediaStore } from './postgres-media-store.js';
 export { lockSpeechQueueOf, speechJobsOf } from './speech-jobs.js';
+export { saveTranscription, transcriptionSegments, postgresTranscriptionCatalog } from './transcription-store.js';

@@ -1,8 +1,8 @@
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { uuidv7 } from '@inntak/core';
 import type { OrchestrationCascade } from '@inntak/jobs';
 import { fileKeyOf, HAS_MEDIA_EDGE, MediaOwnerGoneError, MEDIA_NODE_KIND, PUBLISHED_IN_EDGE, type MediaMetadata, type MediaRecord, type MediaType, type PruneCandidate } from '@inntak/media';
-import type { Db } from '../platform/index.js';
+import type { Database, Db } from '../platform/index.js';
 import { hasAccess, insertEdge, insertNode, markOrchestrationRun } from '../graph/index.js';
 
 /**
@@ -29,18 +29,21 @@ export interface NewMedia {
 }
 
 export async function createMediaNode(db: Db, input: NewMedia): Promise<{ id: string; has_media_edge_id: string }> {
-  return db.transaction().execute(async (trx) => {
-    const owner = await trx.selectFrom('nodes').select(['id', 'visibility']).where('id', '=', input.ownerId).forKeyShare().executeTakeFirst();
-    if (!owner) throw new MediaOwnerGoneError(input.ownerId);
-    if (input.cascade) await markOrchestrationRun(trx, input.cascade);
-    const id = input.id ?? uuidv7();
-    // The media is as visible as what it belongs to: a readable article's audio is readable.
-    await insertNode(trx, { id, node_kind: MEDIA_NODE_KIND, title: input.title, visibility: owner.visibility, metadata: input.metadata, created_by: owner.id });
-    const edgeId = await insertEdge(trx, { source_id: owner.id, target_id: id, edge_type: HAS_MEDIA_EDGE, system: true, created_by: owner.id });
-    await insertEdge(trx, { source_id: id, target_id: owner.id, edge_type: 'belongs_to', system: true, created_by: owner.id });
-    input.beforeCommit?.();
-    return { id, has_media_edge_id: edgeId };
-  });
+  return db.transaction().execute((trx) => insertMediaRows(trx, input));
+}
+
+/** The media node and its two system edges, inside the caller's transaction. */
+export async function insertMediaRows(trx: Transaction<Database>, input: NewMedia): Promise<{ id: string; has_media_edge_id: string }> {
+  const owner = await trx.selectFrom('nodes').select(['id', 'visibility']).where('id', '=', input.ownerId).forKeyShare().executeTakeFirst();
+  if (!owner) throw new MediaOwnerGoneError(input.ownerId);
+  if (input.cascade) await markOrchestrationRun(trx, input.cascade);
+  const id = input.id ?? uuidv7();
+  // The media is as visible as what it belongs to: a readable article's audio is readable.
+  await insertNode(trx, { id, node_kind: MEDIA_NODE_KIND, title: input.title, visibility: owner.visibility, metadata: input.metadata, created_by: owner.id });
+  const edgeId = await insertEdge(trx, { source_id: owner.id, target_id: id, edge_type: HAS_MEDIA_EDGE, system: true, created_by: owner.id });
+  await insertEdge(trx, { source_id: id, target_id: owner.id, edge_type: 'belongs_to', system: true, created_by: owner.id });
+  input.beforeCommit?.();
+  return { id, has_media_edge_id: edgeId };
 }
 
 export { MediaOwnerGoneError };
@@ -59,6 +62,12 @@ export async function readMediaFor(db: Db, callerId: string, id: string): Promis
     .where('n.node_kind', '=', MEDIA_NODE_KIND)
     .where((eb) => eb.or([eb('n.visibility', 'in', ['readable', 'open']), hasAccess(callerId, 'n')]))
     .executeTakeFirst();
+  return row ? { ...row, metadata: row.metadata as MediaMetadata } : undefined;
+}
+
+/** A media node whoever asks (the operator, a job), or undefined. */
+export async function anyMedia(db: Db, id: string): Promise<MediaRecord | undefined> {
+  const row = await db.selectFrom('nodes').select(['id', 'title', 'metadata', 'created_at']).where('id', '=', id).where('node_kind', '=', MEDIA_NODE_KIND).executeTakeFirst();
   return row ? { ...row, metadata: row.metadata as MediaMetadata } : undefined;
 }
 

@@ -1,6 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import type { AudienceFacts } from '@inntak/access';
-import type { LiveRoomRow, MixerChannel, MixerChannelRow, MixerChannelUpdate, MixerFeed, MixerRole } from '@inntak/media';
+import { MEDIA_NODE_KIND, storedEffects, type LiveRoomRow, type MixChannelSource, type MixerChannel, type MixerChannelRow, type MixerChannelUpdate, type MixerFeed, type MixerRole } from '@inntak/media';
 import type { Db, MixerChannelsTable } from '../platform/index.js';
 import { hasAccess } from '../graph/index.js';
 import { endLiveRoom, startLiveRoom } from '../jobs/index.js';
@@ -18,7 +18,8 @@ export function channelView(row: Selectable<MixerChannelsTable>): MixerChannel {
     label: row.label,
     gain_db: row.gain_db,
     muted: row.muted,
-    effects: row.effects,
+    effects: storedEffects(row.effects),
+    offset_ms: row.offset_ms,
     role: row.role as MixerRole,
     updated_at: row.updated_at.toISOString(),
   };
@@ -78,6 +79,24 @@ export async function readMixerChanges(db: Db, ids: readonly string[]): Promise<
     .execute();
   const byId = new Map(rows.map(({ room_facts, ...row }) => [row.id, { channel: channelView(row), room: room_facts }]));
   return unique.map((id) => byId.get(id)).filter((x): x is { channel: MixerChannel; room: AudienceFacts } => x !== undefined);
+}
+
+/** A room's channels in creation order with their source's mime and type (render_mix), at most `limit`. */
+export async function mixChannelSources(db: Db, roomId: string, limit: number): Promise<MixChannelSource[]> {
+  const rows = await db
+    .selectFrom('mixer_channels as c')
+    .leftJoin('nodes as s', (join) => join.onRef('s.id', '=', 'c.node_id').on('s.node_kind', '=', MEDIA_NODE_KIND))
+    .selectAll('c')
+    .select(['s.id as source_id', sql<string | null>`s.metadata ->> 'mime'`.as('source_mime'), sql<string | null>`s.metadata ->> 'media_type'`.as('source_type')])
+    .where('c.room_id', '=', roomId)
+    .orderBy('c.created_at')
+    .orderBy('c.id')
+    .limit(limit)
+    .execute();
+  return rows.map(({ source_id, source_mime, source_type, ...row }) => ({
+    channel: channelView(row),
+    source: source_id ? { id: source_id, mime: source_mime ?? '', media_type: source_type ?? '' } : null,
+  }));
 }
 
 export async function liveRoom(db: Db, roomId: string): Promise<LiveRoomRow | undefined> {

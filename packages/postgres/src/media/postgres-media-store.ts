@@ -1,13 +1,15 @@
 import type { MediaStore, MediaTx, PruneReport } from '@inntak/media';
-import type { Db } from '../platform/index.js';
+import type { Transaction } from 'kysely';
+import type { Database, Db } from '../platform/index.js';
 import { levelOn } from '../graph/index.js';
 import { enqueueJob } from '../jobs/index.js';
-import { readMediaFor, touchMediaAccess } from './media-store.js';
+import { anyMedia, deleteMediaNode, insertMediaRows, readMediaFor, touchMediaAccess } from './media-store.js';
 import { endLiveRoom, insertMixerChannel, liveRoom, mixerChannel, reprioritiseQueuedJobs, startLiveRoom, updateMixerChannel } from './mixer-store.js';
 import { latestPruneRun } from './prune-log.js';
+import { transcriptionSegments } from './transcription-store.js';
 import { collectionMediaBytes, lockSpeechQueueOf, speechJobsOf } from './speech-jobs.js';
 
-function mediaTx(trx: Db): MediaTx {
+function mediaTx(trx: Transaction<Database>): MediaTx {
   return {
     levelOn: (actor, nodeId) => levelOn(trx, actor, nodeId),
     speechSource: (nodeId) => trx.selectFrom('nodes').select(['id', 'title', 'content']).where('id', '=', nodeId).executeTakeFirst(),
@@ -15,6 +17,12 @@ function mediaTx(trx: Db): MediaTx {
     lockSpeechQueueOf: (personId) => lockSpeechQueueOf(trx, personId),
     speechJobsOf: (personId) => speechJobsOf(trx, personId),
     enqueueSpeech: (payload, options) => enqueueJob(trx, 'tts_generate', payload, options),
+    readableMediaOf: (actor, id) => (actor.personId === null ? anyMedia(trx, id) : readMediaFor(trx, actor.personId, id)),
+    enqueueMixdown: (payload) => enqueueJob(trx, 'render_mix', payload, { maxAttempts: 2 }),
+    enqueueTranscription: (payload) => enqueueJob(trx, 'speech_transcription', payload, { maxAttempts: 2 }),
+    insertMedia: async (input) => {
+      await insertMediaRows(trx, input);
+    },
     mixerChannel: (id, options) => mixerChannel(trx, id, options),
     insertMixerChannel: (row) => insertMixerChannel(trx, row),
     updateMixerChannel: (id, update) => updateMixerChannel(trx, id, update),
@@ -35,6 +43,14 @@ export class PostgresMediaStore implements MediaStore {
 
   readableMedia(personId: string, id: string) {
     return readMediaFor(this.db, personId, id);
+  }
+
+  transcriptionOf(id: string, limit: number) {
+    return transcriptionSegments(this.db, id, limit);
+  }
+
+  async deleteMedia(id: string): Promise<void> {
+    await deleteMediaNode(this.db, id);
   }
 
   touchMediaAccess(id: string, now?: Date): Promise<boolean> {

@@ -2,5 +2,19 @@
 // Matching and exactly-once queueing are SQL (db/migrations/011.do.orchestration.sql).
 export { loadOrchestration, loadEventVariables, recordLogEntry, orchestrationLogPage } from './orchestration-runs.js';
 export { PostgresOrchestrationStore } from './orchestration-store.js';
-export { runGraphAction, spendBudget, loadCliTool, addCollectionOrchestration, createOrchestration } from './graph-actions.js';
+export {
+  runGraphAction,
+  spendBudget,
+  loadCliTool,
+  addCollectionOrchestration,
+  createOrchestration,
+  updateOrchestrationAsOperator,
+  setOrchestrationEnabledAsOperator,
+  deleteOrchestrationAsOperator,
+  runOrchestrationAsOperator,
+  rerunOrchestrationAsOperator,
+  listOrchestrationRunsAsOperator,
+  setOrchestrationSecretAsOperator,
+  planScheduledRuns,
+} from './graph-actions.js';
 export type { OrchestrationToRun, LogEntryView, RunContext } from '@inntak/orchestration';

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { nodeForReader, viewOf, type AccessLevel } from '@inntak/access';
 import type { GraphEdge, GraphNode, JsonObject } from '@inntak/graph';
-import type { ActionName, EventRef, EventVariables, LogEntryView, LogStatus, OrchestrationToRun, StepRecord } from '@inntak/orchestration';
+import type { ActionName, EventRef, EventVariables, LogEntryView, LogStatus, OrchestrationToRun, StepRecord, Trigger } from '@inntak/orchestration';
 import type { Db } from '../platform/index.js';
 import { accessLevelOf, edgeVisibleTo } from '../graph/index.js';
 
@@ -9,13 +9,19 @@ import { accessLevelOf, edgeVisibleTo } from '../graph/index.js';
 export async function loadOrchestration(db: Db, orchestrationId: string): Promise<OrchestrationToRun | undefined> {
   const row = await db
     .selectFrom('nodes as o')
-    .select(['o.id', 'o.content', 'o.created_by'])
+    .select(['o.id', 'o.content', 'o.created_by', 'o.metadata'])
     .select(sql<boolean>`exists (select 1 from system_admins sa where sa.node_id = o.created_by)`.as('creator_is_admin'))
     .where('o.id', '=', orchestrationId)
     .where('o.node_kind', '=', 'orchestration')
     .executeTakeFirst();
   if (!row?.created_by) return undefined;
-  return { id: row.id, script: row.content ?? '', actor: { personId: row.created_by, isAdmin: row.creator_is_admin } };
+  return {
+    id: row.id,
+    script: row.content ?? '',
+    trigger: (row.metadata.trigger as unknown as Trigger | undefined) ?? null,
+    enabled: row.metadata.enabled !== false,
+    actor: { personId: row.created_by, isAdmin: row.creator_is_admin },
+  };
 }
 
 /**
@@ -24,17 +30,19 @@ export async function loadOrchestration(db: Db, orchestrationId: string): Promis
  * are gone or no longer readable by the creator.
  */
 export async function loadEventVariables(db: Db, readerId: string, ref: EventRef): Promise<{ event: EventVariables } | { skipped: string }> {
-  if (ref.type === 'node.created') {
+  if (ref.type === 'manual') return { event: { type: ref.type, input: ref.input ?? {} } };
+  if (ref.type === 'schedule') return { event: { type: ref.type, scheduled_at: ref.scheduled_at ?? '' } };
+  if (ref.type === 'node.created' || ref.type === 'node.updated') {
     const node = await readNodeAs(db, readerId, ref.id);
     if (!node || node.view !== 'full') return { skipped: 'Ikke kjørt: noden finnes ikke lenger, eller skaperen kan ikke lese den' };
-    return { event: { type: ref.type, node: node.json } };
+    return { event: ref.type === 'node.created' ? { type: ref.type, node: node.json } : { type: ref.type, node: node.json, changes: ref.changes ?? [] } };
   }
   const edge = await db.selectFrom('edges as e').selectAll('e').where('e.id', '=', ref.id).where(edgeVisibleTo(readerId, 'e')).executeTakeFirst();
   if (!edge) return { skipped: 'Ikke kjørt: edgen finnes ikke lenger, eller skaperen kan ikke se den' };
   const [source, target] = await Promise.all([readNodeAs(db, readerId, edge.source_id), readNodeAs(db, readerId, edge.target_id)]);
   return {
     event: {
-      type: ref.type,
+      type: 'edge.created',
       edge: toJson(edge as GraphEdge),
       ...(source ? { source: source.json } : {}),
       ...(target ? { target: target.json } : {}),

@@ -1,11 +1,12 @@
 import { sql } from 'kysely';
 import type { JsonObject } from '@inntak/graph';
-import type { EventRef, LogEntryView, OrchestrationStore, OrchestrationToRun, OrchestrationTx, RunContext, StepRecord } from '@inntak/orchestration';
+import type { EventRef, LogEntryView, OrchestrationStore, OrchestrationToRun, OrchestrationTx, RunContext, RunRef, RunStatus, RunView, StepRecord } from '@inntak/orchestration';
 import type { Db } from '../platform/index.js';
 import { graphWrite, markOrchestrationRun, PostgresGraphTx } from '../graph/index.js';
 import { enqueueJob } from '../jobs/index.js';
 import { lockSpeechQueueOf, speechJobsOf } from '../media/index.js';
 import { loadEventVariables, loadOrchestration, orchestrationLogPage, recordLogEntry } from './orchestration-runs.js';
+import { finishRun, queueRun, runsPage, secretsOf, startRun } from './run-records.js';
 
 /**
  * Orchestration's port on PostgreSQL (packages/orchestration/src/ports.ts): the graph's queries
@@ -40,6 +41,18 @@ export class PostgresOrchestrationStore implements OrchestrationStore {
     const { rows } = await sql<{ id: string }>`
       select id from nodes where node_kind = 'webhook' and metadata ->> 'token' = any(${tokens}::text[]) limit 1`.execute(this.db);
     return rows.length > 0;
+  }
+
+  startRun(ref: RunRef): ReturnType<OrchestrationStore['startRun']> {
+    return startRun(this.db, ref);
+  }
+
+  finishRun(ref: RunRef, result: { status: RunStatus; failedStep?: number; outputs?: Record<string, JsonObject> }): Promise<void> {
+    return finishRun(this.db, ref, result);
+  }
+
+  secretsOf(orchestrationId: string): Promise<Map<string, string>> {
+    return secretsOf(this.db, orchestrationId);
   }
 }
 
@@ -93,6 +106,80 @@ class PostgresOrchestrationTx extends PostgresGraphTx implements OrchestrationTx
       .orderBy('created_at')
       .executeTakeFirst();
     return owner?.source_id;
+  }
+
+  async orchestrationNode(id: string): Promise<{ content: string; metadata: JsonObject; created_by: string | null }> {
+    const row = await this.db.selectFrom('nodes').select(['content', 'metadata', 'created_by']).where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
+    return { content: row.content ?? '', metadata: row.metadata, created_by: row.created_by };
+  }
+
+  async updateOrchestrationNode(id: string, change: { content?: string; metadata?: JsonObject; title?: string; created_by?: string | null }): Promise<void> {
+    await this.db
+      .updateTable('nodes')
+      .set({
+        ...(change.content !== undefined ? { content: change.content } : {}),
+        ...(change.metadata !== undefined ? { metadata: JSON.stringify(change.metadata) } : {}),
+        ...(change.title !== undefined ? { title: change.title } : {}),
+        ...(change.created_by !== undefined ? { created_by: change.created_by } : {}),
+      })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async observedBy(id: string): Promise<string[]> {
+    const rows = await this.db.selectFrom('edges').select('target_id').where('source_id', '=', id).where('edge_type', '=', 'observes').execute();
+    return rows.map((r) => r.target_id);
+  }
+
+  async deleteOrchestrationNode(id: string): Promise<void> {
+    await this.db.deleteFrom('nodes').where('id', '=', id).where('node_kind', '=', 'orchestration').execute();
+  }
+
+  async setSchedule(id: string, schedule: { cron: string; nextAt: Date } | null): Promise<void> {
+    if (!schedule) {
+      await this.db.deleteFrom('orchestration_schedules').where('orchestration_id', '=', id).execute();
+      return;
+    }
+    await this.db
+      .insertInto('orchestration_schedules')
+      .values({ orchestration_id: id, cron: schedule.cron, next_at: schedule.nextAt })
+      .onConflict((oc) => oc.column('orchestration_id').doUpdateSet({ cron: schedule.cron, next_at: schedule.nextAt }))
+      .execute();
+  }
+
+  async dueSchedules(now: Date, limit: number): Promise<Array<{ orchestration_id: string; cron: string; next_at: Date }>> {
+    return this.db
+      .selectFrom('orchestration_schedules')
+      .select(['orchestration_id', 'cron', 'next_at'])
+      .where('next_at', '<=', now)
+      .orderBy('next_at')
+      .limit(limit)
+      .forUpdate()
+      .skipLocked()
+      .execute();
+  }
+
+  queueRun(...args: Parameters<OrchestrationTx['queueRun']>): ReturnType<OrchestrationTx['queueRun']> {
+    return queueRun(this.db, ...args);
+  }
+
+  async runRow(runId: string): ReturnType<OrchestrationTx['runRow']> {
+    const row = await this.db.selectFrom('orchestration_runs').selectAll().where('id', '=', runId).executeTakeFirst();
+    if (!row) return undefined;
+    const event = (row.event as unknown as EventRef | null) ?? { type: row.event_type as EventRef['type'], id: row.subject_id, depth: row.depth };
+    return { id: row.id, orchestration_id: row.orchestration_id, status: row.status, event, failed_step: row.failed_step, outputs: row.outputs as Record<string, JsonObject> };
+  }
+
+  runsPage(orchestrationId: string, page: { limit: number; before?: string }): Promise<RunView[]> {
+    return runsPage(this.db, orchestrationId, page);
+  }
+
+  async setSecret(id: string, name: string, value: string): Promise<void> {
+    await this.db
+      .insertInto('orchestration_secrets')
+      .values({ orchestration_id: id, name, value })
+      .onConflict((oc) => oc.columns(['orchestration_id', 'name']).doUpdateSet({ value, set_at: sql`now()` }))
+      .execute();
   }
 
   logPage(orchestrationId: string, page: { limit: number; before?: number }): Promise<{ entries: LogEntryView[]; next_cursor: number | null }> {

@@ -128,6 +128,11 @@ export interface NodeSearchTable {
   document: string;
   /** The title alone, for callers who see a node only as a summary (007). */
   title_document: string;
+  /** The node's visibility and creator, copied for the search's read filter (025). */
+  visibility: Visibility;
+  created_by: string | null;
+  /** One lexeme per subject with an access row on the node (025, inntak_reader_lexeme). */
+  readers: Generated<string>;
 }
 
 /** Pruning runs (db/migrations/013.do.media.sql). */
@@ -150,11 +155,20 @@ export interface MixerChannelsTable {
   label: string;
   gain_db: Generated<number>;
   muted: Generated<boolean>;
-  effects: ColumnType<Record<string, boolean>, string | undefined, string>;
+  effects: ColumnType<Record<string, unknown>, string | undefined, string>;
+  offset_ms: Generated<number>;
   role: Generated<string>;
   created_by: string | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+}
+
+export interface TranscriptionSegmentsTable {
+  media_id: string;
+  seq: number;
+  start_s: number;
+  end_s: number;
+  text: string;
 }
 
 export interface Database {
@@ -173,10 +187,13 @@ export interface Database {
   node_search: NodeSearchTable;
   prune_runs: PruneRunsTable;
   mixer_channels: MixerChannelsTable;
+  transcription_segments: TranscriptionSegmentsTable;
   orchestration_log: OrchestrationLogTable;
   orchestration_runs: OrchestrationRunsTable;
   orchestration_budgets: OrchestrationBudgetsTable;
   orchestration_subscriptions: OrchestrationSubscriptionsTable;
+  orchestration_schedules: OrchestrationSchedulesTable;
+  orchestration_secrets: OrchestrationSecretsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_delivery_ids: WebhookDeliveryIdsTable;
   webhook_secrets: WebhookSecretsTable;
@@ -275,6 +292,31 @@ export interface OrchestrationRunsTable {
   created_at: Generated<Date>;
   /** The cascade's root event (017); null for runs queued before it. */
   root_id: string | null;
+  /** 023: a run's own id, status, times, event and what a re-run needs. */
+  id: Generated<string>;
+  status: ColumnType<'queued' | 'running' | 'completed' | 'filtered' | 'stopped' | 'failed' | 'skipped', string | undefined, string>;
+  started_at: Date | null;
+  finished_at: Date | null;
+  event: ColumnType<JsonObject | null, string | null | undefined, string | null>;
+  failed_step: number | null;
+  outputs: ColumnType<JsonObject, string | undefined, string>;
+  rerun_of: string | null;
+  from_step: Generated<number>;
+}
+
+/** When each scheduled orchestration is next due (023). */
+export interface OrchestrationSchedulesTable {
+  orchestration_id: string;
+  cron: string;
+  next_at: ColumnType<Date, Date | string, Date | string>;
+}
+
+/** Secrets for http_post headers (023): written by set_orchestration_secret, read only by the worker. */
+export interface OrchestrationSecretsTable {
+  orchestration_id: string;
+  name: string;
+  value: string;
+  set_at: Generated<Date>;
 }
 
 /** Orchestrations indexed for matching (017), maintained by triggers: read-only to the code. */

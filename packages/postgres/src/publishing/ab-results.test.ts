@@ -102,4 +102,21 @@ describe('A/B results and rounds', () => {
     const stranger = await createPerson(db.db, { subject: `stranger-${slug}` });
     await expect(abResults(db.db, { personId: stranger.id, isAdmin: false }, publicationId)).rejects.toMatchObject({ code: 'not_found' });
   });
+
+  it('while the split is off the evaluator decides nothing, records the reason, and puts it in the history once', async () => {
+    const { publicationId, articleId, variant } = await scene();
+    const a = await variant('Alfa');
+    const b = await variant('Beta');
+    // 1,000 against 1,160 impressions (chi-square p = 0.00058), however clear the rates.
+    await counted(a, 1000, 300);
+    await counted(b, 1160, 10);
+    for (let i = 0; i < 3; i++) expect((await runAbEvaluation(db.db)).find((r) => r.article_id === articleId)).toMatchObject({ decision: 'none', reason: 'sample_ratio_mismatch' });
+    const { rows } = await sql<{ last_reason: string; kinds: string[] }>`
+      select t.last_reason, array(select kind from ab_decisions d where d.article_id = t.article_id order by id) as kinds
+      from ab_tests t where t.article_id = ${articleId}`.execute(db.db);
+    expect(rows).toEqual([{ last_reason: 'sample_ratio_mismatch', kinds: ['round_started', 'sample_ratio_mismatch'] }]);
+    const [test] = (await abResults(db.db, owner(), publicationId)).tests;
+    expect(test!.undecided).toMatchObject({ reason: 'sample_ratio_mismatch' });
+    expect(test!.sample_ratio!.p_value).toBeCloseTo(0.0005760403386062825, 9);
+  });
 });

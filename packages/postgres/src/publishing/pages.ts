@@ -12,7 +12,8 @@ import { FRONT_PAGE_VARIANT, PUBLISHED_IN } from './articles.js';
  */
 
 /** Enough content for an excerpt, without carrying whole documents into listings. */
-const EXCERPT_SOURCE_CHARS = 600;
+// Markdown spends characters on markup (labels, link targets): read more than the excerpt shows.
+const EXCERPT_SOURCE_CHARS = 2000;
 
 interface SummaryRow {
   id: string;
@@ -96,20 +97,45 @@ export async function taggedArticles(db: Db, publicationId: string, tag: string,
 
 /**
  * Ranked full-text search among the publication's articles (the node_search documents of
- * migration 005: title above content), best first, newest first among equals. The words are
- * read with websearch_to_tsquery, which accepts any text.
+ * migration 005: title above content), read with websearch_to_tsquery, which accepts any text.
+ *
+ * As in GET /query/nodes (packages/postgres/src/graph/node-search.ts), ranking every match
+ * costs time per match, so matches are ranked in windows of the SEARCH_WINDOW newest published:
+ * the first window's best first, then the next window's, and so on. Page n is rows
+ * (n-1)·size… of that order, so a page reads one window (two where it straddles a boundary),
+ * each found by walking the publication's edges newest first (edges_published_in_idx) and
+ * stopping once the window is full, or from the words' bitmap when they are rare.
  */
 export async function searchArticles(db: Db, publicationId: string, words: string, window: PageWindow): Promise<ArticleSummary[]> {
-  const { rows } = await sql<SummaryRow>`
-    select n.id, n.title, left(n.content, ${EXCERPT_SOURCE_CHARS}) as content, e.created_at as published_at
-    from edges e
-      join nodes n on n.id = e.source_id
-      join node_search s on s.node_id = e.source_id,
-      websearch_to_tsquery('simple', ${words}) q
-    where e.target_id = ${publicationId} and e.edge_type = ${PUBLISHED_IN} and s.document @@ q
-    order by ts_rank(s.document, q) desc, e.created_at desc, e.id desc
-    limit ${window.limit} offset ${window.offset}`.execute(db);
+  const first = Math.floor(window.offset / PUB_SEARCH_WINDOW);
+  const last = Math.floor((window.offset + window.limit - 1) / PUB_SEARCH_WINDOW);
+  const rows: SummaryRow[] = [];
+  for (let k = first; k <= last; k++) {
+    const from = k === first ? window.offset - k * PUB_SEARCH_WINDOW : 0;
+    const wanted = window.limit - rows.length;
+    const found = await searchWindow(db, publicationId, words, k, from, wanted);
+    rows.push(...found);
+    // A window short of what was asked was the last one with matches.
+    if (found.length < wanted) break;
+  }
   return rows.map(toSummary);
+}
+
+/** Matches ranked together on the public search page. */
+export const PUB_SEARCH_WINDOW = 500;
+
+async function searchWindow(db: Db, publicationId: string, words: string, k: number, from: number, limit: number): Promise<SummaryRow[]> {
+  const { rows } = await sql<SummaryRow>`
+    select n.id, n.title, left(n.content, ${EXCERPT_SOURCE_CHARS}) as content, w.created_at as published_at
+    from (select e.source_id, e.created_at, e.id, ts_rank(s.document, q) as rank
+            from edges e join node_search s on s.node_id = e.source_id, websearch_to_tsquery('simple', ${words}) q
+           where e.target_id = ${publicationId} and e.edge_type = ${PUBLISHED_IN} and s.document @@ q
+           order by e.created_at desc, e.id desc
+           offset ${k * PUB_SEARCH_WINDOW} limit ${PUB_SEARCH_WINDOW}) w
+      join nodes n on n.id = w.source_id
+    order by w.rank desc, w.created_at desc, w.id desc
+    offset ${from} limit ${limit}`.execute(db);
+  return rows;
 }
 
 /**

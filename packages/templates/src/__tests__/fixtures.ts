@@ -70,7 +70,7 @@ export function expectFixtureRenderings(template: Template, expected: Expectatio
     const r = template.render(f.payload, f.headers);
     expect(r.title).toBe(title);
     for (const line of content) expect(r.content).toContain(line);
-    expect(r.extra_metadata).toMatchObject({ template: template.id, template_version: 2, ...metadata });
+    expect(r.extra_metadata).toMatchObject({ template: template.id, template_version: 3, ...metadata });
     expect(r.unsupported_event).toBeUndefined();
   });
 }

@@ -1,0 +1,60 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { runOrchestrationAsOperator, setOrchestrationSecretAsOperator } from '@inntak/postgres/orchestration';
+import { runGovernedOnce } from './__tests__/run-governed-once.js';
+import { addOrchestration, alice, h, logOf, setupOrchestrationScene } from './__tests__/orchestration-scene.js';
+
+// http_post's retry against a real server (5xx and timeouts retried, 4xx not) and secrets in its
+// headers (sent, never logged), issue 27.
+
+setupOrchestrationScene();
+
+let server: Server;
+let host: string;
+/** Statuses to answer, in order; then 200. */
+let answers: number[] = [];
+const seen: Array<{ path: string; authorization?: string }> = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    seen.push({ path: req.url ?? '', authorization: req.headers.authorization });
+    req.resume();
+    const status = answers.shift() ?? 200;
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ status, echo: req.headers.authorization ?? null }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+const post = (path: string, extra = '') =>
+  `steps:\n  - action: http_post\n    with: { url: "http://${host}${path}", headers: { Authorization: "Bearer {secrets.HOOK}" } }\n    retry: { attempts: 3, backoff: 0.05 }\n${extra}`;
+
+describe('http_post retry and secrets', () => {
+  it('two 503s then 200: three attempts, one ok row; the secret was sent and is not in the log', async () => {
+    const o = await addOrchestration(alice, { event: 'manual' }, post('/ok'));
+    await setOrchestrationSecretAsOperator(h.db, o, 'HOOK', 'topp-hemmelig');
+    answers = [503, 503];
+    seen.length = 0;
+    await runOrchestrationAsOperator(h.db, o, {});
+    await runGovernedOnce(h, { httpAllow: ['127.0.0.1'], cliAllow: [] });
+    expect(seen).toEqual(Array.from({ length: 3 }, () => ({ path: '/ok', authorization: 'Bearer topp-hemmelig' })));
+    const log = await logOf(o);
+    expect(log.map((r) => r.status)).toEqual(['ok']);
+    // The server echoed the header into its answer: the log shows it redacted.
+    expect(JSON.stringify(log)).not.toContain('topp-hemmelig');
+    expect(log[0]!.output).toMatchObject({ status: 200, json: { echo: 'Bearer [hemmelig]' } });
+  });
+
+  it('a 404 is not retried: one attempt, the step fails', async () => {
+    const o = await addOrchestration(alice, { event: 'manual' }, post('/missing'));
+    await setOrchestrationSecretAsOperator(h.db, o, 'HOOK', 'x-secret');
+    answers = [404];
+    seen.length = 0;
+    await runOrchestrationAsOperator(h.db, o, {});
+    await runGovernedOnce(h, { httpAllow: ['127.0.0.1'], cliAllow: [] });
+    expect(seen).toHaveLength(1);
+    expect((await logOf(o))[0]).toMatchObject({ status: 'failed', error: expect.stringMatching(/svarte 404/) });
+  });
+});

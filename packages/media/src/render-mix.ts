@@ -1,0 +1,135 @@
+import { uuidv7 } from '@inntak/core';
+import type { Actor } from '@inntak/access';
+import { requireRoomKind } from './mixer-channels.js';
+import { MIXER_REQUIREMENTS, type MixerChannel } from './mixer.js';
+import { mixdown, MIX_TARGET_LUFS, NothingToMixError, type MixInput } from './mixdown.js';
+import type { FileStore, MediaStore } from './ports.js';
+import { placeMediaFile } from './place-media.js';
+import { readWhole } from './read-whole.js';
+import { requireLevel } from './require-level.js';
+import { fileKeyOf, type MediaMetadata } from './types.js';
+import { decodeWav, encodeWav, InvalidWavError } from './wav.js';
+
+/** Channels one mix reads at most (each source is held in memory while mixing). */
+export const MAX_MIX_CHANNELS = 32;
+
+/**
+ * POST /intentions/render_mix: member on the room, the room a `communication` node; answers the
+ * job's id. The job finds the channels as they are when it runs.
+ */
+export async function queueMixdown(store: MediaStore, actor: Actor, input: { room_id: string; target_lufs?: number }): Promise<number> {
+  return store.transaction(async (tx) => {
+    const room = await requireLevel(tx, actor, input.room_id, MIXER_REQUIREMENTS.render_mix, 'room_id');
+    requireRoomKind(room.nodeKind);
+    return tx.enqueueMixdown({
+      room_id: input.room_id,
+      ...(input.target_lufs !== undefined ? { target_lufs: input.target_lufs } : {}),
+      ...(actor.personId ? { requested_by: actor.personId } : {}),
+    });
+  });
+}
+
+/** A channel with its source's file facts, as the job reads it. */
+export interface MixChannelSource {
+  channel: MixerChannel;
+  /** The source media node's mime and type; null when the channel has no source or it is gone. */
+  source: { id: string; mime: string; media_type: string } | null;
+}
+
+/** What the render_mix job needs of the database (packages/postgres/src/media). */
+export interface MixdownCatalog {
+  room(roomId: string): Promise<{ id: string; node_kind: string; title: string | null } | undefined>;
+  /** The room's channels in creation order, at most `limit`. */
+  channels(roomId: string, limit: number): Promise<MixChannelSource[]>;
+  createMedia(input: { id: string; ownerId: string; title: string | null; metadata: MediaMetadata; beforeCommit: () => void }): Promise<{ id: string }>;
+  deleteMedia(id: string): Promise<void>;
+  collectionMediaBytes(nodeId: string): Promise<number>;
+}
+
+/** A mix that cannot be made however often it is tried (the task fails it permanently). */
+export class MixdownError extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'MixdownError';
+  }
+}
+
+export interface MixdownResult {
+  media_id: string;
+  bytes: number;
+  duration_s: number;
+  channels: number;
+  loudness_lufs: number;
+  peak_dbfs: number;
+}
+
+/**
+ * Mixes a room's channels into a new audio/wav media node owned by the room (has_media): every
+ * channel with a source, muted ones skipped, normalised to `target_lufs` under the ceiling. The
+ * file is written as text-to-speech writes it: temporary name, row committed (the signal
+ * checked inside the transaction), then renamed into place.
+ */
+export async function renderMix(
+  deps: { catalog: MixdownCatalog; files: FileStore; collectionMediaBytes?: number; now?: () => Date },
+  request: { room_id: string; target_lufs?: number; jobId?: number },
+  signal: AbortSignal,
+): Promise<MixdownResult> {
+  const room = await deps.catalog.room(request.room_id);
+  if (!room) throw new MixdownError(`room ${request.room_id} does not exist`);
+  if (room.node_kind !== 'communication') throw new MixdownError(`node ${room.id} is a ${room.node_kind}, not a communication room`);
+  const channels = (await deps.catalog.channels(room.id, MAX_MIX_CHANNELS)).filter((c) => c.source !== null && !c.channel.muted);
+  if (channels.length === 0) throw new MixdownError('the room has no unmuted channel with a source');
+  const inputs: MixInput[] = [];
+  for (const { channel, source } of channels) {
+    signal.throwIfAborted();
+    if (source!.media_type !== 'audio') throw new MixdownError(`channel ${channel.id}: its source ${source!.id} is not audio`);
+    if (source!.mime !== 'audio/wav') throw new MixdownError(`channel ${channel.id}: its source ${source!.id} is ${source!.mime}; the mixdown reads audio/wav sources`);
+    const bytes = await readWhole(deps.files, fileKeyOf(source!.id, source!.mime));
+    let decoded;
+    try {
+      decoded = decodeWav(bytes);
+    } catch (error) {
+      if (error instanceof InvalidWavError) throw new MixdownError(`channel ${channel.id}: ${error.message}`);
+      throw error;
+    }
+    inputs.push({ ...decoded, gain_db: channel.gain_db, muted: channel.muted, offset_ms: channel.offset_ms, effects: channel.effects });
+  }
+  signal.throwIfAborted();
+  let mix;
+  try {
+    mix = mixdown(inputs, request.target_lufs ?? MIX_TARGET_LUFS.default);
+  } catch (error) {
+    if (error instanceof NothingToMixError) throw new MixdownError(error.message);
+    throw error;
+  }
+  const wav = encodeWav(mix.samples, mix.sampleRate);
+  if (deps.collectionMediaBytes !== undefined) {
+    const used = await deps.catalog.collectionMediaBytes(room.id);
+    if (used + wav.byteLength > deps.collectionMediaBytes) throw new MixdownError(`the collection's media would reach ${used + wav.byteLength} bytes; MEDIA_BYTES_PER_COLLECTION is ${deps.collectionMediaBytes}`);
+  }
+  const round = (x: number) => Math.round(x * 100) / 100;
+  const metadata: MediaMetadata = {
+    media_type: 'audio',
+    mime: 'audio/wav',
+    bytes: wav.byteLength,
+    duration_s: Math.round(mix.duration_s * 1000) / 1000,
+    generated: true,
+    // The channels change after the mix: it cannot be made again as it was.
+    regenerable: false,
+    source_node_id: room.id,
+    last_accessed_at: (deps.now ?? (() => new Date()))().toISOString(),
+    sample_rate: mix.sampleRate,
+    channels: inputs.length,
+    target_lufs: mix.target_lufs,
+    loudness_lufs: round(mix.loudness_lufs),
+    peak_dbfs: round(mix.peak_dbfs),
+    ...(request.jobId !== undefined ? { job_id: request.jobId } : {}),
+  };
+  const id = uuidv7();
+  const key = fileKeyOf(id, metadata.mime);
+  await placeMediaFile(deps.files, key, wav, {
+    create: () => deps.catalog.createMedia({ id, ownerId: room.id, title: room.title ? `Miks: ${room.title}` : 'Miks', metadata, beforeCommit: () => signal.throwIfAborted() }),
+    delete: () => deps.catalog.deleteMedia(id),
+  });
+  return { media_id: id, bytes: wav.byteLength, duration_s: metadata.duration_s!, channels: inputs.length, loudness_lufs: metadata.loudness_lufs as number, peak_dbfs: metadata.peak_dbfs as number };
+}

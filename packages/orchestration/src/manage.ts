@@ -1,0 +1,181 @@
+import { AppError } from '@inntak/core';
+import { nodeKindRule, requireLevel, type AccessLevel, type Actor } from '@inntak/access';
+import type { JsonObject } from '@inntak/graph';
+import { requireOrchestrationRoom } from './graph-actions.js';
+import type { OrchestrationStore, OrchestrationTx, RunView } from './ports.js';
+import { nextRunAfter, syncSchedule } from './schedule.js';
+import { checkOrchestrationNode } from './trigger.js';
+import { DEFAULT_ORCHESTRATIONS_PER_PERSON, type EventRef, type Trigger } from './types.js';
+
+/**
+ * Managing an orchestration (issue 27): change its script or trigger, turn it off and on, delete
+ * it, run it by hand, re-run a failed run, set a secret. Each takes admin on the orchestration
+ * (its collection's admins, for one in a collection; the write policy's `orchestration` row), and
+ * a caller who may not see it gets 404, like every write.
+ */
+
+/** What changing an orchestration takes: the write policy's `orchestration` row (admin). */
+const MANAGE_NEED = nodeKindRule('orchestration').write as AccessLevel;
+
+async function requireOrchestrationAdmin(tx: OrchestrationTx, actor: Actor, id: string): Promise<void> {
+  // Seeing it comes first (404), then the level; a node of another kind is no orchestration (404).
+  const node = await requireLevel(tx, actor, id, null, 'id');
+  if (node.node_kind !== 'orchestration') throw new AppError('not_found', { detail: 'id' });
+  await requireLevel(tx, actor, id, MANAGE_NEED, 'id');
+}
+
+/**
+ * update_orchestration: a new script, trigger or title, checked as create_node checks them (the
+ * same 400, with line and column), before anything is saved. Two rules keep a change from
+ * widening what the orchestration sees or does beyond its editor's rights:
+ * - it runs as whoever saved it last: an admin who is not its creator becomes the one it acts as
+ *   (within their ORCHESTRATIONS_PER_PERSON), so nobody makes another person's rights run their
+ *   script; the operator at a shell (no person) leaves it as it was;
+ * - a new trigger takes admin on every node it observes, too (its scope).
+ */
+export async function updateOrchestration(
+  store: OrchestrationStore,
+  actor: Actor,
+  id: string,
+  change: { script?: string; trigger?: JsonObject; title?: string },
+  cap: number = DEFAULT_ORCHESTRATIONS_PER_PERSON,
+): Promise<{ id: string; steps: number; runs_as: string | null }> {
+  return store.transaction(async (tx) => {
+    await requireOrchestrationAdmin(tx, actor, id);
+    const current = await tx.orchestrationNode(id);
+    const { trigger, script } = checkOrchestrationNode({
+      metadata: { trigger: change.trigger ?? current.metadata.trigger ?? null },
+      content: change.script ?? current.content,
+    });
+    if (change.trigger !== undefined && JSON.stringify(trigger) !== JSON.stringify(current.metadata.trigger)) {
+      for (const observed of await tx.observedBy(id)) await requireLevel(tx, actor, observed, 'admin', 'observes');
+    }
+    let runsAs = current.created_by;
+    if (actor.personId !== null && actor.personId !== current.created_by) {
+      await requireOrchestrationRoom(tx, actor.personId, cap);
+      runsAs = actor.personId;
+    }
+    await tx.updateOrchestrationNode(id, {
+      content: change.script ?? current.content,
+      metadata: { ...current.metadata, trigger },
+      ...(change.title !== undefined ? { title: change.title } : {}),
+      created_by: runsAs,
+    });
+    await syncSchedule(tx, id, trigger, current.metadata.enabled !== false);
+    return { id, steps: script.steps.length, runs_as: runsAs };
+  });
+}
+
+/**
+ * set_orchestration_enabled: a disabled orchestration matches no event (it leaves the matching
+ * index, 023), is not planned on its schedule, cannot be run by hand, and a run queued before it
+ * was disabled is logged as skipped. Enabling it puts it back; events in between are not replayed.
+ * Exported for the /studio console (issue 26).
+ */
+export async function setOrchestrationEnabled(store: OrchestrationStore, actor: Actor, id: string, enabled: boolean): Promise<{ id: string; enabled: boolean }> {
+  return store.transaction(async (tx) => {
+    await requireOrchestrationAdmin(tx, actor, id);
+    const current = await tx.orchestrationNode(id);
+    await tx.updateOrchestrationNode(id, { metadata: { ...current.metadata, enabled } });
+    await syncSchedule(tx, id, (current.metadata.trigger as Trigger | undefined) ?? null, enabled);
+    return { id, enabled };
+  });
+}
+
+/**
+ * delete_orchestration: the node and, with it, its edges, log, runs, schedule and secrets (the
+ * log is the orchestration's: keeping it would keep event ids and outputs nobody administers).
+ * Queued runs find it gone and end without a row.
+ */
+export async function deleteOrchestration(store: OrchestrationStore, actor: Actor, id: string): Promise<{ id: string; deleted: true }> {
+  return store.transaction(async (tx) => {
+    await requireOrchestrationAdmin(tx, actor, id);
+    await tx.deleteOrchestrationNode(id);
+    return { id, deleted: true };
+  });
+}
+
+/** The largest input run_orchestration takes, as JSON (it travels in the job's payload and the log). */
+export const MAX_RUN_INPUT_BYTES = 16 * 1024;
+
+/**
+ * run_orchestration: one run of a `manual` orchestration now, with `{event.input.*}` from the
+ * caller's object; it acts as its creator like every run, and is its own root event (a fresh
+ * budget).
+ */
+export async function runOrchestration(store: OrchestrationStore, actor: Actor, id: string, input: JsonObject): Promise<{ run_id: string; job_id: number }> {
+  if (Buffer.byteLength(JSON.stringify(input)) > MAX_RUN_INPUT_BYTES) {
+    throw new AppError('invalid_input', { detail: `input: høyst ${MAX_RUN_INPUT_BYTES} byte som JSON` });
+  }
+  return store.transaction(async (tx) => {
+    await requireOrchestrationAdmin(tx, actor, id);
+    const current = await tx.orchestrationNode(id);
+    const trigger = current.metadata.trigger as Trigger | undefined;
+    if (trigger?.event !== 'manual') throw new AppError('conflict', { detail: 'orkestreringen startes ikke for hånd (trigger.event er ikke manual)' });
+    if (current.metadata.enabled === false) throw new AppError('conflict', { detail: 'orkestreringen er slått av' });
+    return tx.queueRun(id, (runId) => ({ type: 'manual', id: runId, depth: 0, input }));
+  });
+}
+
+/**
+ * rerun_orchestration: a failed (stopped) run again, from the step that failed, with the same
+ * event and the outputs the steps before it had. A new run (rerun_of names the first) and its own
+ * root event, so it has a fresh budget; only a run that stopped at a step can be re-run.
+ */
+export async function rerunOrchestration(store: OrchestrationStore, actor: Actor, runId: string): Promise<{ run_id: string; job_id: number }> {
+  return store.transaction(async (tx) => {
+    const run = await tx.runRow(runId);
+    if (!run) throw new AppError('not_found', { detail: 'run_id' });
+    await requireOrchestrationAdmin(tx, actor, run.orchestration_id);
+    if (run.status !== 'stopped' || run.failed_step === null) {
+      throw new AppError('conflict', { detail: `bare en kjøring som stoppet ved et steg kan kjøres igjen (denne er ${run.status})` });
+    }
+    const current = await tx.orchestrationNode(run.orchestration_id);
+    if (current.metadata.enabled === false) throw new AppError('conflict', { detail: 'orkestreringen er slått av' });
+    return tx.queueRun(run.orchestration_id, () => run.event, { rerunOf: run.id, fromStep: run.failed_step, outputs: run.outputs });
+  });
+}
+
+/** GET /admin/orchestrations/{id}/runs: newest first, with status and duration. */
+export async function listOrchestrationRuns(
+  store: OrchestrationStore,
+  actor: Actor,
+  id: string,
+  page: { limit: number; before?: string },
+): Promise<{ runs: RunView[]; next_cursor: string | null }> {
+  return store.transaction(async (tx) => {
+    await requireOrchestrationAdmin(tx, actor, id);
+    const runs = await tx.runsPage(id, { limit: page.limit + 1, before: page.before });
+    return { runs: runs.slice(0, page.limit), next_cursor: runs.length > page.limit ? runs[page.limit - 1]!.id : null };
+  });
+}
+
+/** set_orchestration_secret: stored apart from the script, never answered back; `{secrets.NAME}` in http_post headers. Setting it again replaces it. */
+export async function setOrchestrationSecret(store: OrchestrationStore, actor: Actor, id: string, name: string, value: string): Promise<{ id: string; name: string }> {
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(name)) throw new AppError('invalid_input', { detail: 'name: bokstaver, sifre og _, høyst 64 tegn' });
+  if (value.length === 0 || value.length > 4000) throw new AppError('invalid_input', { detail: 'value: 1–4000 tegn' });
+  return store.transaction(async (tx) => {
+    await requireOrchestrationAdmin(tx, actor, id);
+    await tx.setSecret(id, name, value);
+    return { id, name };
+  });
+}
+
+/**
+ * The planner (the `orchestration_schedule` crontab task, every minute): queues one run of each
+ * scheduled orchestration that is due, as its creator, and sets its next time from now, so a
+ * service that was down for hours runs each once, not once per missed minute.
+ */
+export async function planScheduledRuns(store: OrchestrationStore, now = new Date(), limit = 500): Promise<number> {
+  return store.transaction(async (tx) => {
+    const due = await tx.dueSchedules(now, limit);
+    for (const { orchestration_id, cron, next_at } of due) {
+      await tx.queueRun(orchestration_id, (runId) => ({ type: 'schedule', id: runId, depth: 0, scheduled_at: next_at.toISOString() }));
+      const next = nextRunAfter(cron, now);
+      await tx.setSchedule(orchestration_id, next ? { cron, nextAt: next } : null);
+    }
+    return due.length;
+  });
+}
+
+export type { EventRef };

@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { sql } from 'kysely';
+import { uuidv7 } from '@inntak/core';
+import type { NodeQuery, Visibility } from '@inntak/graph';
+import { createPerson } from './graph-writes.js';
+import { openTestDatabase, type OpenTestDatabase } from '../testing/index.js';
+import { queryNodes, type QueryOptions } from './node-query.js';
+
+const quiet = { error() {}, warn() {}, info() {}, debug() {} };
+let h: OpenTestDatabase;
+let owner: string;
+let reader: string;
+
+beforeAll(async () => {
+  h = await openTestDatabase(quiet);
+  owner = (await createPerson(h.db, { subject: 'owner' })).id;
+  reader = (await createPerson(h.db, { subject: 'reader' })).id;
+});
+afterAll(async () => {
+  await h.dispose();
+});
+
+async function node(title: string, content: string, visibility: Visibility): Promise<string> {
+  const id = uuidv7();
+  await h.db.insertInto('nodes').values({ id, node_kind: 'content', title, content, visibility, metadata: '{}', created_by: owner }).execute();
+  return id;
+}
+
+async function all(callerId: string, query: NodeQuery, options: QueryOptions): Promise<string[]> {
+  const seen: string[] = [];
+  let after: NodeQuery['after'];
+  for (let page = 0; page < 100; page++) {
+    const result = await queryNodes(h.db, callerId, { ...query, after }, options);
+    seen.push(...result.rows.map((r) => r.node.id));
+    after = result.next;
+    if (!after) break;
+  }
+  return seen;
+}
+
+describe('search windows', () => {
+  it('ranks the newest matches together, then the next older window: a window is newer than the one after it', async () => {
+    // Titles make the older nodes rank higher, so rank order alone would put them first.
+    const ids: string[] = [];
+    for (let i = 0; i < 7; i++) ids.push(await node(i < 3 ? 'vindu vindu vindu' : 'vindu', 'tekst', 'open'));
+    for (const strategy of ['walk', 'bitmap'] as const) {
+      const seen = await all(reader, { text: 'vindu', limit: 2 }, { searchWindow: 3, searchStrategy: strategy });
+      const newestFirst = [...ids].reverse();
+      // Windows of 3: the 3 newest, the 3 before them, the oldest; inside a window, by rank.
+      expect(new Set(seen.slice(0, 3))).toEqual(new Set(newestFirst.slice(0, 3)));
+      expect(new Set(seen.slice(3, 6))).toEqual(new Set(newestFirst.slice(3, 6)));
+      expect(seen.slice(6)).toEqual(newestFirst.slice(6));
+      // The window of nodes 1–3 ranks its two title-heavy nodes (1, 2) above node 3.
+      expect(seen.slice(3, 5).sort()).toEqual([ids[1]!, ids[2]!].sort());
+    }
+  });
+
+  it('a node written after the first page does not shift the window its cursor points into', async () => {
+    for (let i = 0; i < 4; i++) await node('skift', '', 'open');
+    const first = await queryNodes(h.db, reader, { text: 'skift', limit: 2 }, { searchWindow: 4 });
+    await node('skift skift skift', '', 'open');
+    const second = await queryNodes(h.db, reader, { text: 'skift', limit: 2, after: first.next }, { searchWindow: 4 });
+    const ids = [...first.rows, ...second.rows].map((r) => r.node.id);
+    expect(new Set(ids).size).toBe(4);
+    // A full window may have older matches below it, so the cursor goes on; here none follow.
+    const third = await queryNodes(h.db, reader, { text: 'skift', limit: 2, after: second.next }, { searchWindow: 4 });
+    expect(third.rows).toEqual([]);
+    expect(third.next).toBeUndefined();
+  });
+});
+
+describe('the read filter beside the search documents', () => {
+  it('a change of visibility and a new or revoked access row change what a search finds', async () => {
+    const id = await node('synlighet', 'innhold', 'hidden');
+    const found = async () => {
+      const out: Record<string, boolean> = {};
+      for (const strategy of ['walk', 'bitmap'] as const) {
+        out[strategy] = (await all(reader, { text: 'synlighet', limit: 10 }, { searchStrategy: strategy })).includes(id);
+      }
+      return out;
+    };
+    expect(await found()).toEqual({ walk: false, bitmap: false });
+    await sql`update nodes set visibility = 'open' where id = ${id}`.execute(h.db);
+    expect(await found()).toEqual({ walk: true, bitmap: true });
+    await sql`update nodes set visibility = 'hidden' where id = ${id}`.execute(h.db);
+    await h.db.insertInto('node_access').values({ subject_id: reader, object_id: id, access: 'reader', via_edge: null }).execute();
+    expect(await found()).toEqual({ walk: true, bitmap: true });
+    await sql`delete from node_access where subject_id = ${reader} and object_id = ${id}`.execute(h.db);
+    expect(await found()).toEqual({ walk: false, bitmap: false });
+  });
+
+  it('a node and its access rows written in one transaction are searchable once it commits, with its final title', async () => {
+    const id = uuidv7();
+    await h.db.transaction().execute(async (trx) => {
+      await trx.insertInto('nodes').values({ id, node_kind: 'content', title: 'utkast', content: null, visibility: 'hidden', metadata: '{}', created_by: owner }).execute();
+      await trx.insertInto('node_access').values({ subject_id: reader, object_id: id, access: 'reader', via_edge: null }).execute();
+      await sql`update nodes set title = 'ferdig' where id = ${id}`.execute(trx);
+    });
+    const row = await sql<{ readers: string; title: string }>`select readers::text, title_document::text as title from node_search where node_id = ${id}`.execute(h.db);
+    expect(row.rows[0]).toEqual({ readers: `'${reader.replaceAll('-', '')}'`, title: `'ferdig':1A` });
+    expect((await queryNodes(h.db, reader, { text: 'ferdig', limit: 5 })).rows.map((r) => r.node.id)).toEqual([id]);
+  });
+});

@@ -1,0 +1,307 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { Keyset, NodeQuery, SearchWindow, Visibility } from '@inntak/graph';
+import { AppError } from '@inntak/core';
+import type { Db } from '../platform/index.js';
+
+/**
+ * The ranked search of GET /query/nodes at any size (issue 29; docs/query.md, "Order and
+ * paging").
+ *
+ * Ranking every match costs time per match, and a common word matches most of the graph. So a
+ * search ranks a **window**: the `window` newest visible matches (by id, i.e. creation order).
+ * Pages run through the window by (rank, id) descending; after its last row the next window
+ * begins below the window's oldest match, and so on until no match is left. Each visible match
+ * is therefore returned exactly once, best first within its window, and newer windows first.
+ *
+ * The window is the union of four disjoint parts of the read filter, each read newest first
+ * from an index that carries its visibility (db/migrations/025), and each stopping once it has
+ * a window's worth: so a window costs about its size however many nodes match, and a rare word
+ * is read from the GIN index instead — the planner picks by the word's frequency.
+ */
+export interface WindowOptions {
+  /** Matches ranked together (default SEARCH_WINDOW). */
+  window: number;
+  /** Nodes a walked window covers at most (default SEARCH_SPAN). */
+  span?: number;
+  /** Read every part one way whatever the words' frequency (tests cover both ways with it). */
+  strategy?: 'walk' | 'bitmap';
+}
+
+/** How many of the newest matches are ranked together. */
+export const SEARCH_WINDOW = 500;
+
+export interface WindowedPage {
+  rows: Array<{ id: string; rank: string; window: SearchWindow }>;
+  /** Where the next page starts, when more matches may follow. */
+  next?: Keyset;
+}
+
+interface WindowRow {
+  id: string;
+  full_view: boolean;
+  rank: string;
+}
+
+/**
+ * Words in at least this share of nodes are searched in spans: a window then also stops at the
+ * SEARCH_SPAN-th newest node, so it costs at most a span's rows even when the words are
+ * rarely in a visible node (a phrase of common words, a caller who sees little).
+ */
+const SPAN_SHARE = 0.005;
+/** Nodes one walked window covers at most. */
+export const SEARCH_SPAN = 20_000;
+/**
+ * Windows one page reads at most. A page short of its limit then ends with a cursor past the
+ * last window read, so a search whose words are rare among what the caller sees still costs a
+ * bounded time per request; the client pages on.
+ */
+const WINDOWS_PER_PAGE = 2;
+/** Below every row of a window: a keyset that resumes after the window's last row. */
+const PAST_WINDOW = { id: '00000000-0000-0000-0000-000000000000', rank: '0' };
+
+/**
+ * The ids (and ranks) of the next `take` matches after `after`, crossing into older windows as
+ * needed. Runs inside the caller's transaction (which carries the statement timeout).
+ */
+export async function searchWindows(db: Db, callerId: string, query: NodeQuery, text: string, take: number, options: WindowOptions): Promise<WindowedPage> {
+  const rows: WindowedPage['rows'] = [];
+  const estimate = await estimateOf(db, text);
+  const span = options.span ?? SEARCH_SPAN;
+  // A collection or a creator narrows the matches to a few nodes the planner reaches from
+  // their own index (edges of the collection, node_search_created_by_idx): spans of all nodes
+  // would hold almost none of them, and walking would pass every other node.
+  const narrowed = query.collectionId !== undefined || query.createdBy !== undefined;
+  const strategy = options.strategy ?? (narrowed ? 'bitmap' : undefined);
+  const walk = strategy ? strategy === 'walk' : estimate.documents / estimate.total >= SPAN_SHARE;
+  // A cursor names its window by its id range, so the window reads back the same rows whatever
+  // was written since or however common the words have become; a new window starts below the
+  // last one's floor (or at the newest match).
+  let after: Keyset | undefined = query.after;
+  let known: SearchWindow | undefined = after?.window;
+  let below: string | undefined;
+  for (let windows = 1; ; windows++) {
+    const reader: WindowReader = { db, callerId, query, text, size: options.window, estimate, strategy };
+    const { window, found } = known
+      ? { window: known, found: await readWindow(reader, known.walk, { top: known.top, floor: known.floor ?? undefined }) }
+      : await newWindow(reader, below, walk ? span : undefined);
+    const start = after ? found.findIndex((r) => isAfter(r, after!)) : 0;
+    for (const r of start < 0 ? [] : found.slice(start)) {
+      if (rows.length === take) return { rows, next: nextAfter(rows) };
+      rows.push({ id: r.id, rank: r.rank, window });
+    }
+    if (window.floor === null) return { rows };
+    if (rows.length === take || windows === WINDOWS_PER_PAGE) return { rows, next: rows.length === take ? nextAfter(rows) : { ...PAST_WINDOW, window } };
+    below = window.floor;
+    known = undefined;
+    after = undefined;
+  }
+}
+
+function nextAfter(rows: WindowedPage['rows']): Keyset {
+  const last = rows[rows.length - 1]!;
+  return { id: last.id, rank: last.rank, window: last.window };
+}
+
+interface WindowReader {
+  db: Db;
+  callerId: string;
+  query: NodeQuery;
+  text: string;
+  size: number;
+  estimate: Estimate;
+  strategy: WindowOptions['strategy'];
+}
+
+/**
+ * The next window below `below` (or from the newest match): its newest match, its floor (the
+ * window-th newest match, or the span's oldest node, whichever is newer; null when nothing
+ * older is left) and how it is read.
+ */
+async function newWindow(reader: WindowReader, below: string | undefined, span: number | undefined): Promise<{ window: SearchWindow; found: WindowRow[] }> {
+  let spanFloor: string | null | undefined;
+  if (span !== undefined) {
+    const { rows } = await sql<{ id: string }>`select s.node_id as id from node_search s
+      ${below ? sql`where s.node_id < ${below}::uuid` : sql``} order by s.node_id desc offset ${span - 1} limit 1`.execute(reader.db);
+    spanFloor = rows[0]?.id ?? null;
+  }
+  const found = await readWindow(reader, span !== undefined, { below, floor: spanFloor ?? undefined });
+  const ids = found.map((r) => r.id).sort();
+  // An empty window's top is never read back: no row, so no cursor, carries it.
+  const top = ids[ids.length - 1] ?? spanFloor ?? '00000000-0000-0000-0000-000000000000';
+  const floor = ids.length >= reader.size ? ids[0]! : span !== undefined ? (spanFloor ?? null) : null;
+  return { window: { top, floor, walk: span !== undefined }, found };
+}
+
+/** (rank, id) strictly after the keyset in descending order. float4 texts compare as numbers. */
+function isAfter(row: WindowRow, after: Keyset): boolean {
+  const rank = Number(row.rank);
+  const afterRank = Number(after.rank ?? '0');
+  return rank < afterRank || (rank === afterRank && row.id < after.id);
+}
+
+/**
+ * Below this share of nodes matching, a part's matches are read from a bitmap of the GIN index
+ * and sorted; above it, the part is walked newest first until a window is full. Walking costs
+ * about window / share rows, the bitmap share × part rows: measured at 1 M nodes, a walked row
+ * costs a sixth of a bitmap row, which puts the crossing near 2 % for a part of a fifth of the
+ * nodes. Reaching hidden rows through the caller's access rows costs more per row, hence 5 %.
+ */
+const WALK_SHARE = { shown: 0.02, accessed: 0.05, summary: 0.02 } as const;
+
+interface Estimate {
+  documents: number;
+  titles: number;
+  total: number;
+  phrase: boolean;
+}
+
+/**
+ * The matches in a range of ids, ranked best first: at most `size`, the newest. `below` is
+ * exclusive, `top` and `floor` inclusive. `walkAll` walks every part (a span is bounded).
+ */
+async function readWindow(
+  reader: WindowReader,
+  walkAll: boolean,
+  range: { below?: string; top?: string; floor?: string },
+): Promise<WindowRow[]> {
+  const { db, callerId, query, text, size, estimate } = reader;
+  const terms = sql`websearch_to_tsquery('simple', ${text})`;
+  const strategy = walkAll ? 'walk' : reader.strategy;
+  const parts = searchParts(callerId, terms, estimate, strategy).filter((p) => !query.visibilities || p.visibilities.some((v) => query.visibilities!.includes(v)));
+  const found: WindowRow[] = [];
+  // Once the parts read so far hold a window's worth, the window cannot reach below the
+  // window-th newest of them: the parts after are read down to it and no further.
+  let floor = range.floor;
+  for (const part of parts) {
+    const clauses: RawBuilder<boolean>[] = [part.where, ...filters(query)];
+    if (range.top) clauses.push(sql<boolean>`${part.orderKey} <= ${range.top}::uuid`);
+    if (range.below) clauses.push(sql<boolean>`${part.orderKey} < ${range.below}::uuid`);
+    if (floor) clauses.push(sql<boolean>`${part.orderKey} >= ${floor}::uuid`);
+    const rank = sql`ts_rank(${part.full ? sql`s.document` : sql`s.title_document`}, ${terms})::text`;
+    const where = sql.join(clauses, sql` and `);
+    // Walking: the index's order, stopping at a window. Bitmap: `offset 0` keeps the planner
+    // from walking (it underrates a text match per row); the few matches are sorted after.
+    const read = part.walk
+      ? sql<WindowRow>`select s.node_id as id, ${sql.lit(part.full)} as full_view, ${rank} as rank
+          from ${part.from} where ${where} order by ${part.orderKey} desc limit ${size}`
+      : sql<WindowRow>`select p.id, p.full_view, p.rank from (select s.node_id as id, ${sql.lit(part.full)} as full_view, ${rank} as rank
+          from ${part.from} where ${where} offset 0) p order by p.id desc limit ${size}`;
+    found.push(...(await read.execute(db)).rows);
+    if (found.length >= size) {
+      found.sort((a, b) => (a.id < b.id ? 1 : -1));
+      found.length = size;
+      floor = found[size - 1]!.id;
+    }
+  }
+  // The window: the newest `size` of the parts' matches (the parts are disjoint), best first.
+  const window = found.sort((a, b) => (a.id < b.id ? 1 : -1)).slice(0, size);
+  return window.sort((a, b) => Number(b.rank) - Number(a.rank) || (a.id < b.id ? 1 : -1));
+}
+
+/** How common the words are, from the planner's statistics (db/migrations/025). */
+async function estimateOf(db: Db, text: string): Promise<Estimate> {
+  const { rows } = await sql<Estimate>`select e.*, q::text like '%<->%' as phrase
+    from websearch_to_tsquery('simple', ${text}) q, inntak_search_estimate(q) e`.execute(db);
+  return rows[0]!;
+}
+
+interface SearchPart {
+  visibilities: readonly Visibility[];
+  from: RawBuilder<unknown>;
+  where: RawBuilder<boolean>;
+  orderKey: RawBuilder<string>;
+  /** The caller sees this part's nodes whole (else as a summary: title only). */
+  full: boolean;
+  /** Walk newest first (common words) rather than read a bitmap of the matches (rare words). */
+  walk: boolean;
+}
+
+/**
+ * The read filter (read-filter.ts, fullViewOf / summaryViewOf) over node_search's copied
+ * visibility, creator and readers, split so each part has an index in id order and one of its
+ * matches: readable/open nodes (node_search_shown_idx, node_search_shown_document_idx); the
+ * caller's own hidden or discoverable nodes (node_search_created_by_idx); others' hidden or
+ * discoverable nodes the caller has an access row on (walked from node_access's key, or
+ * node_search_readers_idx ANDed with the words); others' discoverable nodes without one, by
+ * title (node_search_discoverable_idx, node_search_discoverable_title_idx).
+ */
+function searchParts(callerId: string, terms: RawBuilder<unknown>, estimate: Estimate, strategy: WindowOptions['strategy']): SearchPart[] {
+  const forced = strategy === undefined ? undefined : strategy === 'walk' ? 1 : 0;
+  // The statistics estimate a phrase as its words ANDed; adjacent they are far rarer (about a
+  // tenth for common words in the 1 M bench), and walking for a rare phrase is the costly error.
+  const phrase = estimate.phrase ? 10 : 1;
+  const documentShare = forced ?? estimate.documents / estimate.total / phrase;
+  const titleShare = forced ?? estimate.titles / estimate.total / phrase;
+  const reader = sql`inntak_reader_lexeme(${callerId}::uuid)::tsquery`;
+  const walkAccess = documentShare >= WALK_SHARE.accessed;
+  const others = sql<boolean>`s.visibility in ('hidden', 'discoverable') and s.created_by is distinct from ${callerId}`;
+  return [
+    {
+      visibilities: ['readable', 'open'],
+      from: sql`node_search s`,
+      where: sql<boolean>`s.visibility in ('readable', 'open') and s.document @@ ${terms}`,
+      orderKey: sql<string>`s.node_id`,
+      full: true,
+      walk: documentShare >= WALK_SHARE.shown,
+    },
+    {
+      visibilities: ['hidden', 'discoverable'],
+      from: sql`node_search s`,
+      where: sql<boolean>`s.created_by = ${callerId} and s.visibility in ('hidden', 'discoverable') and s.document @@ ${terms}`,
+      orderKey: sql<string>`s.node_id`,
+      full: true,
+      walk: documentShare >= WALK_SHARE.shown,
+    },
+    {
+      visibilities: ['discoverable'],
+      from: sql`node_search s`,
+      where: sql<boolean>`s.visibility = 'discoverable' and s.created_by is distinct from ${callerId}
+        and s.title_document @@ ${terms} and not (s.readers @@ ${reader})`,
+      orderKey: sql<string>`s.node_id`,
+      full: false,
+      walk: titleShare >= WALK_SHARE.summary,
+    },
+    walkAccess
+      ? {
+          visibilities: ['hidden', 'discoverable'],
+          from: sql`node_access acc join node_search s on s.node_id = acc.object_id`,
+          where: sql<boolean>`acc.subject_id = ${callerId} and ${others} and s.document @@ ${terms}`,
+          orderKey: sql<string>`acc.object_id`,
+          full: true,
+          walk: true,
+        }
+      : {
+          visibilities: ['hidden', 'discoverable'],
+          from: sql`node_search s`,
+          where: sql<boolean>`s.readers @@ ${reader} and ${others} and s.document @@ ${terms}`,
+          orderKey: sql<string>`s.node_id`,
+          full: true,
+          walk: false,
+        },
+  ];
+}
+
+/** The query's own filters on a part's row `s` (node columns through `nodes`). */
+function filters(query: NodeQuery): RawBuilder<boolean>[] {
+  const clauses: RawBuilder<boolean>[] = [];
+  if (query.visibilities) clauses.push(sql<boolean>`s.visibility = any(${query.visibilities}::visibility[])`);
+  if (query.createdBy) clauses.push(sql<boolean>`s.created_by = ${query.createdBy}`);
+  const node: RawBuilder<boolean>[] = [];
+  if (query.nodeKinds) node.push(sql<boolean>`n.node_kind = any(${query.nodeKinds}::text[])`);
+  if (query.createdFrom) node.push(sql<boolean>`n.created_at >= ${query.createdFrom}`);
+  if (query.createdBefore) node.push(sql<boolean>`n.created_at < ${query.createdBefore}`);
+  if (node.length > 0) clauses.push(sql<boolean>`exists (select 1 from nodes n where n.id = s.node_id and ${sql.join(node, sql` and `)})`);
+  if (query.collectionId) {
+    clauses.push(sql<boolean>`exists (select 1 from edges m
+      where m.target_id = ${query.collectionId} and m.edge_type = 'belongs_to' and m.source_id = s.node_id)`);
+  }
+  return clauses;
+}
+
+/** A search still running at the statement timeout answers 400 (the safety net; see node-query.ts). */
+export function searchCancelled(err: unknown): never {
+  if ((err as { code?: unknown }).code === '57014') {
+    throw new AppError('invalid_input', { cause: err, detail: 'q: treffer for mange noder til å rangeres i tide; legg til ord eller filtre' });
+  }
+  throw err;
+}

@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import type { JsonObject } from '@inntak/graph';
+import type { EventRef, RunRef, RunStatus, RunView } from '@inntak/orchestration';
+import type { Db } from '../platform/index.js';
+import type { JobPayload } from '@inntak/jobs';
+import { enqueueJob } from '../jobs/index.js';
+
+/** A run's row: by its id, or for a job queued before 023, by the job's id. */
+function byRun(ref: RunRef) {
+  return ref.runId !== undefined ? sql`id = ${ref.runId}::uuid` : sql`job_id = ${String(ref.jobId)}`;
+}
+
+export async function startRun(db: Db, ref: RunRef): Promise<{ fromStep: number; outputs: Record<string, JsonObject> } | undefined> {
+  const { rows } = await sql<{ from_step: number; outputs: Record<string, JsonObject> }>`
+    update orchestration_runs set status = 'running', started_at = now()
+    where ${byRun(ref)} returning from_step, outputs`.execute(db);
+  const row = rows[0];
+  return row ? { fromStep: row.from_step, outputs: row.outputs } : undefined;
+}
+
+export async function finishRun(db: Db, ref: RunRef, result: { status: RunStatus; failedStep?: number; outputs?: Record<string, JsonObject> }): Promise<void> {
+  await sql`
+    update orchestration_runs
+    set status = ${result.status}, finished_at = now(), failed_step = ${result.failedStep ?? null},
+        outputs = coalesce(${result.outputs === undefined ? null : JSON.stringify(result.outputs)}::jsonb, outputs)
+    where ${byRun(ref)}`.execute(db);
+}
+
+export async function secretsOf(db: Db, orchestrationId: string): Promise<Map<string, string>> {
+  const rows = await db.selectFrom('orchestration_secrets').select(['name', 'value']).where('orchestration_id', '=', orchestrationId).execute();
+  return new Map(rows.map((r) => [r.name, r.value]));
+}
+
+/** A page of an orchestration's runs, newest first (keyset on created_at, id). */
+export async function runsPage(db: Db, orchestrationId: string, page: { limit: number; before?: string }): Promise<RunView[]> {
+  const rows = await db
+    .selectFrom('orchestration_runs')
+    .selectAll()
+    .where('orchestration_id', '=', orchestrationId)
+    // The cursor is a run's id: its own (created_at, id) is the key, at the database's precision.
+    .$if(page.before !== undefined, (q) => q.where(sql<boolean>`(created_at, id) < (select r.created_at, r.id from orchestration_runs r where r.id = ${page.before!}::uuid)`))
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit)
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    job_id: row.job_id === null ? null : Number(row.job_id),
+    status: row.status,
+    // Runs queued before 023 carry no event: it is rebuilt from the row.
+    event: (row.event as unknown as EventRef | null) ?? { type: row.event_type as EventRef['type'], id: row.subject_id, depth: row.depth },
+    failed_step: row.failed_step,
+    rerun_of: row.rerun_of,
+    from_step: row.from_step,
+    created_at: row.created_at.toISOString(),
+    started_at: row.started_at?.toISOString() ?? null,
+    finished_at: row.finished_at?.toISOString() ?? null,
+    duration_ms: row.started_at && row.finished_at ? row.finished_at.getTime() - row.started_at.getTime() : null,
+  }));
+}
+
+/** Inserts a run (its id made here, so the event can name it) and queues its job, in the caller's transaction. */
+export async function queueRun(
+  db: Db,
+  orchestrationId: string,
+  event: (runId: string) => EventRef,
+  rerun?: { rerunOf: string; fromStep: number; outputs: Record<string, JsonObject> },
+): Promise<{ run_id: string; job_id: number }> {
+  const runId = randomUUID();
+  const ref = event(runId);
+  // A manual or scheduled run, or a re-run, is a root event of its own: its own budget.
+  await db
+    .insertInto('orchestration_runs')
+    .values({
+      id: runId,
+      orchestration_id: orchestrationId,
+      event_type: ref.type,
+      subject_id: ref.id,
+      depth: ref.depth,
+      root_id: runId,
+      event: JSON.stringify(ref),
+      ...(rerun ? { rerun_of: rerun.rerunOf, from_step: rerun.fromStep, outputs: JSON.stringify(rerun.outputs) } : {}),
+    })
+    .execute();
+  const jobId = await enqueueJob(db, 'orchestrate', { orchestration_id: orchestrationId, event: ref as JobPayload<'orchestrate'>['event'], root: runId, run_id: runId }, { maxAttempts: 1 });
+  await db.updateTable('orchestration_runs').set({ job_id: String(jobId) }).where('id', '=', runId).execute();
+  return { run_id: runId, job_id: jobId };
+}
