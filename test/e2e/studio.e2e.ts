@@ -6,6 +6,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { OPERATOR } from '@inntak/access';
 import { createCollection, createNode, createPerson, grantAccess } from '@inntak/postgres/graph';
 import { createWebhook } from '@inntak/postgres/intake';
+import { enqueueJob, recordDiskStatus } from '@inntak/postgres/jobs';
+import { recordLogEntry } from '@inntak/postgres/orchestration';
 import { createPublication, createVariant, publishArticle } from '@inntak/postgres/publishing';
 import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
 import { startApiServer, type ApiServer } from '../../apps/api/src/api-server.js';
@@ -79,6 +81,16 @@ beforeAll(async () => {
   expect((await deliver({ title: 'usignert' })).status).toBe(401);
   await db.pool.query('delete from webhook_secrets where webhook_id = $1', [hook.id]);
 
+  // For the system administrator's and the orchestrations' pages: a job, disk history, a run.
+  await createPerson(db.db, { subject: 'drift', name: 'Drift', admin: true });
+  await enqueueJob(db.db, 'tts_generate', { node_id: article.id });
+  for (const used of [61.5, 62, 70.25]) await recordDiskStatus(db.db, { path: '/data', totalBytes: 1000, freeBytes: Math.round(1000 - used * 10), usedPercent: used, level: 'ok' });
+  const script = 'steps:\n  - action: create_node\n    with: { node_kind: content, title: "Sett: {event.node.title}" }\n';
+  const orchestration = await createNode(db.db, { personId: hookAdmin.id, isAdmin: false }, { node_kind: 'orchestration', title: 'Kopier', content: script, collection_id: inbox.id, metadata: { trigger: { event: 'node.created', conditions: { node_kind: 'aldri' } } } });
+  ids.orchestration = orchestration.id;
+  const event = { type: 'node.created' as const, id: article.id, depth: 0 };
+  await recordLogEntry(db.db, { orchestrationId: orchestration.id, jobId: null, event, record: { step: 1, action: 'create_node', fallback: null, status: 'failed', error: 'nei', duration_ms: 4 } });
+
   browser = await chromium.launch({ executablePath: BROWSER, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
 });
 
@@ -128,6 +140,11 @@ describe('the console in a browser, logged in through an OpenID provider', () =>
     await context.close();
     const editor = await logInAs('redaktor');
     await accessible(editor);
+    // Keyboard: the first Tab lands on the skip link, whose Enter leads to the content.
+    await editor.keyboard.press('Tab');
+    expect(await editor.evaluate<string>('document.activeElement.textContent')).toBe('Hopp til innholdet');
+    await editor.keyboard.press('Enter');
+    await editor.waitForURL('**/studio#innhold');
     await editor.context().close();
   });
 
@@ -182,6 +199,22 @@ describe('the console in a browser, logged in through an OpenID provider', () =>
     await page.goto(`${base}/studio/publikasjoner/${ids.pub}`);
     expect(await page.locator('h1').textContent()).toBe('Fjordposten');
     expect(await page.getByRole('button', { name: /Velg som vinner/ }).count()).toBe(0);
+    await accessible(page);
+    await page.context().close();
+  });
+
+  it('as a system administrator: jobs, resources with the disk chart, rules; and the orchestrations pages', async () => {
+    const page = await logInAs('drift');
+    await page.getByRole('navigation', { name: 'Hovedmeny' }).getByRole('link', { name: 'System' }).click();
+    await page.waitForURL('**/studio/system');
+    expect(await page.locator('main').textContent()).toContain('i kø: 1');
+    expect(await page.locator('svg[role=img] polyline').count()).toBe(1);
+    await accessible(page);
+    await page.getByRole('navigation', { name: 'Hovedmeny' }).getByRole('link', { name: 'Orkestreringer' }).click();
+    await accessible(page);
+    await page.getByRole('link', { name: 'Kopier' }).click();
+    await page.waitForURL(`**/studio/orkestreringer/${ids.orchestration}`);
+    expect(await page.locator('main table tbody').textContent()).toContain('nei');
     await accessible(page);
     await page.context().close();
   });

@@ -3,7 +3,7 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { recordLogEntry } from '@inntak/postgres/orchestration';
 import { setupTestContext, type TestContext } from './__tests__/helpers.js';
-import { get, logIn, studioApp, type Browser } from './__tests__/studio-scene.js';
+import { get, logIn, postForm, studioApp, type Browser } from './__tests__/studio-scene.js';
 
 const SCRIPT = 'steps:\n  - action: create_node\n    with: { node_kind: content, title: "Sett: {event.node.title}" }\n';
 
@@ -13,6 +13,8 @@ let owner: Browser;
 let member: Browser;
 let stranger: Browser;
 let orchestration: string;
+let manual: string;
+let jobId: number;
 
 beforeAll(async () => {
   ctx = await setupTestContext();
@@ -30,6 +32,17 @@ beforeAll(async () => {
   const event = { type: 'node.created' as const, id: '0190a0a0-0000-7000-8000-000000000001', depth: 0 };
   await recordLogEntry(ctx.database.db, { orchestrationId: orchestration, jobId: null, event, record: { step: 1, action: 'create_node', fallback: null, status: 'ok', output: { id: 'n1' }, duration_ms: 3 } });
   await recordLogEntry(ctx.database.db, { orchestrationId: orchestration, jobId: null, event, record: { step: 2, action: 'http_post', fallback: null, status: 'failed', error: 'nei <takk>', duration_ms: 5 } });
+  // A manual one, run once through the API: its run, and a step logged under the run's job.
+  const made = await request(app)
+    .post('/intentions/create_node')
+    .set('Authorization', authorization)
+    .send({ node_kind: 'orchestration', title: 'For hånd', content: 'steps:\n  - action: create_node\n    with: { node_kind: content, title: "Bestilt: {event.input.hva}" }\n', collection_id: ctx.collectionId, metadata: { trigger: { event: 'manual' } } });
+  expect(made.status).toBe(201);
+  manual = made.body.id;
+  const run = await request(app).post('/intentions/run_orchestration').set('Authorization', authorization).send({ id: manual });
+  expect(run.status).toBe(202);
+  jobId = run.body.job_id;
+  await recordLogEntry(ctx.database.db, { orchestrationId: manual, jobId, event: { type: 'manual', id: run.body.run_id, depth: 0 }, record: { step: 1, action: 'create_node', fallback: null, status: 'ok', output: { id: 'n9' }, duration_ms: 7 } });
   owner = await logIn(app, 'owner-subject');
   member = await logIn(app, 'medlem');
   stranger = await logIn(app, 'fremmed');
@@ -49,6 +62,26 @@ describe('orchestration pages', () => {
     expect(page.status).toBe(200);
     expect((page.text.match(/<tr><td><time/g) ?? []).length).toBe(2);
     expect(page.text).toContain('nei &lt;takk&gt;');
+  });
+
+  it("show each run with its own step rows", async () => {
+    const page = await get(app, owner, `/studio/orkestreringer/${manual}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toMatch(/<h2 id="kjoring-[^"]+">Kjøring <time[^>]*>[^<]*<\/time>: i kø<\/h2>/);
+    expect(page.text).toContain('<td>create_node</td><td>ok</td><td>7 ms</td>');
+    expect(page.text).not.toContain('Loggrader uten kjøring');
+  });
+
+  it('turn an orchestration off and on through set_orchestration_enabled; a member may not (403)', async () => {
+    expect((await postForm(app, member, `/studio/orkestreringer/${manual}/aktiv`, { enabled: 'false' })).status).toBe(403);
+    const off = await postForm(app, owner, `/studio/orkestreringer/${manual}/aktiv`, { enabled: 'false', tilbake: `/studio/orkestreringer/${manual}` });
+    expect(off.status).toBe(303);
+    expect(off.headers.location).toBe(`/studio/orkestreringer/${manual}?ok=av`);
+    const enabled = async () => (await ctx.database.pool.query(`select metadata -> 'enabled' as e from nodes where id = $1`, [manual])).rows[0].e;
+    expect(await enabled()).toBe(false);
+    expect((await get(app, owner, '/studio/orkestreringer')).text).toMatch(/For hånd<\/a>: utløses av manual; slått av/);
+    expect((await postForm(app, owner, `/studio/orkestreringer/${manual}/aktiv`, { enabled: 'true' })).status).toBe(303);
+    expect(await enabled()).toBe(true);
   });
 
   it('answer 404 to a stranger and 403 to a member, as the log route does', async () => {

@@ -53,7 +53,21 @@ const PAGES: Array<[method: 'get' | 'post', path: string, summary: string]> = [
   ['get', '/studio/orkestreringer', 'Orchestrations per collection'],
   ['get', '/studio/orkestreringer/{id}', "An orchestration's runs, one log row per step"],
   ['get', '/studio/system', 'Jobs, resources, disk history and priority rules (system administrators)'],
+  // The forms (POST, CSRF field; 303 back to their page unless noted).
+  ['post', '/studio/webhooks/{id}/mal', 'set_template from a form'],
+  ['post', '/studio/webhooks/{id}/nytt-token', 'rotate_webhook_token from a form; 200: the page with the new URL'],
+  ['post', '/studio/webhooks/{id}/signering', 'set_webhook_secret from a form (empty secret: one is made); 200: the page showing it once'],
+  ['post', '/studio/webhooks/{id}/gjengi', "rerender every node in the webhook's delivery log; 200: a page streamed with the progress"],
+  ['post', '/studio/webhooks/{id}/noder/{node_id}/gjengi', 'rerender one node from a form'],
+  ['post', '/studio/publikasjoner/{id}/vinner', 'ab_override from a form (owners and admins)'],
+  ['post', '/studio/publikasjoner/{id}/publiser', 'publish_article from a form'],
+  ['post', '/studio/publikasjoner/{id}/avpubliser', 'unpublish_article from a form'],
+  ['post', '/studio/publikasjoner/{id}/varianter', 'create_variant from a form'],
+  ['post', '/studio/orkestreringer/{id}/aktiv', 'set_orchestration_enabled from a form'],
+  ['post', '/studio/system/jobber/{id}/{action}', 'retry_job (prov-igjen) or cancel_job (avbryt) from a form'],
+  ['post', '/studio/system/regler', 'update_rule from a form'],
 ];
+const ANSWERS_A_PAGE = new Set(['/studio/webhooks/{id}/nytt-token', '/studio/webhooks/{id}/signering', '/studio/webhooks/{id}/gjengi']);
 
 /**
  * The console at /studio (docs/studio.md): server-rendered Norwegian pages over a session cookie.
@@ -70,7 +84,7 @@ export function installStudio(app: Express, registry: RouteRegistry, deps: Studi
       description: 'An HTML page of the console (session cookie; every form carries its CSRF token). See docs/studio.md.',
       tags: ['studio'],
       auth: 'public',
-      response: { status: method === 'post' || path.endsWith('/start') || path.endsWith('/callback') ? 303 : 200, schema: z.string(), description: 'text/html' },
+      response: { status: ANSWERS_A_PAGE.has(path) ? 200 : method === 'post' || path.endsWith('/start') || path.endsWith('/callback') ? 303 : 200, schema: z.string(), description: 'text/html' },
       errors: [400, 401, 403, 404],
     });
   }
