@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import type { Logger } from '@inntak/core';
 import type { TokenVerifier } from '@inntak/access';
+import { GroupCommit } from '@inntak/intake';
 import { cachedLiveRoomStatus } from '@inntak/jobs';
 import { readDatabaseStats, type DatabaseHandle } from '@inntak/postgres';
 import { PostgresGraphStore, PostgresIdentityDirectory, PostgresNodeQueryStore, queryCursorKey } from '@inntak/postgres/graph';
@@ -84,7 +85,11 @@ export function postgresAppDeps(
   return {
     trustProxy: options.trustProxy,
     logger: options.logger,
-    intakeStore: new PostgresIntakeStore(options.intakeDatabase ?? database),
+    // Group commit: writes waiting for a connection of intake's pool go together in one
+    // transaction (packages/intake/src/group-commit.ts).
+    intakeStore: new GroupCommit(new PostgresIntakeStore(options.intakeDatabase ?? database), {
+      maxInFlight: (options.intakeDatabase ?? database).pool.options.max ?? 10,
+    }),
     readsPerCaller: options.readsPerCaller,
     orchestrationsPerPerson: options.orchestrationsPerPerson,
     verifier: options.verifier,
