@@ -40,6 +40,8 @@ export interface ApiServerOptions {
   realtime: Pick<RealtimeHubDeps, 'maxQueue' | 'initialSync' | 'listenerBackoffMs'>;
   /** Intake's own pool (INTAKE_POOL_SIZE), so reads cannot starve it; absent: `database`. */
   intakeDatabase?: DatabaseHandle;
+  /** INTAKE_GROUP_COMMIT: intake writes one transaction holds at most (default 64; 1: one each). */
+  intakeGroupCommit?: number;
   /** Expensive reads one caller may run at once (READ_CONCURRENCY_PER_CALLER). */
   readsPerCaller?: number;
   /** TRUST_PROXY, for the published pages' per-client limits. */
@@ -71,7 +73,7 @@ const DEFAULT_STORAGE_DIR = fileURLToPath(new URL('../../../.data/media', import
 export function postgresAppDeps(
   options: Pick<
     ApiServerOptions,
-    'logger' | 'database' | 'baseUrl' | 'verifier' | 'bodyLimitBytes' | 'slowRequestMs' | 'metricsToken' | 'intakeDatabase' | 'readsPerCaller' | 'storageDir' | 'trustProxy' | 'publicPages' | 'speech' | 'orchestrationsPerPerson'
+    'logger' | 'database' | 'baseUrl' | 'verifier' | 'bodyLimitBytes' | 'slowRequestMs' | 'metricsToken' | 'intakeDatabase' | 'intakeGroupCommit' | 'readsPerCaller' | 'storageDir' | 'trustProxy' | 'publicPages' | 'speech' | 'orchestrationsPerPerson'
   > & {
     /** How long the live-room status is cached (spec: 10 s); tests use 0. */
     liveRoomCacheMs?: number;
@@ -82,14 +84,15 @@ export function postgresAppDeps(
   const { database } = options;
   const limits = options.publicPages ?? {};
   const media = new PostgresMediaStore(database.db);
+  const intakeDatabase = options.intakeDatabase ?? database;
+  const intakeStore = new PostgresIntakeStore(intakeDatabase);
+  const batch = options.intakeGroupCommit ?? 64;
   return {
     trustProxy: options.trustProxy,
     logger: options.logger,
     // Group commit: writes waiting for a connection of intake's pool go together in one
     // transaction (packages/intake/src/group-commit.ts).
-    intakeStore: new GroupCommit(new PostgresIntakeStore(options.intakeDatabase ?? database), {
-      maxInFlight: (options.intakeDatabase ?? database).pool.options.max ?? 10,
-    }),
+    intakeStore: batch > 1 ? new GroupCommit(intakeStore, { maxInFlight: intakeDatabase.pool.options.max ?? 10, maxBatch: batch }) : intakeStore,
     readsPerCaller: options.readsPerCaller,
     orchestrationsPerPerson: options.orchestrationsPerPerson,
     verifier: options.verifier,

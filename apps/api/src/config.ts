@@ -37,6 +37,8 @@ export interface ApiConfig {
   storageDir: string;
   /** INTAKE_POOL_SIZE: intake's own database connections, which reads cannot take (docs/security.md). */
   intakePoolSize: number;
+  /** INTAKE_GROUP_COMMIT: intake writes one transaction holds at most (1: each its own). */
+  intakeGroupCommit: number;
   /** READ_CONCURRENCY_PER_CALLER: searches, listings and node reads one person may run at once (429 beyond). */
   readsPerCaller: number;
   /** TRUST_PROXY: hops (1–10) or addresses/subnets of reverse proxies whose X-Forwarded-For is believed; absent: none. */
@@ -92,6 +94,7 @@ const apiEnv = z
     REALTIME_SYNC_NODES: envVar.integer(20, 0, 10_000),
     STORAGE_DIR: envVar.text(),
     INTAKE_POOL_SIZE: envVar.integer(4, 1, 100),
+    INTAKE_GROUP_COMMIT: envVar.integer(64, 1, 1000),
     READ_CONCURRENCY_PER_CALLER: envVar.integer(4, 1, 1000),
     TRUST_PROXY: z.string().optional().transform(trustProxy),
     PUB_SEARCH_CONCURRENCY: envVar.integer(4, 1, 100),
@@ -135,6 +138,7 @@ const apiEnv = z
       metricsToken: env.METRICS_TOKEN,
       storageDir: usableStorageDir(env.STORAGE_DIR ?? `${REPO_ROOT}.data/media`),
       intakePoolSize: env.INTAKE_POOL_SIZE,
+      intakeGroupCommit: env.INTAKE_GROUP_COMMIT,
       readsPerCaller: env.READ_CONCURRENCY_PER_CALLER,
       trustProxy: env.TRUST_PROXY,
       publicPages: {

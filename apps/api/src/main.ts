@@ -79,6 +79,7 @@ const started = await startApiServer(
     metricsToken: config.metricsToken,
     storageDir: config.storageDir,
     intakeDatabase,
+    intakeGroupCommit: config.intakeGroupCommit,
     readsPerCaller: config.readsPerCaller,
     trustProxy: config.trustProxy,
     publicPages: config.publicPages,
