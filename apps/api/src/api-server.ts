@@ -6,7 +6,7 @@ import type { Logger } from '@inntak/core';
 import type { TokenVerifier } from '@inntak/access';
 import { GroupCommit } from '@inntak/intake';
 import { cachedLiveRoomStatus } from '@inntak/jobs';
-import { readDatabaseStats, type DatabaseHandle } from '@inntak/postgres';
+import { readDatabaseStats, type DatabaseHandle, type ReadReplicas } from '@inntak/postgres';
 import { PostgresGraphStore, PostgresIdentityDirectory, PostgresNodeQueryStore, queryCursorKey } from '@inntak/postgres/graph';
 import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
 import { PostgresIntakeStore, PostgresWebhookAdminStore } from '@inntak/postgres/intake';
@@ -42,6 +42,11 @@ export interface ApiServerOptions {
   intakeDatabase?: DatabaseHandle;
   /** INTAKE_GROUP_COMMIT: intake writes one transaction holds at most (default 64; 1: one each). */
   intakeGroupCommit?: number;
+  /**
+   * READ_DATABASE_URL's replicas, started: /query/nodes, node reads, the published pages and
+   * initial_sync read there (docs/scaling.md); absent: everything on `database`.
+   */
+  readReplicas?: ReadReplicas;
   /** Expensive reads one caller may run at once (READ_CONCURRENCY_PER_CALLER). */
   readsPerCaller?: number;
   /** TRUST_PROXY, for the published pages' per-client limits. */
@@ -73,7 +78,7 @@ const DEFAULT_STORAGE_DIR = fileURLToPath(new URL('../../../.data/media', import
 export function postgresAppDeps(
   options: Pick<
     ApiServerOptions,
-    'logger' | 'database' | 'baseUrl' | 'verifier' | 'bodyLimitBytes' | 'slowRequestMs' | 'metricsToken' | 'intakeDatabase' | 'intakeGroupCommit' | 'readsPerCaller' | 'storageDir' | 'trustProxy' | 'publicPages' | 'speech' | 'orchestrationsPerPerson'
+    'logger' | 'database' | 'baseUrl' | 'verifier' | 'bodyLimitBytes' | 'slowRequestMs' | 'metricsToken' | 'intakeDatabase' | 'intakeGroupCommit' | 'readReplicas' | 'readsPerCaller' | 'storageDir' | 'trustProxy' | 'publicPages' | 'speech' | 'orchestrationsPerPerson'
   > & {
     /** How long the live-room status is cached (spec: 10 s); tests use 0. */
     liveRoomCacheMs?: number;
@@ -87,6 +92,7 @@ export function postgresAppDeps(
   const intakeDatabase = options.intakeDatabase ?? database;
   const intakeStore = new PostgresIntakeStore(intakeDatabase);
   const batch = options.intakeGroupCommit ?? 64;
+  const replicas = options.readReplicas;
   return {
     trustProxy: options.trustProxy,
     logger: options.logger,
@@ -100,7 +106,8 @@ export function postgresAppDeps(
     graphStore: new PostgresGraphStore(database.db),
     orchestrationStore: new PostgresOrchestrationStore(database.db),
     baseUrl: options.baseUrl,
-    nodeQueries: new PostgresNodeQueryStore(database.db),
+    nodeQueries: new PostgresNodeQueryStore(database.db, {}, replicas && (() => replicas.reader())),
+    readRouter: replicas,
     cursorKey: queryCursorKey(database.db),
     databaseStats: () => readDatabaseStats(database.db),
     metricsToken: options.metricsToken,
@@ -112,7 +119,7 @@ export function postgresAppDeps(
     files: new LocalFileStore(options.storageDir ?? DEFAULT_STORAGE_DIR),
     speech: options.speech,
     publishingStore: new PostgresPublishingStore(database.db),
-    publishedPages: new PostgresPublishedPages(database.db),
+    publishedPages: new PostgresPublishedPages(database.db, replicas && (() => replicas.consistent())),
     webhookAdmin: new PostgresWebhookAdminStore(database.db),
     deliveries: new PostgresDeliveriesStore(database.db),
     media,
@@ -142,7 +149,8 @@ export async function startApiServer(options: ApiServerOptions, port: number, ho
   const { database, logger, verifier } = options;
   const deps = { ...postgresAppDeps(options), ...options.app };
   // The published pages' cache lives as long as this server, kept current by the change stream.
-  const feed = new PostgresChangeFeed(database.db, options.databaseUrl);
+  const replicas = options.readReplicas;
+  const feed = new PostgresChangeFeed(database.db, options.databaseUrl, replicas && (() => replicas.consistent()));
   const pageCache = await startPageCache({ feed, publicationsTouched: (nodeIds, edgeIds) => publicationsTouched(database.db, nodeIds, edgeIds), logger });
   deps.publishing = { ...deps.publishing, pageCache: pageCache.cache };
   const app = createApp(deps);

@@ -28,6 +28,7 @@ import { RouteRegistry } from './route-registry.js';
 import { installWebhookAdmin } from './webhook-admin.js';
 import { installDeliveries } from './deliveries.js';
 import { installWebhookIntake } from './webhook-intake.js';
+import { readRouting, type ReadRouter } from './read-routing.js';
 
 export interface AppDeps {
   logger: Logger;
@@ -75,6 +76,8 @@ export interface AppDeps {
   deliveries: DeliveriesStore;
   /** TRUST_PROXY: Express's 'trust proxy' (hop count or addresses); absent: the socket's address is the client's. */
   trustProxy?: number | string;
+  /** READ_DATABASE_URL: who reads where, so a caller reads its own writes (read-routing.ts). */
+  readRouter?: ReadRouter;
 }
 
 const API_VERSION = '0.1.0';
@@ -88,6 +91,7 @@ export function createApp(deps: AppDeps): Express {
   const metrics = createMetrics();
   installRequestCounting(app, metrics);
   installRequestLogging(app, { logger: deps.logger, slowMs: deps.slowRequestMs });
+  if (deps.readRouter) app.use(readRouting(deps.readRouter, deps.logger));
   // Every route declares itself here, so /openapi.json covers the whole surface.
   const routes = new RouteRegistry({ checkResponses: deps.checkResponses });
   // Tests walk every declared route (string-fields.test.ts): registryOf(app).

@@ -11,6 +11,8 @@ import { DEFAULT_SPEECH_LIMITS, DEFAULT_TTS_JOBS_PER_PERSON, SPEECH_MAX_CHARS } 
 export interface ApiConfig {
   /** Absent: the caller (npm start / CLI) starts an embedded PostgreSQL and sets it. */
   databaseUrl: string | undefined;
+  /** READ_DATABASE_URL: streaming replicas for reads (docs/scaling.md); empty: none. */
+  readDatabaseUrls: string[];
   port: number;
   /** HOST: the address to listen on; absent: every interface (loopback only with the dev issuer). */
   host: string | undefined;
@@ -77,6 +79,16 @@ const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const apiEnv = z
   .object({
     DATABASE_URL: envVar.postgresUrl(),
+    READ_DATABASE_URL: z
+      .string()
+      .optional()
+      .transform((raw, ctx) => {
+        const urls = (raw ?? '').split(',').map((u) => u.trim()).filter(Boolean);
+        const bad = urls.find((u) => !envVar.isPostgresUrl(u));
+        if (bad === undefined) return urls;
+        ctx.addIssue({ code: 'custom', message: 'must be postgres:// or postgresql:// URLs, comma-separated' });
+        return z.NEVER;
+      }),
     PORT: envVar.port(8080),
     HOST: envVar.text(),
     LOG_LEVEL: envVar.logLevel(),
@@ -120,6 +132,7 @@ const apiEnv = z
     const devIssuer = env.INNTAK_DEV_ISSUER && !devIssuerRefused ? { dataDir: env.INNTAK_DATA_DIR ?? `${REPO_ROOT}.data` } : undefined;
     return {
       databaseUrl: env.DATABASE_URL,
+      readDatabaseUrls: env.READ_DATABASE_URL,
       port: env.PORT,
       host: env.HOST ?? (devIssuer ? '127.0.0.1' : undefined),
       devIssuer,

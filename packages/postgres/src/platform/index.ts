@@ -7,3 +7,4 @@ export { readDatabaseStats, type DatabaseStats, type TableStats, type IndexStats
 export type { JobQueueRow, JobPriorityRuleRow, DiskStatusLogTable } from './schema.js';
 export type { MixerChannelsTable } from './schema.js';
 export { dumpSchema } from './schema-dump.js';
+export { ReadReplicas, type ReadReplica, type ReadReplicasOptions } from './read-replicas.js';
