@@ -6,7 +6,7 @@ import type { Logger } from '@inntak/core';
 import type { TokenVerifier } from '@inntak/access';
 import { GroupCommit } from '@inntak/intake';
 import { cachedLiveRoomStatus } from '@inntak/jobs';
-import { readDatabaseStats, type DatabaseHandle, type ReadReplicas } from '@inntak/postgres';
+import { cachedDatabaseStats, type DatabaseHandle, type ReadReplicas } from '@inntak/postgres';
 import { PostgresGraphStore, PostgresIdentityDirectory, PostgresNodeQueryStore, queryCursorKey } from '@inntak/postgres/graph';
 import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
 import { PostgresIntakeStore, PostgresWebhookAdminStore } from '@inntak/postgres/intake';
@@ -109,7 +109,7 @@ export function postgresAppDeps(
     nodeQueries: new PostgresNodeQueryStore(database.db, {}, replicas && (() => replicas.reader())),
     readRouter: replicas,
     cursorKey: queryCursorKey(database.db),
-    databaseStats: () => readDatabaseStats(database.db),
+    databaseStats: cachedDatabaseStats(database.db),
     metricsToken: options.metricsToken,
     databaseReady: async () => {
       await sql`select 1`.execute(database.db);

@@ -3,7 +3,7 @@ export type { Database, NodeRow, EdgeRow } from './schema.js';
 export { openDatabase, withClient, type Db, type DatabaseHandle, type DatabaseOptions, type PreparedStatement } from './database.js';
 export { migrate, MIGRATIONS_DIR, type MigrationReport } from './migrate.js';
 export { startEmbeddedPostgres, spawnEmbeddedPostgres, type EmbeddedServer } from './embedded-server.js';
-export { readDatabaseStats, type DatabaseStats, type TableStats, type IndexStats } from './database-stats.js';
+export { readDatabaseStats, cachedDatabaseStats, type DatabaseStats, type TableStats, type IndexStats } from './database-stats.js';
 export type { JobQueueRow, JobPriorityRuleRow, DiskStatusLogTable } from './schema.js';
 export type { MixerChannelsTable } from './schema.js';
 export { dumpSchema } from './schema-dump.js';
