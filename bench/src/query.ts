@@ -163,10 +163,12 @@ async function seed(c: pg.Client): Promise<void> {
   const readers = (await c.query(`select 1 from information_schema.columns where table_name = 'node_search' and column_name = 'visibility'`)).rowCount;
   await step(
     'search documents',
-    `insert into node_search (node_id, document, title_document ${readers ? ', visibility, created_by' : ''})
-     select id, node_search_document(title, content), setweight(to_tsvector('simple', coalesce(title, '')), 'A')
-            ${readers ? ', visibility, created_by' : ''}
-       from nodes`,
+    `insert into node_search (node_id, document, title_document ${readers ? ', visibility, created_by, readers' : ''})
+     select n.id, node_search_document(n.title, n.content), setweight(to_tsvector('simple', coalesce(n.title, '')), 'A')
+            ${readers ? `, n.visibility, n.created_by, coalesce(r.readers, '')` : ''}
+       from nodes n
+       ${readers ? `left join (select object_id, array_to_tsvector(array_agg(inntak_reader_lexeme(subject_id))) as readers
+                                from node_access group by object_id) r on r.object_id = n.id` : ''}`,
   );
   await c.query(`set session_replication_role = origin`);
   for (const index of indexes.rows) await step(`index ${index.name}`, index.def);
