@@ -33,6 +33,7 @@ import { installWebhookAdmin } from './webhook-admin.js';
 import { installDeliveries } from './deliveries.js';
 import { installWebhookIntake } from './webhook-intake.js';
 import { installStudio, type StudioSettings } from './studio.js';
+import { readRouting, type ReadRouter } from './read-routing.js';
 
 export interface AppDeps {
   logger: Logger;
@@ -86,6 +87,8 @@ export interface AppDeps {
   trustProxy?: number | string;
   /** The console at /studio (sessions, its reads, the login); absent: no console. */
   studio?: StudioSettings;
+  /** READ_DATABASE_URL: who reads where, so a caller reads its own writes (read-routing.ts). */
+  readRouter?: ReadRouter;
 }
 
 const API_VERSION = '0.1.0';
@@ -99,6 +102,7 @@ export function createApp(deps: AppDeps): Express {
   const metrics = createMetrics();
   installRequestCounting(app, metrics);
   installRequestLogging(app, { logger: deps.logger, slowMs: deps.slowRequestMs });
+  if (deps.readRouter) app.use(readRouting(deps.readRouter, deps.logger));
   // Every route declares itself here, so /openapi.json covers the whole surface.
   const routes = new RouteRegistry({ checkResponses: deps.checkResponses });
   // Tests walk every declared route (string-fields.test.ts): registryOf(app).

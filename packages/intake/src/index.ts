@@ -16,6 +16,7 @@ export {
   type StoredDelivery,
   type DeliveredSince,
 } from './ports.js';
+export { GroupCommit, type BatchIntakeStore, type ContentWrite, type GroupCommitOptions } from './group-commit.js';
 export { createWebhook, setWebhookTemplate, rotateWebhookToken, deleteWebhook, listWebhooks, findAdministeredWebhook, requireWebhookAdmin, requireCollectionAdmin, type WebhookInput } from './webhook-admin.js';
 export { listDeliveries, setWebhookSecret, rerenderNode, rerenderWebhook, type RerenderResult } from './delivery-admin.js';
 export { senderDeliveryId, loggableDeliveryId, senderEvent } from './delivery-facts.js';
