@@ -67,3 +67,29 @@ describe('secrets of an orchestration another admin takes over', () => {
     expect((await secretsTheWorkerUses(id)).get('CHAT_TOKEN')).toBe('adminens-eget');
   });
 });
+
+describe('a condition bounded in what it costs each event', () => {
+  const comparisons = (n: number) => ({
+    any: Array.from({ length: Math.ceil(n / 50) }, (_, i) => ({
+      any: Array.from({ length: Math.min(50, n - i * 50) }, () => ({ value: '{event.node.content}', matches: `*${'a'.repeat(98)}?${'a'.repeat(98)}b*` })),
+    })),
+  });
+  const create = (where: object) =>
+    post('/intentions/create_node', owner, {
+      node_kind: 'orchestration',
+      title: 'Dyr',
+      content: 'steps:\n  - action: set_metadata\n    with: { node_id: "{event.node.id}", key: sett, value: true }\n',
+      metadata: { trigger: { event: 'node.created', where } },
+      collection_id: ctx.collectionId,
+    });
+
+  it('a trigger whose where holds more than 64 comparisons (each reading up to 64 K characters of the event) answers 400 and saves nothing', async () => {
+    const before = await ctx.database.pool.query(`select count(*)::int as n from nodes where node_kind = 'orchestration'`);
+    const res = await create(comparisons(2500));
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('Ugyldig forespørsel: metadata.trigger.where: et vilkår kan ha høyst 64 sammenligninger');
+    const after = await ctx.database.pool.query(`select count(*)::int as n from nodes where node_kind = 'orchestration'`);
+    expect(after.rows[0].n).toBe(before.rows[0].n);
+    expect((await create(comparisons(64))).status).toBe(201);
+  });
+});
