@@ -84,7 +84,9 @@ async function abTest(): Promise<{ pub: { id: string; slug: string }; id: string
 describe('one client cannot decide an A/B test (finding 4)', () => {
   it('240 front-page loads and 70 clicks from one client count at most one impression and one click, and evaluation decides nothing', async () => {
     const { pub, id, a, b } = await abTest();
-    const attacker = (path: string) => request(app).get(path).set('User-Agent', 'angriper/1.0');
+    // One browser: it keeps the visitor cookie, so every load shows the variant its counted impression did.
+    const browser = request.agent(app);
+    const attacker = (path: string) => browser.get(path).set('User-Agent', 'angriper/1.0');
     let link = '';
     for (let i = 0; i < 240; i++) {
       const page = await attacker(`/pub/${pub.slug}`);
