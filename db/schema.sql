@@ -388,7 +388,7 @@ CREATE UNIQUE INDEX orchestration_budgets_pkey ON public.orchestration_budgets U
 CREATE INDEX orchestration_log_job_idx ON public.orchestration_log USING btree (job_id);
 CREATE INDEX orchestration_log_orchestration_idx ON public.orchestration_log USING btree (orchestration_id, id DESC);
 CREATE UNIQUE INDEX orchestration_log_pkey ON public.orchestration_log USING btree (id);
-CREATE UNIQUE INDEX orchestration_runs_event_idx ON public.orchestration_runs USING btree (orchestration_id, event_type, subject_id) WHERE (event_type = ANY (ARRAY['node.created'::text, 'edge.created'::text]));
+CREATE UNIQUE INDEX orchestration_runs_event_idx ON public.orchestration_runs USING btree (orchestration_id, event_type, subject_id) WHERE ((event_type = ANY (ARRAY['node.created'::text, 'edge.created'::text])) AND (rerun_of IS NULL));
 CREATE INDEX orchestration_runs_job_idx ON public.orchestration_runs USING btree (job_id);
 CREATE INDEX orchestration_runs_list_idx ON public.orchestration_runs USING btree (orchestration_id, created_at DESC, id);
 CREATE UNIQUE INDEX orchestration_runs_pkey ON public.orchestration_runs USING btree (id);
