@@ -64,6 +64,21 @@ describe('update_orchestration', () => {
     expect((await node(id))!.created_by).toBe(admin.id);
   });
 
+  it('a new trigger takes admin on every node it observes; the script alone does not', async () => {
+    const res = await post('/intentions/create_node', owner, { node_kind: 'orchestration', title: 'O', content: SCRIPT, metadata: { trigger: { event: 'node.created' } } });
+    const id = res.body.id as string;
+    expect((await post('/intentions/create_edge', owner, { source_id: id, target_id: ctx.collectionId, edge_type: 'observes' })).status).toBe(201);
+    const editor = await ctx.addPerson('orkestrering-admin');
+    await post('/intentions/grant_access', owner, { subject_id: editor.id, object_id: id, access: 'admin' });
+    await post('/intentions/grant_access', owner, { subject_id: editor.id, object_id: ctx.collectionId, access: 'member' });
+    const wider = await post('/intentions/update_orchestration', editor.authorization, { id, trigger: { event: 'node.updated' } });
+    expect(wider.status).toBe(403);
+    expect((await node(id))!.metadata.trigger).toEqual({ event: 'node.created' });
+    const script = await post('/intentions/update_orchestration', editor.authorization, { id, script: SCRIPT });
+    expect(script.status).toBe(200);
+    expect(script.body.runs_as).toBe(editor.id);
+  });
+
   it('a stranger gets 404, a member of its collection 403', async () => {
     const id = await orchestration();
     const stranger = await ctx.addPerson('fremmed');

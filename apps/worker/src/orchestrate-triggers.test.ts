@@ -97,6 +97,21 @@ describe('manual runs, statuses and re-runs', () => {
   });
 });
 
+describe('for_each', () => {
+  it('runs once per element of an array in the event, bounded by the event budget', async () => {
+    const o = await addOrchestration(
+      alice,
+      { event: 'manual' },
+      `steps:\n  - action: create_node\n    for_each: "{event.input.commits}"\n    with: { node_kind: content, title: "Commit {index}: {item.id}", collection_id: "${inbox}" }\n`,
+    );
+    await runOrchestrationAsOperator(h.db, o, { commits: ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id })) });
+    await runGovernedOnce(h, { ...ALLOW, budget: 3 });
+    const made = await h.db.selectFrom('nodes').select('title').where('title', 'like', 'Commit %').orderBy('title').execute();
+    expect(made.map((n) => n.title)).toEqual(['Commit 0: a', 'Commit 1: b', 'Commit 2: c']);
+    expect(await logOf(o)).toEqual([expect.objectContaining({ step: 1, status: 'skipped', error: expect.stringMatching(/^for_each element 3: Ikke kjørt: budsjettet på 3 handlinger/) })]);
+  });
+});
+
 describe('schedule', () => {
   it('a due orchestration runs once as its creator, however many minutes were missed; the next time is counted from now', async () => {
     const o = await scheduled(alice, { event: 'schedule', cron: '* * * * *' }, `steps:\n  - action: create_node\n    with: { node_kind: content, title: "Klokka {event.scheduled_at}", collection_id: "${inbox}" }\n`);
