@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { sql } from 'kysely';
-import { createNode } from '@inntak/postgres/graph';
+import { createCollection, createNode } from '@inntak/postgres/graph';
+import { createMediaNode } from '@inntak/postgres/media';
 import { enqueueJob } from '@inntak/postgres/jobs';
 import { OWNER_SUBJECT, setupTestContext, type TestContext } from './__tests__/helpers.js';
 import { connectStream, startApiInstance, type StreamClient } from './__tests__/realtime-helpers.js';
@@ -182,6 +183,46 @@ describe('the mixer on /ws', () => {
     const [seenByOwner, seenByMember] = await Promise.all([last(ownerClient), last(memberClient)]);
     expect(seenByOwner).toEqual(seenByMember);
     expect(seenByOwner).toMatchObject({ gain_db: final.gain_db, effects: { compressor: { enabled: false, ratio: 4 } }, offset_ms: 0 });
+  });
+});
+
+describe('sources and render_mix', () => {
+  /** A media node owned by `ownerId` (rows only: these checks never read the file). */
+  const media = async (ownerId: string, media_type: 'audio' | 'image') =>
+    (
+      await createMediaNode(ctx.database.db, {
+        ownerId,
+        title: 'kilde',
+        metadata: { media_type, mime: media_type === 'audio' ? 'audio/wav' : 'image/png', bytes: 1, generated: false, regenerable: false, last_accessed_at: new Date().toISOString() },
+      })
+    ).id;
+
+  it('a source is an audio media node the caller may read: an image is 400, another collection’s audio 404', async () => {
+    const voice = await media(ctx.collectionId, 'audio');
+    const picture = await media(ctx.collectionId, 'image');
+    const elsewhere = (await createCollection(ctx.database.db, { title: 'Andres', ownerId: stranger.id })).id;
+    const hidden = await media(elsewhere, 'audio');
+    const ok = await post('/intentions/create_mixer_channel', owner, { room_id: roomId, label: 'Stemme', node_id: voice });
+    expect(ok.status).toBe(201);
+    expect(ok.body.node_id).toBe(voice);
+    const image = await post('/intentions/create_mixer_channel', owner, { room_id: roomId, label: 'Bilde', node_id: picture });
+    expect(image.body).toEqual({ error: 'Ugyldig forespørsel: node_id: kilden må være en lydfil, ikke image' });
+    const theirs = await post('/intentions/set_channel_source', member.authorization, { channel_id: ok.body.id, node_id: hidden });
+    expect(theirs.status).toBe(404);
+    expect(theirs.body).toEqual({ error: 'Finnes ikke: node_id' });
+    expect((await post('/intentions/set_channel_source', member.authorization, { channel_id: ok.body.id, node_id: null })).body.node_id).toBeNull();
+  });
+
+  it('a room is a communication node; render_mix queues the job for a member of it', async () => {
+    const article = (await createNode(ctx.database.db, { personId: ctx.ownerId, isAdmin: false }, { node_kind: 'content', title: 'Sak', collection_id: ctx.collectionId })).id;
+    const notRoom = await post('/intentions/create_mixer_channel', owner, { room_id: article, label: 'x' });
+    expect(notRoom.body).toEqual({ error: 'Ugyldig forespørsel: room_id: et rom er en communication-node, ikke content' });
+    expect((await post('/intentions/render_mix', reader.authorization, { room_id: roomId })).status).toBe(403);
+    expect((await post('/intentions/render_mix', member.authorization, { room_id: roomId, target_lufs: 0 })).status).toBe(400);
+    const queued = await post('/intentions/render_mix', member.authorization, { room_id: roomId, target_lufs: -18 });
+    expect(queued.status).toBe(202);
+    const job = await ctx.database.db.selectFrom('job_queue').select(['job_type', 'payload']).where('id', '=', String(queued.body.job_id)).executeTakeFirstOrThrow();
+    expect(job).toEqual({ job_type: 'render_mix', payload: { room_id: roomId, target_lufs: -18, requested_by: member.id } });
   });
 });
 

@@ -69,3 +69,4 @@ export { readWhole } from './read-whole.js';
 export { sniffUploadType, probeUpload, UPLOAD_MIMES, SNIFF_BYTES, UnreadableMediaError, type SniffedType } from './upload-types.js';
 export { uploadMedia, checkUploadTarget, uploadTypeOf, requireUploadSize, DEFAULT_UPLOAD_LIMITS, COLLECTION_NODE_KIND, type UploadLimits, type UploadResult } from './upload-media.js';
 export { transcribeMedia, wordErrorRate, TranscriptionError, MAX_SEGMENTS, MAX_SEGMENT_CHARS, MAX_TRANSCRIPTION_SECONDS, type SpeechRecognizer, type TranscriptSegment, type TranscriptionCatalog } from './transcription.js';
+export { decodeAudio, UndecodableAudioError } from './decode-audio.js';

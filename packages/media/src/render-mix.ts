@@ -8,7 +8,8 @@ import { placeMediaFile } from './place-media.js';
 import { readWhole } from './read-whole.js';
 import { requireLevel } from './require-level.js';
 import { fileKeyOf, type MediaMetadata } from './types.js';
-import { decodeWav, encodeWav, InvalidWavError } from './wav.js';
+import { encodeWav } from './wav.js';
+import { decodeAudio, UndecodableAudioError } from './decode-audio.js';
 
 /** Channels one mix reads at most (each source is held in memory while mixing). */
 export const MAX_MIX_CHANNELS = 32;
@@ -83,13 +84,12 @@ export async function renderMix(
   for (const { channel, source } of channels) {
     signal.throwIfAborted();
     if (source!.media_type !== 'audio') throw new MixdownError(`channel ${channel.id}: its source ${source!.id} is not audio`);
-    if (source!.mime !== 'audio/wav') throw new MixdownError(`channel ${channel.id}: its source ${source!.id} is ${source!.mime}; the mixdown reads audio/wav sources`);
     const bytes = await readWhole(deps.files, fileKeyOf(source!.id, source!.mime));
     let decoded;
     try {
-      decoded = decodeWav(bytes);
+      decoded = await decodeAudio(bytes, source!.mime);
     } catch (error) {
-      if (error instanceof InvalidWavError) throw new MixdownError(`channel ${channel.id}: ${error.message}`);
+      if (error instanceof UndecodableAudioError) throw new MixdownError(`channel ${channel.id}: ${error.message}`);
       throw error;
     }
     inputs.push({ ...decoded, gain_db: channel.gain_db, muted: channel.muted, offset_ms: channel.offset_ms, effects: channel.effects });

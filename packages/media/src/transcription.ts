@@ -2,7 +2,7 @@ import { resample } from './dsp.js';
 import type { FileStore } from './ports.js';
 import { readWhole } from './read-whole.js';
 import { fileKeyOf, type MediaMetadata } from './types.js';
-import { decodeWav, InvalidWavError } from './wav.js';
+import { decodeAudio, UndecodableAudioError } from './decode-audio.js';
 
 /** One stretch of recognised speech. */
 export interface TranscriptSegment {
@@ -47,7 +47,7 @@ export const MAX_SEGMENT_CHARS = 2000;
 export const MAX_TRANSCRIPTION_SECONDS = 4 * 3600;
 
 /**
- * Transcribes an audio media node: its WAV decoded, resampled to the engine's rate, recognised,
+ * Transcribes an audio media node: its audio (WAV, MP3, Ogg/Opus, FLAC) decoded, resampled to the engine's rate, recognised,
  * and the segments stored with `transcribed: true` in one transaction (the signal checked inside
  * it). Until then the node keeps its longer, untranscribed lifetime (pruning.ts).
  */
@@ -60,12 +60,11 @@ export async function transcribeMedia(
   if (!media) throw new TranscriptionError(`media ${mediaId} does not exist`);
   const { media_type, mime } = media.metadata;
   if (media_type !== 'audio') throw new TranscriptionError(`media ${mediaId} is ${media_type}, not audio`);
-  if (mime !== 'audio/wav') throw new TranscriptionError(`media ${mediaId} is ${mime}; transcription reads audio/wav`);
   let decoded;
   try {
-    decoded = decodeWav(await readWhole(deps.files, fileKeyOf(media.id, mime)));
+    decoded = await decodeAudio(await readWhole(deps.files, fileKeyOf(media.id, mime)), mime);
   } catch (error) {
-    if (error instanceof InvalidWavError) throw new TranscriptionError(`media ${mediaId}: ${error.message}`);
+    if (error instanceof UndecodableAudioError) throw new TranscriptionError(`media ${mediaId}: ${error.message}`);
     throw error;
   }
   const duration = decoded.samples.length / decoded.sampleRate;
