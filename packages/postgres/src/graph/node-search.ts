@@ -43,10 +43,10 @@ interface WindowRow {
 }
 
 /**
- * Words in at least this share of nodes (3 %: at 1 M nodes rarer words read faster from bitmaps)
- * are searched in spans: a window then also stops at the
- * SEARCH_SPAN-th newest node, so it costs at most a span's rows even when the words are
- * rarely in a visible node (a phrase of common words, a caller who sees little).
+ * Words in at least this share of nodes (3 %: at 1 M nodes rarer words read faster from
+ * bitmaps) are searched in spans: a window then also stops at the SEARCH_SPAN-th newest node,
+ * so it costs at most a span's rows even when the words are rarely in a visible node (a phrase
+ * of common words, a caller who sees little).
  */
 const SPAN_SHARE = 0.03;
 /** Nodes one walked window covers at most. */
@@ -127,7 +127,8 @@ async function newWindow(reader: WindowReader, below: string | undefined, span: 
   }
   const found = await readWindow(reader, span !== undefined, { below, floor: spanFloor ?? undefined });
   const ids = found.map((r) => r.id).sort();
-  // An empty window's top is never read back: no row, so no cursor, carries it.
+  // An empty window reads back as its span's floor alone (a cursor past it, WINDOWS_PER_PAGE),
+  // which did not match.
   const top = ids[ids.length - 1] ?? spanFloor ?? '00000000-0000-0000-0000-000000000000';
   const floor = ids.length >= reader.size ? ids[0]! : span !== undefined ? (spanFloor ?? null) : null;
   return { window: { top, floor, walk: span !== undefined }, found };
