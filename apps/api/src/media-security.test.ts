@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { request as httpRequest, type ClientRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,8 +38,15 @@ describe('MEDIA_BYTES_PER_COLLECTION under concurrent uploads', () => {
   it('twelve uploads into one collection at once store no more than fit: the rest answer 409 and leave no file', async () => {
     const collection = await request(app).post('/intentions/create_collection').set('Authorization', member.authorization).send({ title: 'Full snart' }).expect(201);
     const collectionId = collection.body.id as string;
+    // Six members, two uploads each (UPLOADS_PER_CALLER): twelve at once.
+    const uploaders = [member];
+    for (let i = 1; i < 6; i++) {
+      const person = await ctx.addPerson(`opplaster-${i}`);
+      await request(app).post('/intentions/grant_access').set('Authorization', member.authorization).send({ subject_id: person.id, object_id: collectionId, access: 'member' }).expect(200);
+      uploaders.push(person);
+    }
     const answers = await Promise.all(
-      Array.from({ length: 12 }, () => request(app).post(`/media?collection_id=${collectionId}`).set('Authorization', member.authorization).set('Content-Type', 'image/png').send(png)),
+      uploaders.flatMap((person) => [0, 1].map(() => request(app).post(`/media?collection_id=${collectionId}`).set('Authorization', person.authorization).set('Content-Type', 'image/png').send(png))),
     );
     const statuses = answers.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 201)).toHaveLength(ROOM_FOR);
@@ -49,5 +58,43 @@ describe('MEDIA_BYTES_PER_COLLECTION under concurrent uploads', () => {
     );
     expect(Number(rows[0]!.bytes)).toBeLessThanOrEqual(ROOM_FOR * png.byteLength);
     expect(await filesUnder(storageDir)).toHaveLength(ROOM_FOR);
+  });
+});
+
+describe('uploads one person holds open at once', () => {
+  it('beyond two in flight, a third answers 429 with Retry-After before its body is read; once they end, uploads go through again', async () => {
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as AddressInfo;
+    const collection = await request(app).post('/intentions/create_collection').set('Authorization', member.authorization).send({ title: 'Trege' }).expect(201);
+    const collectionId = collection.body.id as string;
+    // Two uploads that announce 150 MB and send only the PNG header: each would be held in memory as it arrives.
+    const slow: ClientRequest[] = [];
+    const accepted: Array<Promise<number>> = [];
+    for (let i = 0; i < 2; i++) {
+      const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: `/media?collection_id=${collectionId}`, headers: { Authorization: member.authorization, 'Content-Type': 'application/octet-stream', 'Content-Length': String(150 * 2 ** 20) } });
+      accepted.push(new Promise((resolve) => { req.on('response', (r) => resolve(r.statusCode ?? 0)); req.on('error', () => resolve(-1)); }));
+      req.write(png.subarray(0, 16));
+      slow.push(req);
+    }
+    // The server has both in hand once they are counted: a third waits its turn in vain until then.
+    let third = 0;
+    for (let tries = 0; tries < 50 && third !== 429; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const res = await request(server).post(`/media?collection_id=${collectionId}`).set('Authorization', member.authorization).set('Content-Type', 'image/png').send(png);
+      third = res.status;
+      if (third === 429) expect(res.headers['retry-after']).toBe('1');
+      expect([201, 429]).toContain(third);
+    }
+    expect(third).toBe(429);
+    for (const req of slow) req.destroy();
+    await Promise.all(accepted);
+    let after = 0;
+    for (let tries = 0; tries < 50 && after !== 201; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      after = (await request(server).post(`/media?collection_id=${collectionId}`).set('Authorization', member.authorization).set('Content-Type', 'image/png').send(png)).status;
+    }
+    expect(after).toBe(201);
+    await new Promise((resolve) => server.close(resolve));
   });
 });
