@@ -8,6 +8,7 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { LocalFileStore } from '@inntak/files';
 import { DEFAULT_UPLOAD_LIMITS } from '@inntak/media';
+import { createNode } from '@inntak/postgres/graph';
 import { setupTestContext, type TestContext } from './__tests__/helpers.js';
 
 // POST /media attacked as an outsider would (docs/security.md, "Third attack (this round)").
@@ -96,5 +97,30 @@ describe('uploads one person holds open at once', () => {
     }
     expect(after).toBe(201);
     await new Promise((resolve) => server.close(resolve));
+  });
+});
+
+describe('render_mix reads only sources its asker may read', () => {
+  it('a member of the room cannot mix (and so hear) a source kept from them: 403, no job; one who reads every source may', async () => {
+    // Default limits: the collection quota above is for three small pictures.
+    const roomy = ctx.app({ files: new LocalFileStore(storageDir) });
+    const owner = await ctx.ownerAuthorization();
+    const kept = await request(roomy).post('/intentions/create_collection').set('Authorization', owner).send({ title: 'Bare eieren' }).expect(201);
+    const wav = await readFile(join(import.meta.dirname, '__tests__', 'media-fixtures', 'tone.wav'));
+    const source = await request(roomy).post(`/media?collection_id=${kept.body.id}`).set('Authorization', owner).set('Content-Type', 'audio/wav').send(wav).expect(201);
+    const guest = await ctx.addPerson('gjest');
+    await request(roomy).post('/intentions/grant_access').set('Authorization', owner).send({ subject_id: guest.id, object_id: ctx.collectionId, access: 'member' }).expect(200);
+    expect((await request(roomy).get(`/media/${source.body.id}`).set('Authorization', guest.authorization)).status).toBe(404);
+    const room = await createNode(ctx.database.db, { personId: ctx.ownerId, isAdmin: false }, { node_kind: 'communication', title: 'Rom', collection_id: ctx.collectionId });
+    await request(roomy).post('/intentions/create_mixer_channel').set('Authorization', owner).send({ room_id: room.id, label: 'Eierens', node_id: source.body.id }).expect(201);
+    const jobs = async () => (await ctx.database.pool.query(`select count(*)::int as n from job_queue where job_type = 'render_mix'`)).rows[0].n as number;
+    const before = await jobs();
+    const refused = await request(roomy).post('/intentions/render_mix').set('Authorization', guest.authorization).send({ room_id: room.id });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toBe('Ingen tilgang: room_id: en kanal har en kilde du ikke kan lese');
+    expect(refused.body.error).not.toContain(source.body.id);
+    expect(await jobs()).toBe(before);
+    expect((await request(roomy).post('/intentions/render_mix').set('Authorization', owner).send({ room_id: room.id })).status).toBe(202);
+    expect(await jobs()).toBe(before + 1);
   });
 });
