@@ -16,6 +16,7 @@ import {
   type UploadLimits,
 } from '@inntak/media';
 import { callerOf } from './auth.js';
+import { authThen, readsPerCaller } from './read-limits.js';
 import type { RouteRegistry } from './route-registry.js';
 import { Id, Timestamp } from './schemas.js';
 
@@ -25,6 +26,13 @@ export interface MediaUploadDeps {
   /** Absent: DEFAULT_UPLOAD_LIMITS. */
   uploads?: UploadLimits;
 }
+
+/**
+ * Uploads one person may have in flight at once (per API instance; 429 with Retry-After beyond).
+ * Each is held in memory up to its kind's limit (200 MB of video by default) until it is checked:
+ * without a cap, one login posting twenty slow uploads at once held 4 GB of the API's memory.
+ */
+export const UPLOADS_PER_CALLER = 2;
 
 const UploadedSchema = z.object({
   id: Id,
@@ -108,16 +116,17 @@ export function installMediaUpload(app: Express, registry: RouteRegistry, auth: 
       'The raw body (any Content-Type: the type is read from the bytes) or multipart/form-data with a `file` part. ' +
       'Audio WAV, MP3, Ogg/Opus, FLAC; images PNG, JPEG, WebP; video MP4, WebM; anything else 415. ' +
       'Past UPLOAD_MAX_{AUDIO,IMAGE,VIDEO}_BYTES 413; a full collection (MEDIA_BYTES_PER_COLLECTION) 409; a file that cannot be read as its type 422. ' +
-      'Images get width and height, audio and video duration_s, every file its sha256. Audio arrives with transcribed: false and a speech_transcription job.',
+      'Images get width and height, audio and video duration_s, every file its sha256. Audio arrives with transcribed: false and a speech_transcription job. ' +
+      `At most ${UPLOADS_PER_CALLER} uploads of one person at once (429 beyond).`,
     tags: ['media'],
     auth: 'jwt',
     query,
     body: z.string().describe('the file bytes'),
     bodyAlternatives: { 'multipart/form-data': { schema: z.object({ file: z.string().describe('the file'), title: z.string().optional() }) } },
     response: { status: 201, schema: UploadedSchema },
-    errors: [400, 401, 403, 404, 409, 413, 415, 422],
+    errors: [400, 401, 403, 404, 409, 413, 415, 422, 429],
   });
-  app.post('/media', auth, async (req, res) => {
+  app.post('/media', authThen(auth, readsPerCaller(UPLOADS_PER_CALLER)), async (req, res) => {
     const caller = callerOf(res);
     const collectionId = req.query.collection_id;
     if (typeof collectionId !== 'string' || !isUuid(collectionId)) throw new AppError('invalid_input', { detail: 'collection_id: forventet en UUID' });

@@ -54,7 +54,10 @@ export function installStudioLogin(router: Router, deps: StudioLoginDeps): void 
   router.get('/login/start', async (req, res) => {
     if (!deps.login) return notOffered(res);
     const login = { state: randomState(), nonce: randomNonce(), codeVerifier: randomPKCECodeVerifier() };
-    await deps.sessions.insertLogin(tokenHash(login.state), { codeVerifier: login.codeVerifier, nonce: login.nonce }, new Date(Date.now() + LOGIN_MINUTES * 60_000));
+    if (!(await deps.sessions.insertLogin(tokenHash(login.state), { codeVerifier: login.codeVerifier, nonce: login.nonce }, new Date(Date.now() + LOGIN_MINUTES * 60_000)))) {
+      res.set('Retry-After', '60');
+      return failed(res, 503, 'For mange innlogginger er under veis akkurat nå. Prøv igjen om litt.');
+    }
     let target: URL;
     try {
       target = await deps.login.authorizationUrl(login);

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import type { Express } from 'express';
-import { setupTestContext, type TestContext } from './__tests__/helpers.js';
+import { MAX_PENDING_LOGINS } from '@inntak/studio';
+import { BASE_URL, setupTestContext, type TestContext } from './__tests__/helpers.js';
 import { cookieValue, setCookies, studioApp } from './__tests__/studio-scene.js';
+import { OidcStudioLogin } from './studio-oidc.js';
 
 // The console attacked as an outsider would (docs/security.md, "Third attack (this round)").
 
@@ -60,5 +62,27 @@ describe('the development login answers only a browser on this machine', () => {
       expect(res.status).toBe(303);
       expect(setCookies(res).inntak_studio).toBeDefined();
     }
+  });
+});
+
+describe('logins under way are bounded', () => {
+  it('with MAX_PENDING_LOGINS live ones waiting, /studio/login/start answers 503 and stores nothing; expired ones are swept and it starts again', async () => {
+    const login = new OidcStudioLogin({ issuer: ctx.issuer.issuer, clientId: 'inntak-studio', redirectUri: `${BASE_URL}/studio/callback`, logger: ctx.logger });
+    const oidc = studioApp(ctx, { login, devIssuer: undefined });
+    // Anyone may start a login without a credential: what thousands of such requests leave behind.
+    await ctx.database.pool.query(
+      `insert into studio_logins (state_hash, code_verifier, nonce, expires_at)
+       select sha256(('s' || i)::bytea), 'v', 'n', now() + interval '10 minutes' from generate_series(1, $1::int) i`,
+      [MAX_PENDING_LOGINS],
+    );
+    const full = await request(oidc).get('/studio/login/start');
+    expect(full.status).toBe(503);
+    expect(full.headers['retry-after']).toBe('60');
+    expect(full.text).toContain('For mange innlogginger er under veis');
+    expect((await ctx.database.pool.query('select count(*)::int as n from studio_logins')).rows[0].n).toBe(MAX_PENDING_LOGINS);
+    await ctx.database.pool.query(`update studio_logins set expires_at = now() - interval '1 second'`);
+    const again = await request(oidc).get('/studio/login/start');
+    expect(again.status).toBe(303);
+    expect((await ctx.database.pool.query('select count(*)::int as n from studio_logins')).rows[0].n).toBe(1);
   });
 });

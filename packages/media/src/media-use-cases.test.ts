@@ -31,6 +31,7 @@ function memoryStore(levels: Record<string, AccessLevel | null>, text = 'Hei') {
     levelOn: async (_actor, id) => (id in levels ? { nodeKind: id === ROOM ? 'communication' : 'content', level: levels[id]! } : undefined),
     readableMediaOf: async (_actor, id) => (id === VOICE ? media(VOICE, 'audio') : id === PICTURE ? media(PICTURE, 'image') : undefined),
     enqueueMixdown: async (payload) => queued.push(payload),
+    mixSourcesOf: async (roomId) => [...channels.values()].filter((c) => c.room_id === roomId && c.node_id !== null).map((c) => c.node_id!),
     enqueueTranscription: async (payload) => queued.push(payload),
     insertMedia: async () => {},
     speechSource: async (id) => ({ id, title: null, content: text }),

@@ -110,6 +110,8 @@ export interface MediaTx {
   speechJobsOf(personId: string): Promise<number>;
   enqueueSpeech(payload: JobPayloads['tts_generate'], options: { maxAttempts: number }): Promise<number>;
   enqueueMixdown(payload: JobPayloads['render_mix']): Promise<number>;
+  /** The source media ids of the room's channels (muted ones too: a channel is unmuted after queueing), at most `limit` channels. */
+  mixSourcesOf(roomId: string, limit: number): Promise<string[]>;
   enqueueTranscription(payload: JobPayloads['speech_transcription']): Promise<number>;
   /** A media node the actor may read in full (any media node for the operator), or undefined. */
   readableMediaOf(actor: Actor, id: string): Promise<MediaRecord | undefined>;

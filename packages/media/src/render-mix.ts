@@ -1,4 +1,4 @@
-import { uuidv7 } from '@inntak/core';
+import { AppError, uuidv7 } from '@inntak/core';
 import type { Actor } from '@inntak/access';
 import { requireRoomKind } from './mixer-channels.js';
 import { MIXER_REQUIREMENTS, type MixerChannel } from './mixer.js';
@@ -15,13 +15,21 @@ import { decodeAudio, UndecodableAudioError } from './decode-audio.js';
 export const MAX_MIX_CHANNELS = 32;
 
 /**
- * POST /intentions/render_mix: member on the room, the room a `communication` node; answers the
- * job's id. The job finds the channels as they are when it runs.
+ * POST /intentions/render_mix: member on the room, the room a `communication` node, and read on
+ * every channel's source (403 otherwise); answers the job's id. The job finds the channels as they are when it runs.
  */
 export async function queueMixdown(store: MediaStore, actor: Actor, input: { room_id: string; target_lufs?: number }): Promise<number> {
   return store.transaction(async (tx) => {
     const room = await requireLevel(tx, actor, input.room_id, MIXER_REQUIREMENTS.render_mix, 'room_id');
     requireRoomKind(room.nodeKind);
+    // The mix becomes the room's media, read by everyone who reads the room: whoever asks for it
+    // must be able to read every source it would read (set by someone who could, perhaps since
+    // revoked), else a member of the room hears audio kept from them. Which one is not said.
+    for (const sourceId of await tx.mixSourcesOf(input.room_id, MAX_MIX_CHANNELS)) {
+      if (!(await tx.readableMediaOf(actor, sourceId))) {
+        throw new AppError('forbidden', { detail: 'room_id: en kanal har en kilde du ikke kan lese' });
+      }
+    }
     return tx.enqueueMixdown({
       room_id: input.room_id,
       ...(input.target_lufs !== undefined ? { target_lufs: input.target_lufs } : {}),

@@ -27,7 +27,12 @@ export interface StudioSessionStore {
   /** The session by its token's hash, if it has not expired at `now`. */
   findSession(tokenHash: Buffer, now: Date): Promise<StoredSession | undefined>;
   deleteSession(tokenHash: Buffer): Promise<void>;
-  insertLogin(stateHash: Buffer, login: StoredLogin, expiresAt: Date): Promise<void>;
+  /**
+   * Stores a login under way, after removing expired ones; false (nothing stored) when
+   * MAX_PENDING_LOGINS live ones are already waiting: /studio/login/start takes no credential, so
+   * its rows must be bounded.
+   */
+  insertLogin(stateHash: Buffer, login: StoredLogin, expiresAt: Date): Promise<boolean>;
   /** Removes and returns the login, if it has not expired at `now`: a state is good for one callback. */
   takeLogin(stateHash: Buffer, now: Date): Promise<StoredLogin | undefined>;
 }
@@ -97,3 +102,6 @@ export interface StudioReads {
   /** Orchestrations the actor administers (system administrators: all), by collection; at most `limit`. */
   orchestrations(actor: Actor, limit: number): Promise<OrchestrationEntry[]>;
 }
+
+/** Logins under way (OpenID state) kept at most; beyond, /studio/login/start answers 503 until some end or expire. */
+export const MAX_PENDING_LOGINS = 10_000;

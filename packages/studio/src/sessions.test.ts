@@ -16,7 +16,9 @@ class MemoryStore implements StudioSessionStore {
   async deleteSession(hash: Buffer) {
     this.sessions.delete(hash.toString('hex'));
   }
-  async insertLogin(_hash: Buffer, _login: StoredLogin) {}
+  async insertLogin(_hash: Buffer, _login: StoredLogin) {
+    return true;
+  }
   async takeLogin() {
     return undefined;
   }

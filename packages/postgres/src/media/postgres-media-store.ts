@@ -4,7 +4,7 @@ import type { Database, Db } from '../platform/index.js';
 import { levelOn } from '../graph/index.js';
 import { enqueueJob } from '../jobs/index.js';
 import { anyMedia, deleteMediaNode, insertMediaRows, readMediaFor, touchMediaAccess } from './media-store.js';
-import { endLiveRoom, insertMixerChannel, liveRoom, mixerChannel, reprioritiseQueuedJobs, startLiveRoom, updateMixerChannel } from './mixer-store.js';
+import { endLiveRoom, insertMixerChannel, liveRoom, mixChannelSources, mixerChannel, reprioritiseQueuedJobs, startLiveRoom, updateMixerChannel } from './mixer-store.js';
 import { latestPruneRun } from './prune-log.js';
 import { transcriptionSegments } from './transcription-store.js';
 import { collectionMediaBytes, lockMediaQuotaOf, lockSpeechQueueOf, speechJobsOf } from './speech-jobs.js';
@@ -23,6 +23,7 @@ function mediaTx(trx: Transaction<Database>): MediaTx {
     enqueueSpeech: (payload, options) => enqueueJob(trx, 'tts_generate', payload, options),
     readableMediaOf: (actor, id) => (actor.personId === null ? anyMedia(trx, id) : readMediaFor(trx, actor.personId, id)),
     enqueueMixdown: (payload) => enqueueJob(trx, 'render_mix', payload, { maxAttempts: 2 }),
+    mixSourcesOf: async (roomId, limit) => (await mixChannelSources(trx, roomId, limit)).flatMap((c) => (c.source ? [c.source.id] : [])),
     enqueueTranscription: (payload) => enqueueJob(trx, 'speech_transcription', payload, { maxAttempts: 2 }),
     insertMedia: async (input) => {
       await insertMediaRows(trx, input);

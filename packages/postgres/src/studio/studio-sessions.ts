@@ -1,4 +1,5 @@
-import type { StoredLogin, StoredSession, StudioSessionStore } from '@inntak/studio';
+import { sql } from 'kysely';
+import { MAX_PENDING_LOGINS, type StoredLogin, type StoredSession, type StudioSessionStore } from '@inntak/studio';
 import type { Db } from '../platform/index.js';
 
 /** The console's sessions and logins under way (migration 022). */
@@ -31,8 +32,16 @@ export class PostgresStudioSessionStore implements StudioSessionStore {
     await this.db.deleteFrom('studio_sessions').where('token_hash', '=', tokenHash).execute();
   }
 
-  async insertLogin(stateHash: Buffer, login: StoredLogin, expiresAt: Date): Promise<void> {
-    await this.db.insertInto('studio_logins').values({ state_hash: stateHash, code_verifier: login.codeVerifier, nonce: login.nonce, expires_at: expiresAt }).execute();
+  async insertLogin(stateHash: Buffer, login: StoredLogin, expiresAt: Date): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const now = new Date();
+      await trx.deleteFrom('studio_logins').where('expires_at', '<', now).execute();
+      // Counted up to the cap only (the expires_at index), so the check stays cheap when full.
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from (select 1 from studio_logins where expires_at >= ${now} limit ${MAX_PENDING_LOGINS}) live`.execute(trx);
+      if ((rows[0]?.n ?? 0) >= MAX_PENDING_LOGINS) return false;
+      await trx.insertInto('studio_logins').values({ state_hash: stateHash, code_verifier: login.codeVerifier, nonce: login.nonce, expires_at: expiresAt }).execute();
+      return true;
+    });
   }
 
   async takeLogin(stateHash: Buffer, now: Date): Promise<StoredLogin | undefined> {
