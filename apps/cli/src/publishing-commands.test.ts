@@ -30,7 +30,7 @@ describe('inntak publication add, publish, ab evaluate', () => {
   it('publication add makes a publication the owner owns; publish publishes a node in it', async () => {
     const { id } = await run('publication add', { slug: 'cli-blad', title: 'CLI-bladet', owner });
     const row = await h.db.selectFrom('nodes').select('metadata').where('id', '=', id as string).executeTakeFirstOrThrow();
-    expect(row.metadata).toEqual({ publication: { slug: 'cli-blad', title: 'CLI-bladet', about: '', domains: [] } });
+    expect(row.metadata).toEqual({ publication: { slug: 'cli-blad', title: 'CLI-bladet', about: '', domains: [], language: 'nb' } });
     const article = await createNode(h.db, { personId: owner, isAdmin: false }, { node_kind: 'content', title: 'Sak' });
     const published = await run('publish', { publication: id as string, node: article.id });
     const edge = await h.db.selectFrom('edges').selectAll().where('id', '=', published.edge_id as string).executeTakeFirstOrThrow();

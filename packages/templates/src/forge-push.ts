@@ -1,7 +1,7 @@
 import { at, fields, firstStr, isFields, isTrue, list, lookup, num, str, textAt } from './field-access.js';
 import { renderForgeEvent } from './forge-event.js';
 import { actorName, hasCreateMarks, repositoryName, userName, type ForgeEvent } from './forge-sender.js';
-import { bold, code, escapeMd, link, withReferences, type RefContext } from './markdown.js';
+import { bold, code, escapeMd, isWebUrl, link, withReferences, type RefContext } from './markdown.js';
 import { extraMetadata, repoPrefix, result, type MetadataBase } from './template-result.js';
 import { excerpt, factLines, firstLine, isZeroSha, oneLine, parseRef, plural, quote, sha7, type RefType } from './text-format.js';
 import type { Headers, Template, TemplateResult } from './types.js';
@@ -84,7 +84,8 @@ function readPush(payload: unknown, detected: ForgeEvent): Push | undefined {
     repository,
     pusher: sender === 'gitlab' ? actorName(payload, sender) : firstStr(userName(p.pusher), actorName(payload, sender)),
     repoUrl,
-    refs: { repoUrl, gitlab: sender === 'gitlab' },
+    // Checked once per push, not once per commit: a hostile 64 KB "URL" costs one look.
+    refs: isWebUrl(repoUrl) ? { repoUrl, gitlab: sender === 'gitlab' } : undefined,
     changes: [
       {
         ref: str(p.ref),
