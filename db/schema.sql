@@ -449,7 +449,7 @@ CREATE INDEX node_search_discoverable_idx ON public.node_search USING btree (nod
 CREATE INDEX node_search_discoverable_title_idx ON public.node_search USING gin (title_document) WHERE (visibility = 'discoverable'::visibility);
 CREATE INDEX node_search_document_idx ON public.node_search USING gin (document);
 CREATE UNIQUE INDEX node_search_pkey ON public.node_search USING btree (node_id);
-CREATE INDEX node_search_readers_idx ON public.node_search USING gin (readers) WHERE (visibility = ANY (ARRAY['hidden'::visibility, 'discoverable'::visibility]));
+CREATE INDEX node_search_readers_document_idx ON public.node_search USING gin (readers, document) WHERE (visibility = ANY (ARRAY['hidden'::visibility, 'discoverable'::visibility]));
 CREATE INDEX node_search_shown_document_idx ON public.node_search USING gin (document) WHERE (visibility = ANY (ARRAY['readable'::visibility, 'open'::visibility]));
 CREATE INDEX node_search_shown_idx ON public.node_search USING btree (node_id) WHERE (visibility = ANY (ARRAY['readable'::visibility, 'open'::visibility]));
 CREATE INDEX node_search_title_document_idx ON public.node_search USING gin (title_document);

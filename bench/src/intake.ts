@@ -11,7 +11,8 @@
  * Prints one row per connection count and round, with the ratio HTTP / ceiling. The machine's
  * load average is printed too: on a shared machine only ratios within one run mean much.
  * `--api` names other builds' apps/api/dist/main.js to run against the same database and
- * ceiling, alternating with this one's: before/after in one run.
+ * ceiling, alternating with this one's: before/after in one run (`main.js#INTAKE_GROUP_COMMIT=1`
+ * runs a build with settings of its own).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -157,11 +158,14 @@ if (!pgbenchFound) {
 const created: string[] = [];
 
 /** One build of the API as API_PROCESSES processes; connection i goes to process i mod N. */
-async function startApi(mainJs: string, basePort: number): Promise<{ processes: ChildProcess[]; post(worker: number): Promise<void> }> {
+async function startApi(spec: string, basePort: number): Promise<{ processes: ChildProcess[]; post(worker: number): Promise<void> }> {
+  // A build may carry settings of its own: `main.js#INTAKE_GROUP_COMMIT=1&NAME=value`.
+  const [mainJs, settings] = spec.split('#') as [string, string | undefined];
+  const own = Object.fromEntries(new URLSearchParams(settings ?? ''));
   const processes = Array.from({ length: API_PROCESSES }, (_, i) =>
     // API_NODE_OPTIONS: node flags for the API processes alone, e.g. --cpu-prof.
     spawn(process.execPath, [...(process.env.API_NODE_OPTIONS?.split(' ').filter(Boolean) ?? []), mainJs], {
-      env: { ...process.env, DATABASE_URL: scratch.url, PORT: String(basePort + i), LOG_LEVEL: 'error' },
+      env: { ...process.env, ...own, DATABASE_URL: scratch.url, PORT: String(basePort + i), LOG_LEVEL: 'error' },
       stdio: ['ignore', 'ignore', 'inherit'],
     }),
   );

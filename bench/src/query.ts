@@ -16,7 +16,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import type { NodeQuery } from '@inntak/graph';
 import { AppError } from '@inntak/core';
-import { openDatabase, readDatabaseStats, withClient, type Db } from '@inntak/postgres';
+import { cachedDatabaseStats, openDatabase, readDatabaseStats, withClient, type Db } from '@inntak/postgres';
 import { queryNodes, SEARCH_TIMEOUT_MS } from '@inntak/postgres/graph';
 import { keptDatabase, scratchDatabase } from './bench-database.js';
 
@@ -163,10 +163,12 @@ async function seed(c: pg.Client): Promise<void> {
   const readers = (await c.query(`select 1 from information_schema.columns where table_name = 'node_search' and column_name = 'visibility'`)).rowCount;
   await step(
     'search documents',
-    `insert into node_search (node_id, document, title_document ${readers ? ', visibility, created_by' : ''})
-     select id, node_search_document(title, content), setweight(to_tsvector('simple', coalesce(title, '')), 'A')
-            ${readers ? ', visibility, created_by' : ''}
-       from nodes`,
+    `insert into node_search (node_id, document, title_document ${readers ? ', visibility, created_by, readers' : ''})
+     select n.id, node_search_document(n.title, n.content), setweight(to_tsvector('simple', coalesce(n.title, '')), 'A')
+            ${readers ? `, n.visibility, n.created_by, coalesce(r.readers, '')` : ''}
+       from nodes n
+       ${readers ? `left join (select object_id, array_to_tsvector(array_agg(inntak_reader_lexeme(subject_id))) as readers
+                                from node_access group by object_id) r on r.object_id = n.id` : ''}`,
   );
   await c.query(`set session_replication_role = origin`);
   for (const index of indexes.rows) await step(`index ${index.name}`, index.def);
@@ -293,15 +295,21 @@ async function run(db: Db, url: string): Promise<void> {
       `${kase.name.padEnd(34)} ${pct(times, 50).toFixed(2).padStart(8)} ${pct(times, 95).toFixed(2).padStart(8)} ${pct(times, 100).toFixed(2).padStart(8)} ${(rows / (iterations * callers.length)).toFixed(0).padStart(6)}  ${callers.map((c) => pct(byCaller.get(c.label)!, 95).toFixed(2).padStart(12)).join(' ')}${cancelled ? `  (${cancelled} of ${times.length} cancelled at ${SEARCH_TIMEOUT_MS} ms)` : ''}`,
     );
   }
-  // What GET /metrics costs at this size: its pg_stats read, count(*) of node_access included.
-  const statTimes: number[] = [];
-  for (let i = 0; i < 5; i++) {
-    const t = performance.now();
-    await readDatabaseStats(db);
-    statTimes.push(performance.now() - t);
+  // What GET /metrics costs at this size: its pg_stats read with the exact count of node_access,
+  // then as the API reads it (the count cached for a minute: the first call waits for it).
+  for (const [label, read] of [
+    ['metrics pg_stats read (5 runs)', () => readDatabaseStats(db)],
+    ['metrics, count cached (5 runs)', cachedDatabaseStats(db)],
+  ] as const) {
+    const statTimes: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const t = performance.now();
+      await read();
+      statTimes.push(performance.now() - t);
+    }
+    statTimes.sort((a, b) => a - b);
+    console.log(`${label.padEnd(34)} ${statTimes[2]!.toFixed(2).padStart(8)} ${statTimes[4]!.toFixed(2).padStart(8)}`);
   }
-  statTimes.sort((a, b) => a - b);
-  console.log(`${'metrics pg_stats read (5 runs)'.padEnd(34)} ${statTimes[2]!.toFixed(2).padStart(8)} ${statTimes[4]!.toFixed(2).padStart(8)}`);
 }
 
 await main();

@@ -25,7 +25,10 @@ create index node_search_created_by_idx on node_search (created_by, node_id);
 -- The same parts for a word too rare to find by walking: only their own rows in the bitmap.
 create index node_search_shown_document_idx on node_search using gin (document) where visibility in ('readable', 'open');
 create index node_search_discoverable_title_idx on node_search using gin (title_document) where visibility = 'discoverable';
-create index node_search_readers_idx on node_search using gin (readers) where visibility in ('hidden', 'discoverable');
+-- Readers and words in one GIN index: "the caller has a row and the words match" is then
+-- intersected inside the index (a heavy caller's 40,000 rows and a word's 9,000 matches: 2 ms,
+-- where two bitmaps ANDed took 58 ms at 1 M nodes).
+create index node_search_readers_document_idx on node_search using gin (readers, document) where visibility in ('hidden', 'discoverable');
 
 -- The documents of a new node are written at commit (a deferred trigger), once its access rows
 -- exist: written at insert, intake's propagation would rewrite the row (and every index entry

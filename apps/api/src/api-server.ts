@@ -4,8 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import type { Logger } from '@inntak/core';
 import type { TokenVerifier } from '@inntak/access';
+import { GroupCommit } from '@inntak/intake';
 import { cachedLiveRoomStatus } from '@inntak/jobs';
-import { readDatabaseStats, type DatabaseHandle } from '@inntak/postgres';
+import { cachedDatabaseStats, type DatabaseHandle, type ReadReplicas } from '@inntak/postgres';
 import { PostgresGraphStore, PostgresIdentityDirectory, PostgresNodeQueryStore, queryCursorKey } from '@inntak/postgres/graph';
 import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
 import { PostgresIntakeStore, PostgresWebhookAdminStore } from '@inntak/postgres/intake';
@@ -41,6 +42,13 @@ export interface ApiServerOptions {
   realtime: Pick<RealtimeHubDeps, 'maxQueue' | 'initialSync' | 'listenerBackoffMs'>;
   /** Intake's own pool (INTAKE_POOL_SIZE), so reads cannot starve it; absent: `database`. */
   intakeDatabase?: DatabaseHandle;
+  /** INTAKE_GROUP_COMMIT: intake writes one transaction holds at most (default 64; 1: one each). */
+  intakeGroupCommit?: number;
+  /**
+   * READ_DATABASE_URL's replicas, started: /query/nodes, node reads, the published pages and
+   * initial_sync read there (docs/scaling.md); absent: everything on `database`.
+   */
+  readReplicas?: ReadReplicas;
   /** Expensive reads one caller may run at once (READ_CONCURRENCY_PER_CALLER). */
   readsPerCaller?: number;
   /** TRUST_PROXY, for the published pages' per-client limits. */
@@ -76,7 +84,7 @@ const DEFAULT_STORAGE_DIR = fileURLToPath(new URL('../../../.data/media', import
 export function postgresAppDeps(
   options: Pick<
     ApiServerOptions,
-    'logger' | 'database' | 'baseUrl' | 'verifier' | 'bodyLimitBytes' | 'slowRequestMs' | 'metricsToken' | 'intakeDatabase' | 'readsPerCaller' | 'storageDir' | 'trustProxy' | 'publicPages' | 'speech' | 'uploads' | 'orchestrationsPerPerson' | 'studio'
+    'logger' | 'database' | 'baseUrl' | 'verifier' | 'bodyLimitBytes' | 'slowRequestMs' | 'metricsToken' | 'intakeDatabase' | 'intakeGroupCommit' | 'readReplicas' | 'readsPerCaller' | 'storageDir' | 'trustProxy' | 'publicPages' | 'speech' | 'uploads' | 'orchestrationsPerPerson' | 'studio'
   > & {
     /** How long the live-room status is cached (spec: 10 s); tests use 0. */
     liveRoomCacheMs?: number;
@@ -87,10 +95,16 @@ export function postgresAppDeps(
   const { database } = options;
   const limits = options.publicPages ?? {};
   const media = new PostgresMediaStore(database.db);
+  const intakeDatabase = options.intakeDatabase ?? database;
+  const intakeStore = new PostgresIntakeStore(intakeDatabase);
+  const batch = options.intakeGroupCommit ?? 64;
+  const replicas = options.readReplicas;
   return {
     trustProxy: options.trustProxy,
     logger: options.logger,
-    intakeStore: new PostgresIntakeStore(options.intakeDatabase ?? database),
+    // Group commit: writes waiting for a connection of intake's pool go together in one
+    // transaction (packages/intake/src/group-commit.ts).
+    intakeStore: batch > 1 ? new GroupCommit(intakeStore, { maxInFlight: intakeDatabase.pool.options.max ?? 10, maxBatch: batch }) : intakeStore,
     readsPerCaller: options.readsPerCaller,
     orchestrationsPerPerson: options.orchestrationsPerPerson,
     verifier: options.verifier,
@@ -98,9 +112,10 @@ export function postgresAppDeps(
     graphStore: new PostgresGraphStore(database.db),
     orchestrationStore: new PostgresOrchestrationStore(database.db),
     baseUrl: options.baseUrl,
-    nodeQueries: new PostgresNodeQueryStore(database.db),
+    nodeQueries: new PostgresNodeQueryStore(database.db, {}, replicas && (() => replicas.reader())),
+    readRouter: replicas,
     cursorKey: queryCursorKey(database.db),
-    databaseStats: () => readDatabaseStats(database.db),
+    databaseStats: cachedDatabaseStats(database.db),
     metricsToken: options.metricsToken,
     databaseReady: async () => {
       await sql`select 1`.execute(database.db);
@@ -112,7 +127,7 @@ export function postgresAppDeps(
     ...(options.uploads ? { uploads: options.uploads } : {}),
     publishingStore: new PostgresPublishingStore(database.db),
     abResults: new PostgresAbResults(database.db),
-    publishedPages: new PostgresPublishedPages(database.db),
+    publishedPages: new PostgresPublishedPages(database.db, replicas && (() => replicas.consistent())),
     webhookAdmin: new PostgresWebhookAdminStore(database.db),
     deliveries: new PostgresDeliveriesStore(database.db),
     // The console's login (OpenID, development form) comes from main.ts or a test through `app`.
@@ -144,7 +159,8 @@ export async function startApiServer(options: ApiServerOptions, port: number, ho
   const { database, logger, verifier } = options;
   const deps = { ...postgresAppDeps(options), ...options.app };
   // The published pages' cache lives as long as this server, kept current by the change stream.
-  const feed = new PostgresChangeFeed(database.db, options.databaseUrl);
+  const replicas = options.readReplicas;
+  const feed = new PostgresChangeFeed(database.db, options.databaseUrl, replicas && (() => replicas.consistent()));
   const pageCache = await startPageCache({ feed, publicationsTouched: (nodeIds, edgeIds) => publicationsTouched(database.db, nodeIds, edgeIds), logger });
   deps.publishing = { ...deps.publishing, pageCache: pageCache.cache };
   const app = createApp(deps);

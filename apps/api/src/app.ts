@@ -33,6 +33,7 @@ import { installWebhookAdmin } from './webhook-admin.js';
 import { installDeliveries } from './deliveries.js';
 import { installWebhookIntake } from './webhook-intake.js';
 import { installStudio, type StudioSettings } from './studio.js';
+import { readRouting, type ReadRouter } from './read-routing.js';
 
 export interface AppDeps {
   logger: Logger;
@@ -86,6 +87,8 @@ export interface AppDeps {
   trustProxy?: number | string;
   /** The console at /studio (sessions, its reads, the login); absent: no console. */
   studio?: StudioSettings;
+  /** READ_DATABASE_URL: who reads where, so a caller reads its own writes (read-routing.ts). */
+  readRouter?: ReadRouter;
 }
 
 const API_VERSION = '0.1.0';
@@ -99,11 +102,13 @@ export function createApp(deps: AppDeps): Express {
   const metrics = createMetrics();
   installRequestCounting(app, metrics);
   installRequestLogging(app, { logger: deps.logger, slowMs: deps.slowRequestMs });
+  if (deps.readRouter) app.use(readRouting(deps.readRouter, deps.logger));
   // Every route declares itself here, so /openapi.json covers the whole surface.
   const routes = new RouteRegistry({ checkResponses: deps.checkResponses });
   // Tests walk every declared route (string-fields.test.ts): registryOf(app).
   app.locals.routeRegistry = routes;
-  const publishing = publishingDeps({ pages: deps.publishedPages, logger: deps.logger, ...deps.publishing });
+  const mediaFiles = { files: deps.files, logger: deps.logger, touch: (id: string) => deps.media.touchMediaAccess(id) };
+  const publishing = publishingDeps({ pages: deps.publishedPages, logger: deps.logger, baseUrl: deps.baseUrl, mediaFiles, ...deps.publishing });
   installPublishedDomains(app, publishing);
   installHealth(app, routes, deps);
   installWebhookIntake(app, routes, { store: deps.intakeStore, logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes });

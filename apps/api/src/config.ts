@@ -11,6 +11,8 @@ import { DEFAULT_SPEECH_LIMITS, DEFAULT_TTS_JOBS_PER_PERSON, SPEECH_MAX_CHARS } 
 export interface ApiConfig {
   /** Absent: the caller (npm start / CLI) starts an embedded PostgreSQL and sets it. */
   databaseUrl: string | undefined;
+  /** READ_DATABASE_URL: streaming replicas for reads (docs/scaling.md); empty: none. */
+  readDatabaseUrls: string[];
   port: number;
   /** HOST: the address to listen on; absent: every interface (loopback only with the dev issuer). */
   host: string | undefined;
@@ -37,6 +39,8 @@ export interface ApiConfig {
   storageDir: string;
   /** INTAKE_POOL_SIZE: intake's own database connections, which reads cannot take (docs/security.md). */
   intakePoolSize: number;
+  /** INTAKE_GROUP_COMMIT: intake writes one transaction holds at most (1: each its own). */
+  intakeGroupCommit: number;
   /** READ_CONCURRENCY_PER_CALLER: searches, listings and node reads one person may run at once (429 beyond). */
   readsPerCaller: number;
   /** TRUST_PROXY: hops (1–10) or addresses/subnets of reverse proxies whose X-Forwarded-For is believed; absent: none. */
@@ -86,6 +90,16 @@ const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const apiEnv = z
   .object({
     DATABASE_URL: envVar.postgresUrl(),
+    READ_DATABASE_URL: z
+      .string()
+      .optional()
+      .transform((raw, ctx) => {
+        const urls = (raw ?? '').split(',').map((u) => u.trim()).filter(Boolean);
+        const bad = urls.find((u) => !envVar.isPostgresUrl(u));
+        if (bad === undefined) return urls;
+        ctx.addIssue({ code: 'custom', message: 'must be postgres:// or postgresql:// URLs, comma-separated' });
+        return z.NEVER;
+      }),
     PORT: envVar.port(8080),
     HOST: envVar.text(),
     LOG_LEVEL: envVar.logLevel(),
@@ -103,6 +117,7 @@ const apiEnv = z
     REALTIME_SYNC_NODES: envVar.integer(20, 0, 10_000),
     STORAGE_DIR: envVar.text(),
     INTAKE_POOL_SIZE: envVar.integer(4, 1, 100),
+    INTAKE_GROUP_COMMIT: envVar.integer(64, 1, 1000),
     READ_CONCURRENCY_PER_CALLER: envVar.integer(4, 1, 1000),
     TRUST_PROXY: z.string().optional().transform(trustProxy),
     PUB_SEARCH_CONCURRENCY: envVar.integer(4, 1, 100),
@@ -141,6 +156,7 @@ const apiEnv = z
     const devIssuer = env.INNTAK_DEV_ISSUER && !devIssuerRefused ? { dataDir: env.INNTAK_DATA_DIR ?? `${REPO_ROOT}.data` } : undefined;
     return {
       databaseUrl: env.DATABASE_URL,
+      readDatabaseUrls: env.READ_DATABASE_URL,
       port: env.PORT,
       host: env.HOST ?? (devIssuer ? '127.0.0.1' : undefined),
       devIssuer,
@@ -159,6 +175,7 @@ const apiEnv = z
       metricsToken: env.METRICS_TOKEN,
       storageDir: usableStorageDir(env.STORAGE_DIR ?? `${REPO_ROOT}.data/media`),
       intakePoolSize: env.INTAKE_POOL_SIZE,
+      intakeGroupCommit: env.INTAKE_GROUP_COMMIT,
       readsPerCaller: env.READ_CONCURRENCY_PER_CALLER,
       trustProxy: env.TRUST_PROXY,
       publicPages: {

@@ -1,4 +1,4 @@
-import { openDatabase, type DatabaseHandle } from '@inntak/postgres';
+import { openDatabase, ReadReplicas, type DatabaseHandle } from '@inntak/postgres';
 import { loadConfigOrExit, onStopSignals } from '@inntak/core';
 import { DEV_ISSUER, openDevIssuer } from '@inntak/dev-issuer';
 import type { TokenVerifier } from '@inntak/access';
@@ -67,6 +67,15 @@ try {
 // Intake's own small pool: the public endpoint keeps answering while reads fill the main one.
 const intakeDatabase = openDatabase({ connectionString: config.databaseUrl, logger, slowQueryMs: config.slowQueryMs, max: config.intakePoolSize });
 opened.push(intakeDatabase);
+// Reads on streaming replicas (READ_DATABASE_URL), checked every second; none: all on the primary.
+const replicaDatabases = config.readDatabaseUrls.map((url) => {
+  const handle = openDatabase({ connectionString: url, logger, slowQueryMs: config.slowQueryMs });
+  opened.push(handle);
+  const { hostname, port, pathname } = new URL(url);
+  return { name: `${hostname}:${port || 5432}${pathname}`, database: handle };
+});
+const readReplicas = replicaDatabases.length > 0 ? new ReadReplicas({ primary: database, replicas: replicaDatabases, logger }) : undefined;
+await readReplicas?.start();
 const started = await startApiServer(
   {
     logger,
@@ -80,6 +89,8 @@ const started = await startApiServer(
     metricsToken: config.metricsToken,
     storageDir: config.storageDir,
     intakeDatabase,
+    intakeGroupCommit: config.intakeGroupCommit,
+    readReplicas,
     readsPerCaller: config.readsPerCaller,
     trustProxy: config.trustProxy,
     publicPages: config.publicPages,
@@ -110,6 +121,8 @@ async function shutdown(signal: string): Promise<void> {
   stopping = true;
   logger.info('draining in-flight requests', { signal });
   await started.close();
+  readReplicas?.stop();
+  await Promise.all(replicaDatabases.map((r) => r.database.close()));
   await database.close();
   await intakeDatabase.close();
   logger.info('api stopped');

@@ -1,11 +1,9 @@
-import { pipeline } from 'node:stream/promises';
 import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
 import { AppError, isUuid, type Logger } from '@inntak/core';
 import {
   DEFAULT_SPEECH_LIMITS,
   DEFAULT_TTS_JOBS_PER_PERSON,
-  fileKeyOf,
   queueSpeech,
   RATE_RANGE,
   readMedia,
@@ -15,6 +13,7 @@ import {
   type SpeechQueueLimits,
 } from '@inntak/media';
 import { callerOf } from './auth.js';
+import { sendMediaFile } from './media-file.js';
 import type { RouteRegistry } from './route-registry.js';
 import { Id } from './schemas.js';
 
@@ -38,7 +37,7 @@ export function installMedia(app: Express, registry: RouteRegistry, auth: Reques
     path: '/media/{id}',
     summary: 'The file of a media node, to callers who may read the node',
     description:
-      'Streams the file with its Content-Type; Range requests (one range) answer 206, an unsatisfiable range 416. ' +
+      'Streams the file with its Content-Type and an ETag (304 on If-None-Match); Range requests (one range) answer 206, an unsatisfiable range 416. ' +
       'A caller who may not read the media node gets 404. Reading moves metadata.last_accessed_at, at most once a minute.',
     tags: TAGS,
     auth: 'jwt',
@@ -51,44 +50,7 @@ export function installMedia(app: Express, registry: RouteRegistry, auth: Reques
     const id = req.params.id as string;
     if (!isUuid(id)) throw new AppError('not_found', { detail: 'id' });
     const media = await readMedia(deps.media, caller, id);
-    const key = fileKeyOf(media.id, media.metadata.mime);
-    const size = await deps.files.size(key);
-    if (size === null) {
-      // A row without its file must not happen (docs/media.md); say so loudly if it does.
-      deps.logger.error('media file missing', { media_id: media.id, key });
-      throw new AppError('not_found', { detail: 'id' });
-    }
-    deps.media.touchMediaAccess(media.id).catch((error: Error) => deps.logger.warn('last_accessed_at not updated', { media_id: media.id, error: error.message }));
-    res.setHeader('Accept-Ranges', 'bytes');
-    let range: { start: number; end: number } | undefined;
-    if (req.headers.range) {
-      const ranges = req.range(size, { combine: true });
-      if (ranges === -1) {
-        res.setHeader('Content-Range', `bytes */${size}`);
-        res.status(416).json({ error: 'Ugyldig byteområde' });
-        return;
-      }
-      // A malformed header or several ranges: the whole file (RFC 9110 allows ignoring Range).
-      if (ranges !== undefined && ranges !== -2 && ranges.type === 'bytes' && ranges.length === 1) range = ranges[0];
-    }
-    res.setHeader('Content-Type', media.metadata.mime);
-    res.setHeader('Cache-Control', 'private, no-cache');
-    if (range) {
-      res.status(206);
-      res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${size}`);
-      res.setHeader('Content-Length', String(range.end - range.start + 1));
-    } else {
-      res.status(200);
-      res.setHeader('Content-Length', String(size));
-    }
-    if (req.method === 'HEAD') {
-      res.end();
-      return;
-    }
-    await pipeline(deps.files.read(key, range), res).catch((error: NodeJS.ErrnoException) => {
-      // A client that hangs up mid-file is not an error of ours.
-      if (error.code !== 'ERR_STREAM_PREMATURE_CLOSE') deps.logger.warn('media stream failed', { media_id: media.id, error: error.message });
-    });
+    await sendMediaFile(req, res, { id: media.id, mime: media.metadata.mime }, { files: deps.files, logger: deps.logger, touch: (m) => deps.media.touchMediaAccess(m) }, 'private, no-cache');
   });
 
   registry.route(

@@ -187,7 +187,7 @@ function pgMetrics(registry: Registry) {
   const indexBlocks = counter('index_blocks', 'Index blocks found in shared buffers (hit) or read', ['table', 'index', 'result']);
   const indexSize = gauge('index_size_bytes', 'Size of the index', ['table', 'index']);
   const hitRatio = gauge('cache_hit_ratio', 'Share of block reads served from shared buffers', ['source']);
-  const accessRows = gauge('node_access_rows', 'Rows in the access matrix (exact count)', []);
+  const accessRows = gauge('node_access_rows', 'Rows in the access matrix (exact count, taken at most a minute ago)', []);
   const all = [tableRows, tableScans.metric, tableTuples.metric, tableBlocks.metric, tableSize, indexScans.metric, indexTuples.metric, indexBlocks.metric, indexSize, hitRatio, accessRows];
   return {
     set(stats: DatabaseStats): void {

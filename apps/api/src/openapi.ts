@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import express, { type Express } from 'express';
 import { z } from 'zod';
+import { nameRoute } from './request-logging.js';
 import type { RouteRegistry, RouteSpec } from './route-registry.js';
 
 const ErrorBody = z.object({ error: z.string() }).meta({ description: 'Every failure: one text field.' });
@@ -49,6 +50,11 @@ function installDocs(app: Express): void {
   });
   app.get('/docs/init.js', (_req, res) => {
     res.status(200).type('js').send(DOCS_INIT);
+  });
+  // One label for every asset in metrics and logs (request-logging.ts, nameRoute): not one per file, not "unmatched".
+  app.use('/docs/assets', (_req, res, next) => {
+    nameRoute(res, '/docs/assets/*');
+    next();
   });
   app.use('/docs/assets', express.static(SWAGGER_UI_DIR, { index: false, maxAge: '1h' }));
 }

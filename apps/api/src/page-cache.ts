@@ -120,7 +120,7 @@ function keysOf(notices: readonly ChangeNotice[]): { nodeIds: string[]; edgeIds:
       if (old) {
         if (old.edge_type === PUBLISHED_IN) direct.push(String(old.target_id));
         else if (old.edge_type === FRONT_PAGE_VARIANT) direct.push(String(old.source_id));
-        else if (old.edge_type === TAGGED_EDGE_TYPE) nodeIds.push(String(old.source_id));
+        else if (old.edge_type === TAGGED_EDGE_TYPE || old.edge_type === 'has_media') nodeIds.push(String(old.source_id));
       } else if (typeof payload.id === 'string') edgeIds.push(payload.id);
     }
   }

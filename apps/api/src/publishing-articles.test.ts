@@ -13,7 +13,7 @@ describe('POST /intentions/create_publication', () => {
     // Created by the system administrator (domains need one).
     const row = await ctx.database.db.selectFrom('nodes').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     expect(row.node_kind).toBe('collection');
-    expect(row.metadata).toEqual({ publication: { slug, title: `Bladet ${slugs}`, about: 'Om bladet.\n\nAndre avsnitt.', domains: ['nyheter.example.no'] } });
+    expect(row.metadata).toEqual({ publication: { slug, title: `Bladet ${slugs}`, about: 'Om bladet.\n\nAndre avsnitt.', domains: ['nyheter.example.no'], language: 'nb' } });
     const ownerEdge = await ctx.database.db.selectFrom('edges').select('source_id').where('target_id', '=', id).where('edge_type', '=', 'owner').executeTakeFirst();
     expect(ownerEdge?.source_id).toBe(sysadmin.id);
   });

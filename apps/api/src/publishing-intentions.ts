@@ -1,7 +1,7 @@
 import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
 import { abResults, type AbResultsStore } from '@inntak/ab-testing';
-import { abOverride, createPublication, createVariant, publishArticle, unpublishArticle, unpublishNode, type PublishingStore } from '@inntak/publishing';
+import { abOverride, createPublication, PAGE_LANGUAGES, createVariant, publishArticle, unpublishArticle, unpublishNode, type PublishingStore } from '@inntak/publishing';
 import type { RouteRegistry } from './route-registry.js';
 import { Id, storableText } from './schemas.js';
 
@@ -31,6 +31,7 @@ export function installPublishingIntentions(app: Express, registry: RouteRegistr
         slug: storableText(z.string().min(1).max(63)),
         about: storableText(z.string().max(20_000)).optional(),
         domains: z.array(storableText(z.string().min(1).max(253))).max(20).optional(),
+        language: z.enum(PAGE_LANGUAGES).optional().describe('nb (default) or en: the language of the pages\' chrome and dates'),
       }),
       description: 'Custom domains (`domains`) may only be given by a system administrator (403 otherwise).',
       response: { status: 201, schema: z.object({ id: Id }) },

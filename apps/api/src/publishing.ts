@@ -18,6 +18,8 @@ import {
   renderNotFound,
   renderSearch,
   renderTooManySearches,
+  renderFeed,
+  renderSitemap,
   type PageContext,
   type Publication,
   type PublishedPages,
@@ -25,6 +27,8 @@ import {
 import type { AbRecorder } from './ab-recorder.js';
 import { ROUTING, type PageCache } from './page-cache.js';
 import { AbClientGate, ClientKeys, SearchLimiter, type PublicClient } from './public-clients.js';
+import { sendMediaFile, type MediaFileDeps } from './media-file.js';
+import { nameRoute } from './request-logging.js';
 import type { RouteRegistry } from './route-registry.js';
 
 export interface PublishingDeps {
@@ -36,6 +40,10 @@ export interface PublishingDeps {
   pageCache?: PageCache;
   /** The service's own host (from BASE_URL): never a publication's custom domain. */
   ownHost?: string;
+  /** Published articles' media files (/medier/{id}); absent: those paths are 404. */
+  mediaFiles?: MediaFileDeps;
+  /** BASE_URL: the origin of /pub/… pages' canonical links and feeds; its scheme is the custom domains' too. */
+  baseUrl?: string;
   /** Which impressions and clicks count (one per client per article per window); default AbClientGate's defaults. */
   abGate?: AbClientGate;
   /** The /sok cap per address and in all; default SearchLimiter's defaults. */
@@ -45,7 +53,7 @@ export interface PublishingDeps {
 }
 
 /** The pages' dependencies with every per-process guard in place (createApp calls this once). */
-export function publishingDeps(deps: PublishingDeps): Required<Omit<PublishingDeps, 'pageCache' | 'ownHost'>> & PublishingDeps {
+export function publishingDeps(deps: PublishingDeps): Required<Omit<PublishingDeps, 'pageCache' | 'ownHost' | 'baseUrl' | 'mediaFiles'>> & PublishingDeps {
   return {
     ...deps,
     abGate: deps.abGate ?? new AbClientGate({ logger: deps.logger }),
@@ -68,6 +76,9 @@ const PAGE_ROUTES: Array<[path: string, summary: string]> = [
   ['/pub/{slug}/arkiv', 'Archive, newest first, grouped by month, paginated'],
   ['/pub/{slug}/sok', 'Ranked full-text search among published articles (?q=), paginated; capped per address and in all (429)'],
   ['/pub/{slug}/om', 'About the publication'],
+  ['/pub/{slug}/medier/{media_id}', 'A media file (audio, image, video) of an article published here, public; Range (206), ETag (304)'],
+  ['/pub/{slug}/feed.xml', 'RSS 2.0 feed of the newest published articles (application/rss+xml)'],
+  ['/pub/{slug}/sitemap.xml', 'Sitemap of the front page, archive, about page and newest published articles (application/xml)'],
 ];
 
 /**
@@ -76,7 +87,7 @@ const PAGE_ROUTES: Array<[path: string, summary: string]> = [
  * /openapi.json, /admin, /pub, …) goes to the service as if the Host were its own, so a
  * publication cannot take over the webhook intake or the health checks of a host name.
  */
-const DOMAIN_PAGE_PATH = /^\/(?:(?:artikkel|t|kategori)\/[^/]+\/?|(?:arkiv|sok|om)\/?)?$/;
+const DOMAIN_PAGE_PATH = /^\/(?:(?:artikkel|t|kategori|medier)\/[^/]+\/?|(?:arkiv|sok|om)\/?|feed\.xml|sitemap\.xml)?$/;
 
 /** /pub/… on a custom domain: other publications' pages are not served under this one's name. */
 const PUB_PATH = /^\/pub(?:\/|$)/;
@@ -98,8 +109,12 @@ export function installPublishedDomains(app: Express, deps: PageDeps): void {
       .byDomain(domain)
       .then((publication) => {
         if (!publication) return next();
-        if (otherPublications) return pages.notFound(res, { publication, base: '' });
-        return pages.serve(req, res, { publication, base: '' }, req.path);
+        const ctx = { publication, base: '', origin: deps.baseUrl ? `${new URL(deps.baseUrl).protocol}//${domain}` : undefined };
+        if (otherPublications) {
+          nameRoute(res, 'domain:/pub/*');
+          return pages.notFound(res, ctx);
+        }
+        return pages.serve(req, res, ctx, req.path);
       })
       .catch(next);
   });
@@ -111,10 +126,10 @@ export function installPublishedPages(app: Express, registry: RouteRegistry, dep
       method: 'get',
       path,
       summary,
-      description: 'An HTML page (text/html), with ETag and 304; an unknown page is an HTML 404.',
+      description: path.endsWith('.xml') ? 'An XML document, with ETag and 304.' : 'An HTML page (text/html), with ETag and 304; an unknown page is an HTML 404.',
       tags: TAGS,
       auth: 'public',
-      response: { status: path.includes('/t/') ? 302 : 200, schema: z.string(), description: 'text/html' },
+      response: { status: path.includes('/t/') ? 302 : 200, schema: z.string(), description: path.endsWith('.xml') ? 'application/rss+xml or application/xml' : 'text/html' },
       // /sok is capped per address and in all (429 with Retry-After, an HTML page).
       errors: path.endsWith('/sok') ? [404, 429] : [404],
     });
@@ -128,12 +143,20 @@ export function installPublishedPages(app: Express, registry: RouteRegistry, dep
     pages
       .bySlug(slug)
       .then((publication) => {
-        if (!publication) return pages.notFound(res, undefined);
-        return pages.serve(req, res, { publication, base: `/pub/${publication.slug}` }, match[2] ?? '/');
+        if (!publication) {
+          nameRoute(res, '/pub/:slug/*');
+          return pages.notFound(res, undefined);
+        }
+        const origin = deps.baseUrl ? new URL(deps.baseUrl).origin : undefined;
+        return pages.serve(req, res, { publication, base: `/pub/${publication.slug}`, origin }, match[2] ?? '/');
       })
       .catch(next);
   });
 }
+
+/** The feed's newest articles; the sitemap's (a bounded read each, cached until a change). */
+const FEED_ITEMS = 30;
+const SITEMAP_ITEMS = 1000;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -169,6 +192,7 @@ class Pages {
     const parts = path.split('/').filter((p) => p !== '');
     const page = parsePage(req.query.side);
     const [section, param] = parts;
+    nameRoute(res, pageRoute(ctx, section));
 
     if (parts.length === 0) {
       if (page === undefined) return this.notFound(res, ctx);
@@ -259,6 +283,24 @@ class Pages {
       if (this.fresh(req, res, etagOf({ pub, words, listing }))) return;
       return this.send(res, renderSearch(ctx, words, listing));
     }
+    if ((section === 'feed.xml' || section === 'sitemap.xml') && parts.length === 1 && ctx.origin) {
+      const feed = section === 'feed.xml';
+      const origin = ctx.origin;
+      const doc = await this.cached(pub.id, `${section}:${pub.id}:${ctx.base}:${origin}`, async () => {
+        const articles = feed ? await pages.publishedArticles(pub.id, { limit: FEED_ITEMS, offset: 0 }) : await pages.publishedArticles(pub.id, { limit: SITEMAP_ITEMS, offset: 0 });
+        const body = feed ? renderFeed({ ...ctx, origin }, articles) : renderSitemap({ ...ctx, origin }, articles);
+        return { etag: etagOf(body), body };
+      });
+      if (this.fresh(req, res, doc.etag)) return;
+      res.status(200).type(feed ? 'application/rss+xml; charset=utf-8' : 'application/xml; charset=utf-8').send(doc.body);
+      return;
+    }
+    if (section === 'medier' && parts.length === 2 && UUID.test(param!) && this.deps.mediaFiles) {
+      // Public because the article is: only media an article published here owns (has_media).
+      const media = await pages.publishedMedia(pub.id, param!);
+      if (!media) return this.notFound(res, ctx);
+      return sendMediaFile(req, res, media, this.deps.mediaFiles, 'public, max-age=300');
+    }
     if (section === 'om' && parts.length === 1) {
       if (this.fresh(req, res, etagOf(pub))) return;
       return this.send(res, renderAbout(ctx));
@@ -304,6 +346,26 @@ function visitorOf(req: Request, res: Response, ctx: PageContext): string {
   const id = randomBytes(16).toString('base64url');
   res.append('Set-Cookie', `${VISITOR_COOKIE}=${id}; Path=${ctx.base || '/'}; Max-Age=${VISITOR_MAX_AGE_S}; HttpOnly; SameSite=Lax${req.secure ? '; Secure' : ''}`);
   return id;
+}
+
+/** The page kinds' route patterns, for metrics and logs; anything else under a publication is one more. */
+const PAGE_PATTERNS: Readonly<Record<string, string>> = {
+  artikkel: '/artikkel/:id',
+  t: '/t/:id',
+  kategori: '/kategori/:tag',
+  medier: '/medier/:id',
+  arkiv: '/arkiv',
+  sok: '/sok',
+  om: '/om',
+  'feed.xml': '/feed.xml',
+  'sitemap.xml': '/sitemap.xml',
+};
+
+/** `/pub/:slug/artikkel/:id` on the service's host, `domain:/artikkel/:id` on a custom domain. */
+function pageRoute(ctx: PageContext | undefined, section: string | undefined): string {
+  const prefix = ctx === undefined || ctx.base !== '' ? '/pub/:slug' : 'domain:';
+  const suffix = section === undefined ? (ctx?.base === '' ? '/' : '') : Object.prototype.hasOwnProperty.call(PAGE_PATTERNS, section) ? PAGE_PATTERNS[section]! : '/*';
+  return `${prefix}${suffix}`;
 }
 
 /** A page model with a validator derived from it: the same data gives the same ETag. */

@@ -41,7 +41,18 @@ export function requestLogger(res: Response, fallback: Logger): Logger {
  */
 export function routeOf(req: Request): string {
   const path = (req.route as { path?: unknown } | undefined)?.path;
-  return typeof path === 'string' ? `${req.baseUrl}${path}` : 'unmatched';
+  if (typeof path === 'string') return `${req.baseUrl}${path}`;
+  const named = (req.res?.locals as { routeName?: unknown } | undefined)?.routeName;
+  return typeof named === 'string' ? named : 'unmatched';
+}
+
+/**
+ * Names the route of a request that middleware answers rather than an Express route (the
+ * published pages, custom domains, /docs assets): a pattern such as `/pub/:slug/artikkel/:id`,
+ * never the path itself, so labels stay few and hold no ids.
+ */
+export function nameRoute(res: Response, pattern: string): void {
+  res.locals.routeName = pattern;
 }
 
 /** Ids from a proxy or caller are kept when short and plain, so they cannot forge log content. */

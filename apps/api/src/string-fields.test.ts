@@ -55,7 +55,9 @@ beforeAll(async () => {
   const person = await ctx.addPerson('string-fields-subject');
   const publication = await post('/intentions/create_publication', { title: 'Avisa', slug: 'string-fields-avisa' });
   const published = await post('/intentions/publish_article', { publication_id: publication.id!, node_id: node.id! });
-  const channel = await post('/intentions/create_mixer_channel', { room_id: ctx.collectionId, label: 'kanal' });
+  // A mixer's room is a communication node (issue 28).
+  const room = await post('/intentions/create_node', { node_kind: 'communication', title: 'studio', collection_id: ctx.collectionId });
+  const channel = await post('/intentions/create_mixer_channel', { room_id: room.id!, label: 'kanal' });
   // Uuid fields by name; a field named otherwise gets the collection.
   samples = {
     webhook_id: webhook.id,
@@ -65,7 +67,7 @@ beforeAll(async () => {
     source_id: node.id,
     collection_id: ctx.collectionId,
     target_id: ctx.collectionId,
-    room_id: ctx.collectionId,
+    room_id: room.id,
     publication_id: publication.id,
     subject_id: person.id,
     edge_id: published.edge_id,
@@ -129,7 +131,7 @@ describe('NUL and lone surrogates in any string field of any JSON route (issue 2
     ['/intentions/create_mixer_channel', { room_id: 'ROOM', label: 'kanal\u0000' }, 'label'],
     ['/intentions/set_webhook_secret', { webhook_id: 'WEBHOOK', scheme: 'github', secret: 'hemmelig\udc00' }, 'secret'],
   ])('%s with a bad %s answers 400 naming the field', async (path, body, field) => {
-    const filled = JSON.parse(JSON.stringify(body).replace('"ROOM"', JSON.stringify(ctx.collectionId)).replace('"WEBHOOK"', JSON.stringify(samples.webhook_id))) as object;
+    const filled = JSON.parse(JSON.stringify(body).replace('"ROOM"', JSON.stringify(samples.room_id)).replace('"WEBHOOK"', JSON.stringify(samples.webhook_id))) as object;
     const res = await request(app).post(path).set('Authorization', admin).set('Content-Type', 'application/json').send(JSON.stringify(filled));
     expect(res.status).toBe(400);
     expect(res.body.error).toMatch(new RegExp(`^Ugyldig forespørsel: ${field}: `));
@@ -214,7 +216,8 @@ function sample(schema: z.ZodType, path: Array<string | number>, slots: StringSl
       return 'tekst';
     case 'number':
     case 'int':
-      return [1, 0, 10, 100, -1, 0.5].find((n) => schema.safeParse(n).success) ?? 1;
+      // -16: a loudness target (render_mix, −36 … −6 LUFS).
+      return [1, 0, 10, 100, -1, 0.5, -16].find((n) => schema.safeParse(n).success) ?? 1;
     case 'bigint':
       return 1;
     case 'boolean':

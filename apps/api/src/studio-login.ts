@@ -4,6 +4,7 @@ import type { IdentityDirectory } from '@inntak/access';
 import type { Logger } from '@inntak/core';
 import { html } from '@inntak/publishing';
 import { csrfMatches, endSession, randomToken, startSession, tokenHash, type StudioSessionStore } from '@inntak/studio';
+import { isLoopbackHost } from './config.js';
 import { layout, sendPage } from './studio-html.js';
 import type { StudioLoginProvider } from './studio-oidc.js';
 import { clearCookie, LOGIN_COOKIE, PRE_COOKIE, readCookies, requireStudioSession, safeReturnPath, SESSION_COOKIE, setCookie, studioOf, type CookieOptions } from './studio-session.js';
@@ -32,11 +33,12 @@ export function installStudioLogin(router: Router, deps: StudioLoginDeps): void 
   router.get('/login', (req, res) => {
     const next = safeReturnPath(req.query.neste);
     const pre = randomToken();
-    if (deps.devIssuer) setCookie(res, cookies, PRE_COOKIE, pre, LOGIN_MINUTES * 60);
+    const devOffered = deps.devIssuer !== undefined && fromThisMachine(req);
+    if (devOffered) setCookie(res, cookies, PRE_COOKIE, pre, LOGIN_MINUTES * 60);
     const oidc = deps.login
       ? html`<p><a href="/studio/login/start?neste=${encodeURIComponent(next)}">Logg inn med OpenID Connect</a></p>`
       : html`<p>Innlogging med OpenID Connect er ikke satt opp (OIDC_ISSUER og OIDC_CLIENT_ID).</p>`;
-    const dev = deps.devIssuer
+    const dev = devOffered
       ? html`<section aria-labelledby="dev"><h2 id="dev">Utviklingsinnlogging</h2>
 <p>Bare på denne maskinen (INNTAK_DEV_ISSUER=1): logg inn som en kjent person uten identitetsleverandør.</p>
 <form method="post" action="/studio/login/dev">
@@ -84,7 +86,7 @@ export function installStudioLogin(router: Router, deps: StudioLoginDeps): void 
   });
 
   router.post('/login/dev', async (req, res) => {
-    if (!deps.devIssuer) return notOffered(res);
+    if (!deps.devIssuer || !fromThisMachine(req)) return notOffered(res);
     const body = req.body as Record<string, unknown>;
     if (!csrfMatches(readCookies(req)[PRE_COOKIE] ?? '', body.csrf) || !readCookies(req)[PRE_COOKIE]) {
       return failed(res, 403, 'Skjemaet er utløpt. Last innloggingssiden på nytt.');
@@ -119,6 +121,26 @@ export function installStudioLogin(router: Router, deps: StudioLoginDeps): void 
     url.search = query < 0 ? '' : req.originalUrl.slice(query);
     return url;
   }
+}
+
+/**
+ * The development form logs anyone in by name alone, so it answers only a browser on this machine
+ * talking to it by a loopback name: the API listening on loopback is not enough. A page on another
+ * site that re-points its own name at 127.0.0.1 (DNS rebinding) reaches the port with its own
+ * name in Host, and a reverse proxy on this machine brings other machines' requests from a
+ * loopback address with X-Forwarded-For or Forwarded: both are refused (404, as when it is off).
+ */
+function fromThisMachine(req: Request): boolean {
+  if (req.headers['x-forwarded-for'] !== undefined || req.headers.forwarded !== undefined) return false;
+  const remote = req.socket.remoteAddress ?? '';
+  if (!isLoopbackHost(remote.replace(/^::ffff:/, ''))) return false;
+  let hostname: string;
+  try {
+    hostname = new URL(`http://${req.headers.host ?? ''}`).hostname;
+  } catch {
+    return false;
+  }
+  return isLoopbackHost(hostname);
 }
 
 function notOffered(res: Response): void {

@@ -14,7 +14,7 @@ import {
   type AdministeredWebhook,
   type WebhookAdminStore,
 } from '@inntak/intake';
-import { findTemplate, listTemplates } from '@inntak/templates';
+import { DEFAULT_LOCALE, findTemplate, listTemplates, LOCALES } from '@inntak/templates';
 import type { RouteRegistry } from './route-registry.js';
 import { Id, JsonObject, storableText, TemplateId, Timestamp } from './schemas.js';
 
@@ -35,6 +35,9 @@ const Webhook = z.object({
 });
 
 const WebhookRef = z.strictObject({ webhook_id: Id });
+
+/** The language a webhook's template writes in (docs/templates.md#language): nb when not given. */
+const Locale = z.enum(LOCALES).describe('nb (default) or en: the language of the words the template writes (headlines, labels), never of the sender\'s own words');
 
 const TemplateInfo = z.object({ id: z.string(), title: z.string(), description: z.string(), senders: z.array(z.string()) });
 
@@ -61,14 +64,14 @@ export function installWebhookAdmin(app: Express, registry: RouteRegistry, auth:
       summary: 'Create a webhook for a collection',
       tags: TAGS,
       auth: 'jwt',
-      body: z.strictObject({ collection_id: Id, template_id: TemplateId.nullish(), title: storableText(z.string().max(500)).nullish() }),
+      body: z.strictObject({ collection_id: Id, template_id: TemplateId.nullish(), locale: Locale.optional(), title: storableText(z.string().max(500)).nullish() }),
       response: { status: 201, schema: Webhook },
       errors: [400, 401, 403, 404],
     },
     auth,
     async ({ body, caller }) => {
       const templateId = knownTemplateId(body.template_id);
-      const created = await createWebhook(deps.webhookAdmin, caller, { collectionId: body.collection_id, templateId, title: body.title ?? null });
+      const created = await createWebhook(deps.webhookAdmin, caller, { collectionId: body.collection_id, templateId, locale: body.locale, title: body.title ?? null });
       return view((await findAdministeredWebhook(deps.webhookAdmin, caller, created.id))!);
     },
   );
@@ -81,13 +84,13 @@ export function installWebhookAdmin(app: Express, registry: RouteRegistry, auth:
       summary: "Change a webhook's payload template (null: generic extraction)",
       tags: TAGS,
       auth: 'jwt',
-      body: z.strictObject({ webhook_id: Id, template_id: TemplateId.nullable() }),
+      body: z.strictObject({ webhook_id: Id, template_id: TemplateId.nullable(), locale: Locale.optional() }),
       response: { status: 200, schema: Webhook },
       errors: [400, 401, 403, 404],
     },
     auth,
     async ({ body, caller }) =>
-      view(await setWebhookTemplate(deps.webhookAdmin, caller, { webhook_id: body.webhook_id, template_id: knownTemplateId(body.template_id) })),
+      view(await setWebhookTemplate(deps.webhookAdmin, caller, { webhook_id: body.webhook_id, template_id: knownTemplateId(body.template_id), locale: body.locale })),
   );
 
   registry.route(
@@ -161,7 +164,7 @@ export function installWebhookAdmin(app: Express, registry: RouteRegistry, auth:
       tags: TAGS,
       auth: 'jwt',
       params: z.object({ id: TemplateId }),
-      body: z.strictObject({ payload: z.unknown(), headers: z.record(z.string(), z.string()).optional() }),
+      body: z.strictObject({ payload: z.unknown(), headers: z.record(z.string(), z.string()).optional(), locale: Locale.optional() }),
       response: { status: 200, schema: Preview },
       errors: [400, 401, 404],
     },
@@ -170,7 +173,7 @@ export function installWebhookAdmin(app: Express, registry: RouteRegistry, auth:
       const template = findTemplate(params.id);
       if (!template) throw new AppError('not_found', { detail: `mal ${params.id}` });
       const headers = Object.fromEntries(Object.entries(body.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
-      const { title, content, extra_metadata } = template.render(body.payload ?? {}, headers);
+      const { title, content, extra_metadata } = template.render(body.payload ?? {}, headers, body.locale ?? DEFAULT_LOCALE);
       return { title, content, extra_metadata };
     },
   );

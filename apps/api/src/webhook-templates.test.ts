@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import request from 'supertest';
+import { sql } from 'kysely';
 import type { Express } from 'express';
 import { setupTestContext, type TestContext } from './__tests__/helpers.js';
 
@@ -34,8 +35,9 @@ describe('POST /api/webhook/{token} with payload templates', () => {
     const res = await request(app).post(`/api/webhook/${tokens['forge-push']}`).set('X-GitHub-Event', 'push').send(payload);
     expect(res.status).toBe(200);
     const created = await node(res.body.node_id);
-    expect(created.title).toBe('[baxterthehacker/public-repo] baxterthehacker pushed 50 commits to changes');
-    expect(created.content).toContain('… and 30 more commits');
+    expect(created.title).toBe('[baxterthehacker/public-repo] baxterthehacker dyttet 50 commits til changes');
+    // A webhook without a locale writes Norwegian (docs/templates.md#language).
+    expect(created.content).toContain('… og 30 commits til');
     expect(created.metadata).toMatchObject({
       source: 'webhook',
       webhook_id: expect.any(String),
@@ -49,6 +51,22 @@ describe('POST /api/webhook/{token} with payload templates', () => {
     });
   });
 
+  it("writes in the webhook's locale: English for metadata.locale en, the commit messages as sent either way", async () => {
+    const english = await ctx.addWebhook('forge-push');
+    await ctx.database.db
+      .updateTable('nodes')
+      .set({ metadata: sql`metadata || '{"locale":"en"}'::jsonb` })
+      .where('id', '=', english.id)
+      .execute();
+    const payload = payloadOf('forge-push/github-push-one_commit.json');
+    const res = await request(app).post(`/api/webhook/${english.token}`).set('X-GitHub-Event', 'push').send(payload);
+    const created = await node(res.body.node_id);
+    expect(created.title).toBe('[Codertocat/Hello-World] Codertocat pushed 1 commit to master');
+    expect(created.content).toContain('- **Branch:** `master`');
+    expect(created.content).toContain(') Update README (Codertocat)');
+    expect(created.metadata).toMatchObject({ locale: 'en' });
+  });
+
   it('says "merged" only for a merged merge request', async () => {
     const merged = await request(app)
       .post(`/api/webhook/${tokens['forge-pull-request']}`)
@@ -60,7 +78,7 @@ describe('POST /api/webhook/{token} with payload templates', () => {
       .send(payloadOf('forge-pull-request/gitlab-merge_request-closed.json'));
     expect((await node(merged.body.node_id)).metadata).toMatchObject({ merge_status: 'merged', number: 1 });
     const closedNode = await node(closed.body.node_id);
-    expect(closedNode.title).toBe('[gitlab-org/hello-world] sytses closed merge request !1 without merging: update readme (feature → master)');
+    expect(closedNode.title).toBe('[gitlab-org/hello-world] sytses lukket merge request !1 uten å slå sammen: update readme (feature → master)');
     expect(closedNode.metadata).toMatchObject({ merge_status: 'closed' });
   });
 
@@ -72,7 +90,7 @@ describe('POST /api/webhook/{token} with payload templates', () => {
       .send({ payload: JSON.stringify(payload) });
     expect(res.status).toBe(200);
     const created = await node(res.body.node_id);
-    expect(created.title).toBe('[hl7-fhir/fhir-svn] Travis CI #4601 succeeded (Passed) on master');
+    expect(created.title).toBe('[hl7-fhir/fhir-svn] Travis CI #4601 lyktes (Passed) på master');
     expect(created.metadata).toMatchObject({ sender: 'travis', status: 'succeeded', build_number: '4601', payload });
   });
 

@@ -66,7 +66,7 @@ export function rerenderNode(store: DeliveriesStore, actor: Actor, nodeId: strin
     if (node.created_by !== metadata.webhook_id) throw notFromWebhook();
     const templateId = await tx.webhookTemplate(metadata.webhook_id);
     if (templateId === undefined) throw new AppError('conflict', { detail: WEBHOOK_GONE });
-    const rendered = rerenderContent(templateId, metadata);
+    const rendered = rerenderContent(templateId, metadata, await tx.webhookLocale(metadata.webhook_id));
     await tx.writeRendering(nodeId, rendered);
     const version = rendered.setKeys.template_version;
     return { node_id: nodeId, title: rendered.title, template_id: rendered.templateId, template_version: typeof version === 'number' ? version : null };
@@ -100,11 +100,11 @@ export async function rerenderWebhook(
 ): Promise<{ webhook_id: string; template_id: string | null; rerendered: number; last_node_id: string | null }> {
   const { webhookId, since } = options;
   const batch = options.batch ?? 500;
-  const { templateId, total } = await store.transaction(async (tx) => ({
-    templateId: await tx.webhookTemplate(webhookId),
-    total: await tx.countDelivered(webhookId, { since, after: options.after }),
-  }));
-  if (templateId === undefined) throw new AppError('conflict', { detail: WEBHOOK_GONE });
+  const { templateId, locale, total } = await store.transaction(async (tx) => {
+    const templateId = await tx.webhookTemplate(webhookId);
+    if (templateId === undefined) throw new AppError('conflict', { detail: WEBHOOK_GONE });
+    return { templateId, locale: await tx.webhookLocale(webhookId), total: await tx.countDelivered(webhookId, { since, after: options.after }) };
+  });
   let done = 0;
   let last: string | null = null;
   for (;;) {
@@ -112,7 +112,7 @@ export async function rerenderWebhook(
     const page = await store.transaction(async (tx) => {
       const nodes = await tx.deliveredNodes(webhookId, { since, after }, batch);
       for (const node of nodes) {
-        if (node.metadata.source === 'webhook') await tx.writeRendering(node.id, rerenderContent(templateId, node.metadata));
+        if (node.metadata.source === 'webhook') await tx.writeRendering(node.id, rerenderContent(templateId, node.metadata, locale));
       }
       return nodes;
     });

@@ -16,6 +16,7 @@ export {
   type StoredDelivery,
   type DeliveredSince,
 } from './ports.js';
+export { GroupCommit, type BatchIntakeStore, type ContentWrite, type GroupCommitOptions } from './group-commit.js';
 export { createWebhook, setWebhookTemplate, rotateWebhookToken, deleteWebhook, listWebhooks, findAdministeredWebhook, requireWebhookAdmin, requireCollectionAdmin, type WebhookInput } from './webhook-admin.js';
 export { listDeliveries, setWebhookSecret, rerenderNode, rerenderWebhook, type RerenderResult } from './delivery-admin.js';
 export { senderDeliveryId, loggableDeliveryId, senderEvent } from './delivery-facts.js';
@@ -33,4 +34,5 @@ export {
 } from './receive-webhook.js';
 export { parseWebhookBody, type ParsedBody } from './parse-body.js';
 export { intakeUrl, knownTemplateId } from './webhook-settings.js';
-export { rerenderContent, type Rerendered } from './rerender.js';
+export { rerenderContent, webhookLocaleOf, type Rerendered } from './rerender.js';
+export type { Locale } from '@inntak/templates';

@@ -1,5 +1,6 @@
 import type { Actor, WriterLevel } from '@inntak/access';
 import type { JsonObject, NewEdge, NewNode } from '@inntak/graph';
+import type { Locale } from '@inntak/templates';
 import type { Rerendered } from './rerender.js';
 import type { SignatureScheme, WebhookSecret } from './signatures.js';
 
@@ -8,6 +9,8 @@ export interface WebhookTarget {
   webhookId: string;
   collectionId: string;
   templateId: string | null;
+  /** The language the template writes in: the webhook's `metadata.locale`, default nb (docs/templates.md#language). */
+  locale: Locale;
   /** The signing secret, when the webhook has one: requests must then be signed. */
   secret: WebhookSecret | null;
 }
@@ -146,8 +149,9 @@ export interface WebhookAdminTx {
   /** The collection a node belongs to (the target of its first belongs_to edge). */
   firstCollectionOf(nodeId: string): Promise<string | undefined>;
   /** The webhook node (token and template in its metadata) and its belongs_to edge to the collection. */
-  insertWebhook(webhook: { collectionId: string; token: string; templateId: string | null; title: string | null; createdBy: string | null }): Promise<{ id: string; edgeId: string }>;
-  setWebhookTemplate(webhookId: string, templateId: string | null): Promise<void>;
+  insertWebhook(webhook: { collectionId: string; token: string; templateId: string | null; locale: Locale | null; title: string | null; createdBy: string | null }): Promise<{ id: string; edgeId: string }>;
+  /** The template, and the locale when one is given (absent: the webhook keeps its own). */
+  setWebhookTemplate(webhookId: string, templateId: string | null, locale?: Locale): Promise<void>;
   setWebhookToken(webhookId: string, token: string): Promise<void>;
   /** The webhook node, its edges, its delivery log and claimed delivery ids (content it created stays). */
   deleteWebhook(webhookId: string): Promise<void>;
@@ -173,6 +177,8 @@ export interface DeliveriesTx extends WebhookAdminTx {
   storedDelivery(nodeId: string): Promise<StoredDelivery | undefined>;
   /** The webhook's template id (null: generic extraction); undefined when it is not a webhook (gone). */
   webhookTemplate(webhookId: string): Promise<string | null | undefined>;
+  /** The webhook's `metadata.locale`, default nb: a re-render writes in the webhook's language now. */
+  webhookLocale(webhookId: string): Promise<Locale>;
   /** Writes a rendering over the node's title, content and template keys. */
   writeRendering(nodeId: string, rendered: Rerendered): Promise<void>;
   /** How many content nodes the webhook delivered (created_by it), from `from`. */

@@ -12,6 +12,7 @@ const TARGET: WebhookTarget = {
   webhookId: '0193a5b2-0000-7000-8000-000000000001',
   collectionId: '0193a5b2-0000-7000-8000-000000000002',
   templateId: 'forge-push',
+  locale: 'nb',
   secret: null,
 };
 

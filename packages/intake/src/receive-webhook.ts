@@ -83,7 +83,7 @@ export function renderDelivery(
   options: { asText?: boolean } = {},
 ): Delivery {
   const cleaned = cleanPayload(request.body.payload, request.token);
-  const rendering = renderPayload(target.templateId, cleaned.payload, request.headers);
+  const rendering = renderPayload(target.templateId, cleaned.payload, request.headers, target.locale);
   let payload = cleaned.payload;
   if (options.asText) {
     const unchanged = cleaned.payload === request.body.payload && request.body.json !== undefined;

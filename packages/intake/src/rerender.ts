@@ -1,5 +1,5 @@
 import { storable } from '@inntak/core';
-import { renderPayload, TEMPLATE_HEADERS, type Headers, type JsonObject } from '@inntak/templates';
+import { DEFAULT_LOCALE, isLocale, renderPayload, TEMPLATE_HEADERS, type Headers, type JsonObject, type Locale } from '@inntak/templates';
 
 /** Metadata keys of a webhook's content node that belong to the intake, not to a template. */
 const INTAKE_KEYS = new Set(['source', 'webhook_id', 'payload', 'event_headers']);
@@ -24,12 +24,12 @@ export interface Rerendered {
  * which is never rewritten: jsonb keeps digits a JavaScript number would lose) and any key
  * another part of the system added stay.
  */
-export function rerenderContent(templateId: string | null, metadata: JsonObject): Rerendered {
+export function rerenderContent(templateId: string | null, metadata: JsonObject, locale: Locale = DEFAULT_LOCALE): Rerendered {
   const payload = metadata.payload ?? {};
   const headers = storedHeaders(metadata.event_headers);
   const previousTemplate = typeof metadata.template === 'string' ? metadata.template : null;
   const previousKeys = Object.keys(renderPayload(previousTemplate, payload, headers).result.extra_metadata);
-  const rendering = renderPayload(templateId, payload, headers);
+  const rendering = renderPayload(templateId, payload, headers, locale);
   const setKeys = Object.fromEntries(Object.entries(rendering.result.extra_metadata).filter(([key]) => !INTAKE_KEYS.has(key)));
   const removedKeys = previousKeys.filter((key) => !INTAKE_KEYS.has(key) && !(key in setKeys) && key in metadata);
   return {
@@ -51,4 +51,9 @@ function storedHeaders(value: unknown): Headers {
     if (typeof header === 'string') headers[name] = header;
   }
   return headers;
+}
+
+/** A webhook's `metadata.locale` as the language its deliveries are written in: nb unless it names en. */
+export function webhookLocaleOf(value: unknown): Locale {
+  return isLocale(value) ? value : DEFAULT_LOCALE;
 }

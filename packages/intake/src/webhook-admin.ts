@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, isUuid } from '@inntak/core';
 import { requireLevelOn, type Actor } from '@inntak/access';
+import type { Locale } from '@inntak/templates';
 import type { AdministeredWebhook, WebhookAdminStore, WebhookAdminTx } from './ports.js';
 
 /**
@@ -12,6 +13,8 @@ import type { AdministeredWebhook, WebhookAdminStore, WebhookAdminTx } from './p
 export interface WebhookInput {
   collectionId: string;
   templateId?: string | null;
+  /** The language its template writes in (docs/templates.md#language); absent: nb. */
+  locale?: Locale;
   title?: string | null;
   /** Who the node and edge are recorded as made by; default the actor. */
   createdBy?: string | null;
@@ -31,6 +34,7 @@ export function createWebhook(store: WebhookAdminStore, actor: Actor, input: Web
       collectionId: input.collectionId,
       token,
       templateId: input.templateId || null,
+      locale: input.locale ?? null,
       title: input.title ?? null,
       createdBy: input.createdBy ?? actor.personId,
     });
@@ -39,10 +43,14 @@ export function createWebhook(store: WebhookAdminStore, actor: Actor, input: Web
 }
 
 /** set_template: the webhook's payload template (null: generic extraction). */
-export function setWebhookTemplate(store: WebhookAdminStore, actor: Actor, input: { webhook_id: string; template_id: string | null }): Promise<AdministeredWebhook> {
+export function setWebhookTemplate(
+  store: WebhookAdminStore,
+  actor: Actor,
+  input: { webhook_id: string; template_id: string | null; locale?: Locale },
+): Promise<AdministeredWebhook> {
   return store.transaction(async (tx) => {
     await requireWebhookAdmin(tx, actor, input.webhook_id);
-    await tx.setWebhookTemplate(input.webhook_id, input.template_id);
+    await tx.setWebhookTemplate(input.webhook_id, input.template_id, input.locale);
     return (await tx.administeredWebhooks(actor, input.webhook_id))[0]!;
   });
 }

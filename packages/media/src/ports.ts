@@ -98,7 +98,11 @@ export interface MediaTx {
   levelOn(actor: Actor, nodeId: string): Promise<WriterLevel | undefined>;
   /** A node's title and content, the text speech would read. */
   speechSource(nodeId: string): Promise<{ id: string; title: string | null; content: string | null } | undefined>;
-  /** Bytes of media in the node's fullest collection (the node itself when it belongs to none). */
+  /**
+   * Bytes of media in the node's fullest collection (the node itself when it belongs to none),
+   * read under a lock on those scopes held until the transaction ends, so a check and the insert
+   * after it are one step for concurrent writers (MEDIA_BYTES_PER_COLLECTION).
+   */
   collectionMediaBytes(nodeId: string): Promise<number>;
   /** Serialises speech queueing of one person until the transaction ends. */
   lockSpeechQueueOf(personId: string): Promise<void>;

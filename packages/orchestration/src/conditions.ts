@@ -29,6 +29,11 @@ export interface Comparison {
 /** Nesting deeper than this is refused: evaluating a condition stays bounded by its size. */
 export const MAX_CONDITION_DEPTH = 8;
 export const MAX_PATTERN_LENGTH = 200;
+/**
+ * Comparisons one condition may hold (a when, a filter, a trigger's where): each reads up to
+ * MATCH_TEXT_CAP characters of the event, and a trigger's where was bounded only by the 1 MB body.
+ */
+export const MAX_CONDITION_COMPARISONS = 64;
 /** `matches` reads at most this much of a value (64 K characters, as templates cap payload text). */
 export const MATCH_TEXT_CAP = 64 * 1024;
 
@@ -66,6 +71,13 @@ export function conditionVariables(condition: Condition, path: (string | number)
   if ('any' in condition) return condition.any.flatMap((c, i) => conditionVariables(c, [...path, 'any', i]));
   if ('not' in condition) return conditionVariables(condition.not, [...path, 'not']);
   return [{ variable: condition.value.slice(1, -1), path: [...path, 'value'] }];
+}
+
+export function conditionComparisons(condition: Condition): number {
+  if ('all' in condition) return condition.all.reduce((n, c) => n + conditionComparisons(c), 0);
+  if ('any' in condition) return condition.any.reduce((n, c) => n + conditionComparisons(c), 0);
+  if ('not' in condition) return conditionComparisons(condition.not);
+  return 1;
 }
 
 export function conditionDepth(condition: Condition): number {
@@ -184,8 +196,44 @@ function findPiece(text: string, piece: string, from: number, end: number): numb
     const found = text.indexOf(piece, from);
     return found >= 0 && found + piece.length <= end ? found : -1;
   }
-  for (let at = from; at + piece.length <= end; at++) {
-    if (pieceAt(text, at, piece)) return at;
+  return shiftAnd(text, piece, from, end);
+}
+
+/**
+ * The leftmost place at or after `from` where `piece` (with `?` for any one character) ends by
+ * `end`, by the shift-and (bitap) algorithm: one pass over the text, ⌈piece / 32⌉ word operations
+ * per character. Trying each start in turn (as before) cost text × piece: a 200-character piece
+ * that fails at its last character held the event loop 0.3 s over 64 K characters, and a trigger
+ * or script carries many such comparisons.
+ */
+function shiftAnd(text: string, piece: string, from: number, end: number): number {
+  const m = piece.length;
+  const words = Math.ceil(m / 32);
+  // Bit i of a character's mask: piece[i] is that character or `?`.
+  const wildcard = new Uint32Array(words);
+  for (let i = 0; i < m; i++) if (piece[i] === '?') wildcard[i >>> 5] |= 1 << (i & 31);
+  // One mask per distinct character of the piece, found by char code; every other character has only the `?` bits.
+  const masks = new Map<number, Uint32Array>();
+  for (let i = 0; i < m; i++) {
+    const c = piece[i];
+    if (c === '?') continue;
+    const code = piece.charCodeAt(i);
+    let mask = masks.get(code);
+    if (!mask) masks.set(code, (mask = Uint32Array.from(wildcard)));
+    mask[i >>> 5] |= 1 << (i & 31);
+  }
+  const state = new Uint32Array(words);
+  const last = words - 1;
+  const lastBit = 1 << ((m - 1) & 31);
+  for (let j = from; j < end; j++) {
+    const mask = masks.get(text.charCodeAt(j)) ?? wildcard;
+    let carry = 1;
+    for (let w = 0; w < words; w++) {
+      const word = state[w];
+      state[w] = ((word << 1) | carry) & mask[w];
+      carry = word >>> 31;
+    }
+    if (state[last] & lastBit) return j - m + 1;
   }
   return -1;
 }

@@ -32,6 +32,8 @@ async function requireOrchestrationAdmin(tx: OrchestrationTx, actor: Actor, id: 
  *   (within their ORCHESTRATIONS_PER_PERSON), so nobody makes another person's rights run their
  *   script; the operator at a shell (no person) leaves it as it was;
  * - a new trigger takes admin on every node it observes, too (its scope).
+ * A takeover also drops the orchestration's secrets (set_orchestration_secret): they are never
+ * answered back, and a changed script must not be a way to read them.
  */
 export async function updateOrchestration(
   store: OrchestrationStore,
@@ -54,6 +56,10 @@ export async function updateOrchestration(
     if (actor.personId !== null && actor.personId !== current.created_by) {
       await requireOrchestrationRoom(tx, actor.personId, cap);
       runsAs = actor.personId;
+      // The secrets were set for the script of the one it ran as: kept, the new editor's script
+      // would send them in an http_post header to a host of its choosing (on the allow-list, such
+      // as this service's own intake, whose log they read). Whoever takes it over sets them anew.
+      await tx.deleteSecrets(id);
     }
     await tx.updateOrchestrationNode(id, {
       content: change.script ?? current.content,

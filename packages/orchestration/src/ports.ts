@@ -68,6 +68,8 @@ export interface OrchestrationTx extends GraphTx, SpeechRoomTx {
   runRow(runId: string): Promise<{ id: string; orchestration_id: string; status: RunStatus; event: EventRef; failed_step: number | null; outputs: Record<string, JsonObject> } | undefined>;
   runsPage(orchestrationId: string, page: { limit: number; before?: string }): Promise<RunView[]>;
   setSecret(id: string, name: string, value: string): Promise<void>;
+  /** Drops every secret of the orchestration (a takeover by another admin: manage.ts). */
+  deleteSecrets(id: string): Promise<void>;
   /** A page of the orchestration's log, newest first. */
   logPage(orchestrationId: string, page: { limit: number; before?: number }): Promise<{ entries: LogEntryView[]; next_cursor: number | null }>;
 }

@@ -2,7 +2,7 @@ import { isAlias, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument, ty
 import { z } from 'zod';
 import { AppError } from '@inntak/core';
 import { templateSchema } from './actions.js';
-import { conditionDepth, ConditionShape, conditionVariables, MAX_CONDITION_DEPTH, type Condition } from './conditions.js';
+import { conditionComparisons, conditionDepth, ConditionShape, conditionVariables, MAX_CONDITION_COMPARISONS, MAX_CONDITION_DEPTH, type Condition } from './conditions.js';
 import { ACTIONS, isFilterStep, type ActionCall, type EventType, type Script, type Step } from './types.js';
 import { checkVariable, variablesIn, type VariableScope } from './variables.js';
 
@@ -112,10 +112,11 @@ export function parseScript(text: string, options: { event?: EventType } = {}): 
 
 /**
  * Why a condition (a when, a filter, a trigger's where) cannot stand where it is: nested too deep,
- * or a variable that can never resolve there. The path is within the condition.
+ * too many comparisons, or a variable that can never resolve there. The path is within the condition.
  */
 export function conditionProblem(condition: Condition, scope: VariableScope): { path: (string | number)[]; message: string } | null {
   if (conditionDepth(condition) > MAX_CONDITION_DEPTH) return { path: [], message: `vilkår kan nøstes høyst ${MAX_CONDITION_DEPTH} nivåer` };
+  if (conditionComparisons(condition) > MAX_CONDITION_COMPARISONS) return { path: [], message: `et vilkår kan ha høyst ${MAX_CONDITION_COMPARISONS} sammenligninger` };
   for (const { variable, path } of conditionVariables(condition)) {
     const message = checkVariable(variable, scope);
     if (message) return { path, message };

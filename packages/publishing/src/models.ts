@@ -15,6 +15,17 @@ export interface Publication {
   title: string;
   about: string;
   domains: string[];
+  /** The language of the pages' chrome and dates (`metadata.publication.language`, default nb). */
+  language: PageLanguage;
+}
+
+/** The languages a publication's pages speak. */
+export type PageLanguage = 'nb' | 'en';
+export const PAGE_LANGUAGES: readonly PageLanguage[] = ['nb', 'en'];
+
+/** A stored language, nb when it is missing or not one the pages speak (publications made before issue 25). */
+export function pageLanguageOf(value: unknown): PageLanguage {
+  return value === 'en' ? 'en' : 'nb';
 }
 
 export interface ArticleSummary {
@@ -31,6 +42,16 @@ export interface Article extends ArticleSummary {
   tags: string[];
   /** The stored content was longer than MAX_ARTICLE_CHARS: the page says so. */
   truncated?: boolean;
+  /** Media the article owns through has_media edges (its TTS reading, images, video), shown on its page. */
+  media?: ArticleMedia[];
+}
+
+export interface ArticleMedia {
+  id: string;
+  kind: 'audio' | 'image' | 'video';
+  mime: string;
+  /** The media node's title: a caption, an image's alt text. */
+  title?: string;
 }
 
 /**

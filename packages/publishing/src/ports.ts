@@ -1,6 +1,6 @@
 import type { Actor, WriterLevel } from '@inntak/access';
 import type { AbDecisionWrites, AbStatus } from '@inntak/ab-testing';
-import type { Article, ArticleSummary, FrontPageEntry, Publication } from './models.js';
+import type { Article, ArticleSummary, FrontPageEntry, PageLanguage, Publication } from './models.js';
 import type { PageWindow } from './pagination.js';
 
 /** The publishing edge (article → publication) that storage pruning honours: keep name and direction. */
@@ -14,6 +14,7 @@ export interface PublicationSettings {
   title: string;
   about: string;
   domains: string[];
+  language: PageLanguage;
 }
 
 export interface NewEdgeRow {
@@ -73,4 +74,6 @@ export interface PublishedPages {
   publishedArticle(publicationId: string, articleId: string): Promise<Article | undefined>;
   taggedArticles(publicationId: string, tag: string, window: PageWindow): Promise<ArticleSummary[]>;
   searchArticles(publicationId: string, words: string, window: PageWindow): Promise<ArticleSummary[]>;
+  /** A media node owned (has_media) by an article published in the publication; undefined otherwise. */
+  publishedMedia(publicationId: string, mediaId: string): Promise<{ id: string; mime: string } | undefined>;
 }

@@ -1,5 +1,6 @@
 import { AppError } from '@inntak/core';
 import type { Actor } from '@inntak/access';
+import type { PageLanguage } from './models.js';
 import type { PublishingStore } from './ports.js';
 import { isValidSlug, normalizeDomain } from './validation.js';
 
@@ -8,6 +9,8 @@ export interface NewPublication {
   slug: string;
   about?: string;
   domains?: string[];
+  /** nb (default) or en: the pages' chrome and dates. */
+  language?: PageLanguage;
   /** The person who owns it (the caller through the API; --owner through the CLI). */
   ownerId: string;
 }
@@ -30,7 +33,7 @@ export async function createPublication(store: PublishingStore, actor: Actor, in
   }
   return store.transaction(async (tx) => {
     if ((await tx.nodeKindOf(input.ownerId)) === undefined) throw new AppError('not_found', { detail: 'owner' });
-    const id = await tx.insertPublication({ slug, title: input.title, about: input.about ?? '', domains }, input.ownerId);
+    const id = await tx.insertPublication({ slug, title: input.title, about: input.about ?? '', domains, language: input.language ?? 'nb' }, input.ownerId);
     return { id };
   });
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { clipArticle, excerptOf, EXCERPT_LENGTH, MAX_ARTICLE_CHARS } from './models.js';
 import { prepareFrontPage, renderArchive, renderArticle, renderFrontPage, renderNotFound, renderSearch } from './render.js';
 
-const publication = { id: 'p', slug: 'nyheter', title: 'Nyheter & <Co>', about: '', domains: [] };
+const publication = { id: 'p', slug: 'nyheter', title: 'Nyheter & <Co>', about: '', domains: [], language: 'nb' as const };
 const article = { id: 'a1', title: '<b>Fet</b>', excerpt: 'Start "sitat"', publishedAt: new Date('2026-03-01T10:00:00Z') };
 
 describe('page rendering', () => {

@@ -1,6 +1,7 @@
 import { html, Html, type HtmlValue } from './html.js';
 import { formatDay, groupByMonth } from './dates.js';
-import { renderMarkdown } from './markdown.js';
+import { CHROME, type Chrome } from './chrome.js';
+import { plainText, renderMarkdown } from './markdown.js';
 import type { Article, ArticleSummary, FrontPageEntry, FrontPageVariant, Listing, Publication, RenderedEntry } from './models.js';
 
 /**
@@ -11,6 +12,29 @@ import type { Article, ArticleSummary, FrontPageEntry, FrontPageVariant, Listing
 export interface PageContext {
   publication: Publication;
   base: string;
+  /**
+   * Scheme and host the page is served from (`https://avisa.no`, or BASE_URL's for /pub/…), for
+   * the canonical link, Open Graph and the feed; absent: those are left out.
+   */
+  origin?: string;
+}
+
+/** What a page tells machines about itself: search engines, link previews, feed readers. */
+interface PageMeta {
+  description?: string;
+  /** The page's path under the publication (`/artikkel/…`), for the canonical link. */
+  path?: string;
+  type?: 'website' | 'article';
+}
+
+function words(ctx: PageContext): Chrome {
+  return CHROME[ctx.publication.language];
+}
+
+/** A description is one line of at most 200 characters. */
+function describe(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= 200 ? flat : `${flat.slice(0, 199).trimEnd()}…`;
 }
 
 // overflow-wrap:anywhere: a 200-character word or URL wraps instead of widening a 320 px page;
@@ -43,24 +67,37 @@ function home(ctx: PageContext): string {
   return ctx.base === '' ? '/' : ctx.base;
 }
 
-function layout(ctx: PageContext, title: string, body: Html): Html {
+function layout(ctx: PageContext, title: string, body: Html, meta: PageMeta = {}): Html {
   const { publication } = ctx;
+  const w = words(ctx);
   const fullTitle = title === publication.title ? title : `${title} – ${publication.title}`;
+  const description = describe(meta.description || plainText(publication.about) || publication.title);
+  const canonical = ctx.origin && meta.path !== undefined ? `${ctx.origin}${ctx.base}${meta.path}` : undefined;
   return html`<!doctype html>
-<html lang="nb">
+<html lang="${publication.language}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${fullTitle}</title>
+<meta name="description" content="${description}">
+<meta property="og:title" content="${title}">
+<meta property="og:description" content="${description}">
+<meta property="og:type" content="${meta.type ?? 'website'}">
+<meta property="og:site_name" content="${publication.title}">
+<meta property="og:locale" content="${publication.language === 'nb' ? 'nb_NO' : 'en_GB'}">
+${canonical ? html`<link rel="canonical" href="${canonical}">
+<meta property="og:url" content="${canonical}">
+` : ''}<link rel="alternate" type="application/rss+xml" title="${publication.title}" href="${ctx.base}/feed.xml">
 <style>${new Html(STYLE)}</style>
 </head>
 <body>
 <header>
 <a class="site" href="${home(ctx)}">${publication.title}</a>
 <nav>
-<a href="${ctx.base}/arkiv">Arkiv</a>
-<a href="${ctx.base}/om">Om</a>
-<form action="${ctx.base}/sok" method="get" role="search"><input type="search" name="q" aria-label="Søk" placeholder="Søk"><button type="submit">Søk</button></form>
+<a href="${ctx.base}/arkiv">${w.archive}</a>
+<a href="${ctx.base}/om">${w.about}</a>
+<a href="${ctx.base}/feed.xml">RSS</a>
+<form action="${ctx.base}/sok" method="get" role="search"><input type="search" name="q" aria-label="${w.search}" placeholder="${w.search}"><button type="submit">${w.search}</button></form>
 </nav>
 </header>
 <main>
@@ -77,14 +114,15 @@ function summary(ctx: PageContext, article: ArticleSummary, options: { href?: st
   const teaser = options.teaser ?? article.excerpt;
   return html`<article>
 <h2><a href="${href}">${options.title ?? article.title}</a></h2>
-<time datetime="${article.publishedAt.toISOString()}">${formatDay(article.publishedAt)}</time>
+<time datetime="${article.publishedAt.toISOString()}">${formatDay(article.publishedAt, ctx.publication.language)}</time>
 ${teaser ? html`<p>${teaser}</p>` : ''}
 </article>
 `;
 }
 
 /** Newer/older links; `extra` keeps other query parameters (the search words). */
-function pager(path: string, listing: Listing<unknown>, extra: Record<string, string> = {}): Html {
+function pager(ctx: PageContext, path: string, listing: Listing<unknown>, extra: Record<string, string> = {}): Html {
+  const w = words(ctx);
   const link = (page: number) => {
     const query = new URLSearchParams(extra);
     if (page > 1) query.set('side', String(page));
@@ -92,10 +130,10 @@ function pager(path: string, listing: Listing<unknown>, extra: Record<string, st
     return text ? `${path}?${text}` : path;
   };
   if (listing.page === 1 && !listing.hasNext) return html``;
-  return html`<nav class="pages" aria-label="Sider">
-${listing.page > 1 ? html`<a rel="prev" href="${link(listing.page - 1)}">← Nyere</a>` : html`<span></span>`}
-<span>Side ${listing.page}</span>
-${listing.hasNext ? html`<a rel="next" href="${link(listing.page + 1)}">Eldre →</a>` : html`<span></span>`}
+  return html`<nav class="pages" aria-label="${w.pages}">
+${listing.page > 1 ? html`<a rel="prev" href="${link(listing.page - 1)}">${w.newer}</a>` : html`<span></span>`}
+<span>${w.page(listing.page)}</span>
+${listing.hasNext ? html`<a rel="next" href="${link(listing.page + 1)}">${w.older}</a>` : html`<span></span>`}
 </nav>
 `;
 }
@@ -132,10 +170,11 @@ export function prepareFrontPage(ctx: PageContext, listing: Listing<FrontPageEnt
   // Markers where the blocks go: NUL cannot occur in text from PostgreSQL, so it cannot collide.
   const markers = listing.items.map((_, i) => new Html(`\u0000${i}\u0000`));
   const body = html`<h1>${ctx.publication.title}</h1>
-${listing.items.length > 0 ? markers : empty('Ingen artikler ennå.')}
-${pager(home(ctx), listing)}`;
+${listing.items.length > 0 ? markers : empty(words(ctx).noArticles)}
+${pager(ctx, home(ctx), listing)}`;
+  const meta: PageMeta = { path: listing.page > 1 ? `/?side=${listing.page}` : '' };
   // eslint-disable-next-line no-control-regex
-  const segments = layout(ctx, ctx.publication.title, body).value.split(/\u0000[0-9]+\u0000/);
+  const segments = layout(ctx, ctx.publication.title, body, meta).value.split(/\u0000[0-9]+\u0000/);
   return {
     render(choose, impression) {
       let out = segments[0]!;
@@ -158,86 +197,112 @@ export function renderFrontPage(ctx: PageContext, listing: Listing<RenderedEntry
 }
 
 export function renderArticle(ctx: PageContext, article: Article): string {
+  const w = words(ctx);
   const tags: HtmlValue = article.tags.length
-    ? html`<p>Emner: ${article.tags.map((t, i) => html`${i > 0 ? ', ' : ''}<a href="${ctx.base}/kategori/${encodeURIComponent(t)}">${t}</a>`)}</p>`
+    ? html`<p>${w.topics}: ${article.tags.map((t, i) => html`${i > 0 ? ', ' : ''}<a href="${ctx.base}/kategori/${encodeURIComponent(t)}">${t}</a>`)}</p>`
     : '';
   const body = html`<article>
 <h1>${article.title}</h1>
-<time datetime="${article.publishedAt.toISOString()}">${formatDay(article.publishedAt)}</time>
-<div class="content">
+<time datetime="${article.publishedAt.toISOString()}">${formatDay(article.publishedAt, ctx.publication.language)}</time>
+${mediaBlock(ctx, article)}<div class="content">
 ${new Html(renderMarkdown(article.content))}</div>
-${article.truncated ? html`<p class="note"><em>Artikkelen er forkortet: den er for lang til å vises i sin helhet her.</em></p>\n` : ''}
+${article.truncated ? html`<p class="note"><em>${w.truncated}</em></p>\n` : ''}
 ${tags}
 </article>`;
-  return layout(ctx, article.title, body).value;
+  return layout(ctx, article.title, body, { description: article.excerpt, path: `/artikkel/${article.id}`, type: 'article' }).value;
+}
+
+/** An article's media (its TTS reading, images, video), through URLs a browser can fetch (mediaPath). */
+function mediaBlock(ctx: PageContext, article: Article): Html | '' {
+  if (!article.media || article.media.length === 0) return '';
+  const w = words(ctx);
+  return html`${article.media.map((m) => {
+    const src = mediaPath(ctx, m.id);
+    if (m.kind === 'audio') return html`<figure class="media"><figcaption>${m.title ?? w.listen}</figcaption><audio controls preload="metadata" src="${src}"></audio></figure>\n`;
+    if (m.kind === 'video') return html`<figure class="media"><video controls preload="metadata" src="${src}"></video>${m.title ? html`<figcaption>${m.title}</figcaption>` : ''}</figure>\n`;
+    return html`<figure class="media"><img src="${src}" alt="${m.title ?? article.title}" loading="lazy"></figure>\n`;
+  })}`;
+}
+
+/** A published article's media file, public under the publication (docs/publishing.md#media). */
+export function mediaPath(ctx: PageContext, mediaId: string): string {
+  return `${ctx.base}/medier/${mediaId}`;
 }
 
 export function renderCategory(ctx: PageContext, tag: string, listing: Listing<ArticleSummary>): string {
   const path = `${ctx.base}/kategori/${encodeURIComponent(tag)}`;
-  const body = html`<h1>Emne: ${tag}</h1>
-${listing.items.length > 0 ? listing.items.map((a) => summary(ctx, a)) : empty('Ingen artikler med dette emnet.')}
-${pager(path, listing)}`;
-  return layout(ctx, `Emne: ${tag}`, body).value;
+  const w = words(ctx);
+  const body = html`<h1>${w.topic(tag)}</h1>
+${listing.items.length > 0 ? listing.items.map((a) => summary(ctx, a)) : empty(w.noTagged)}
+${pager(ctx, path, listing)}`;
+  return layout(ctx, w.topic(tag), body, { path: `/kategori/${encodeURIComponent(tag)}${listing.page > 1 ? `?side=${listing.page}` : ''}` }).value;
 }
 
 export function renderArchive(ctx: PageContext, listing: Listing<ArticleSummary>): string {
-  const months = groupByMonth(listing.items, (a) => a.publishedAt);
-  const body = html`<h1>Arkiv</h1>
+  const w = words(ctx);
+  const language = ctx.publication.language;
+  const months = groupByMonth(listing.items, (a) => a.publishedAt, language);
+  const body = html`<h1>${w.archive}</h1>
 ${
   months.length > 0
     ? months.map(
         (m) => html`<section>
 <h2 id="m${m.key}">${m.label}</h2>
 <ul>
-${m.items.map((a) => html`<li><a href="${ctx.base}/artikkel/${a.id}">${a.title}</a> <time datetime="${a.publishedAt.toISOString()}">${formatDay(a.publishedAt)}</time></li>\n`)}</ul>
+${m.items.map((a) => html`<li><a href="${ctx.base}/artikkel/${a.id}">${a.title}</a> <time datetime="${a.publishedAt.toISOString()}">${formatDay(a.publishedAt, language)}</time></li>\n`)}</ul>
 </section>
 `,
       )
-    : empty('Arkivet er tomt.')
+    : empty(w.archiveEmpty)
 }
-${pager(`${ctx.base}/arkiv`, listing)}`;
-  return layout(ctx, 'Arkiv', body).value;
+${pager(ctx, `${ctx.base}/arkiv`, listing)}`;
+  return layout(ctx, w.archive, body, { path: `/arkiv${listing.page > 1 ? `?side=${listing.page}` : ''}` }).value;
 }
 
 export function renderSearch(ctx: PageContext, query: string, listing: Listing<ArticleSummary> | undefined): string {
+  const w = words(ctx);
   const results: HtmlValue = !listing
     ? ''
     : listing.items.length > 0
-      ? [...listing.items.map((a) => summary(ctx, a)), pager(`${ctx.base}/sok`, listing, { q: query })]
-      : empty('Ingen treff.');
-  const body = html`<h1>Søk</h1>
-<form action="${ctx.base}/sok" method="get" role="search"><input type="search" name="q" value="${query}" aria-label="Søkeord"><button type="submit">Søk</button></form>
+      ? [...listing.items.map((a) => summary(ctx, a)), pager(ctx, `${ctx.base}/sok`, listing, { q: query })]
+      : empty(w.noHits);
+  const body = html`<h1>${w.search}</h1>
+<form action="${ctx.base}/sok" method="get" role="search"><input type="search" name="q" value="${query}" aria-label="${w.searchWords}"><button type="submit">${w.search}</button></form>
 ${results}`;
-  return layout(ctx, query ? `Søk: ${query}` : 'Søk', body).value;
+  return layout(ctx, query ? w.searchFor(query) : w.search, body).value;
 }
 
 export function renderAbout(ctx: PageContext): string {
+  const w = words(ctx);
   const about = ctx.publication.about.trim();
-  const body = html`<h1>Om ${ctx.publication.title}</h1>
-${about ? html`<div class="content">\n${new Html(renderMarkdown(about))}</div>` : empty('Ingen beskrivelse ennå.')}`;
-  return layout(ctx, 'Om', body).value;
+  const body = html`<h1>${w.aboutTitle(ctx.publication.title)}</h1>
+${about ? html`<div class="content">\n${new Html(renderMarkdown(about))}</div>` : empty(w.noAbout)}`;
+  return layout(ctx, w.about, body, { path: '/om' }).value;
+}
+
+/** A search refused by the per-client or global search cap (429): the reader may try again shortly. */
+export function renderTooManySearches(ctx: PageContext): string {
+  const w = words(ctx);
+  const body = html`<h1>${w.tooManyTitle}</h1>
+<p>${w.tooManyText}</p>
+<p><a href="${home(ctx)}">${w.home}</a></p>`;
+  return layout(ctx, w.tooManyTitle, body).value;
 }
 
 /** A 404 page; without a publication (unknown slug) it stands alone. */
-/** A search refused by the per-client or global search cap (429): the reader may try again shortly. */
-export function renderTooManySearches(ctx: PageContext): string {
-  const body = html`<h1>For mange søk</h1>
-<p>Det kommer for mange søk akkurat nå. Prøv igjen om litt.</p>
-<p><a href="${home(ctx)}">Til forsiden</a></p>`;
-  return layout(ctx, 'For mange søk', body).value;
-}
-
 export function renderNotFound(ctx: PageContext | undefined): string {
-  const body = html`<h1>Siden finnes ikke</h1>
-<p>Vi fant ikke siden du så etter.</p>
-${ctx ? html`<p><a href="${home(ctx)}">Til forsiden</a></p>` : ''}`;
-  if (ctx) return layout(ctx, 'Siden finnes ikke', body).value;
+  const w = ctx ? words(ctx) : CHROME.nb;
+  const body = html`<h1>${w.notFoundTitle}</h1>
+<p>${w.notFoundText}</p>
+${ctx ? html`<p><a href="${home(ctx)}">${w.home}</a></p>` : ''}`;
+  if (ctx) return layout(ctx, w.notFoundTitle, body).value;
   return html`<!doctype html>
 <html lang="nb">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Siden finnes ikke</title>
+<title>${w.notFoundTitle}</title>
+<meta name="description" content="${w.notFoundText}">
 <style>${new Html(STYLE)}</style>
 </head>
 <body>

@@ -4,6 +4,7 @@ import { extraMetadata, result, unsupportedEvent, type MetadataBase } from './te
 import { emoji, escapeMd, slackMarkdown } from './markdown.js';
 import { excerpt, factLines, firstLine, nameList, oneLine } from './text-format.js';
 import type { Headers, Template, TemplateResult } from './types.js';
+import { t, type Locale } from './locale.js';
 
 export const CHAT_MESSAGE_VERSION = 3;
 const MAX_TEXT = 4000;
@@ -50,17 +51,17 @@ export const chatMessage: Template = {
   description:
     'Chat messages: channel, user and readable text (Slack markup resolved), threads and edits marked. Answers Slack url_verification.',
   senders: ['Slack Events API', 'Slack/Mattermost/Rocket.Chat outgoing webhooks', 'Flock', 'Microsoft Teams', 'Google Chat', 'Zulip', 'Telegram'],
-  render(payload: unknown, headers: Headers): TemplateResult {
+  render(payload: unknown, headers: Headers, locale: Locale = 'en'): TemplateResult {
     const p = fields(payload);
     const slackType = str(p.type);
-    if (slackType === 'url_verification') return urlVerification(p);
-    if (slackType === 'event_callback' || isFields(p.event)) return slackEvent(p, headers);
-    return renderMessage(otherChat(p), baseFor(chatSenderOf(p), 'message'));
+    if (slackType === 'url_verification') return urlVerification(p, locale);
+    if (slackType === 'event_callback' || isFields(p.event)) return slackEvent(p, headers, locale);
+    return renderMessage(otherChat(p), baseFor(chatSenderOf(p), 'message', locale));
   },
 };
 
-function baseFor(sender: ChatSender, event: string): MetadataBase {
-  return { template: 'chat-message', template_version: CHAT_MESSAGE_VERSION, sender, event };
+function baseFor(sender: ChatSender, event: string, locale: Locale): MetadataBase {
+  return { template: 'chat-message', template_version: CHAT_MESSAGE_VERSION, sender, event, locale };
 }
 
 /** A Slack message's shared files by title, else name; a file the app may not see has neither. */
@@ -74,24 +75,24 @@ function fileNames(value: unknown): string[] {
 }
 
 /** Slack will not enable the URL unless the 200 response echoes `challenge`. */
-function urlVerification(p: Fields): TemplateResult {
+function urlVerification(p: Fields, locale: Locale): TemplateResult {
   const challenge = str(p.challenge);
   const res = result(
     'Slack URL verification handshake',
     'Slack asked to verify this webhook URL for its Events API; the challenge was answered in the response.',
-    extraMetadata(baseFor('slack', 'url_verification'), {}),
+    extraMetadata(baseFor('slack', 'url_verification', locale), {}),
   );
   return challenge === undefined ? res : { ...res, reply: { challenge } };
 }
 
 const MESSAGE_EVENTS = new Set(['message', 'app_mention']);
 
-function slackEvent(p: Fields, headers: Headers): TemplateResult {
+function slackEvent(p: Fields, headers: Headers, locale: Locale): TemplateResult {
   const event = fields(p.event);
   const type = str(event.type) ?? str(p.type) ?? 'event_callback';
-  const base = baseFor('slack', type);
+  const base = baseFor('slack', type, locale);
   if (!MESSAGE_EVENTS.has(type)) {
-    return unsupportedEvent({ template: base.template, template_version: base.template_version, sender: 'slack', event: type }, 'Slack', {
+    return unsupportedEvent({ template: base.template, template_version: base.template_version, sender: 'slack', event: type, locale }, 'Slack', {
       repository: undefined,
       actor: firstStr(event.user, at(event, 'item_user')),
       payload: event,
@@ -265,27 +266,32 @@ function teamsText(html: string): string {
 }
 
 function renderMessage(m: Message, base: MetadataBase): TemplateResult {
+  const locale = base.locale ?? 'en';
   const name = CHAT_NAMES[m.sender];
   const channel = m.channel ? (/^[#@]/.test(m.channel) || m.sender !== 'slack' ? m.channel : `#${m.channel}`) : undefined;
   const marks = [m.thread ? 'thread reply' : undefined, m.edited ? 'edited' : undefined, m.deleted ? 'deleted' : undefined]
     .filter((s) => s !== undefined)
+    .map((s) => t(locale, s))
     .join(', ');
   const files = m.files ?? [];
   const shared = files.length === 0 ? undefined : `shared ${files.length === 1 ? 'a file' : `${files.length} files`}: ${nameList(files, 5)}`;
   const summary =
-    m.text.trim() !== '' ? firstLine(emoji(m.text.slice(0, MAX_TEXT)), 140) : m.deleted ? '(message deleted)' : (shared ?? '(no text)');
+    m.text.trim() !== '' ? firstLine(emoji(m.text.slice(0, MAX_TEXT)), 140) : m.deleted ? t(locale, '(message deleted)') : (shared ?? t(locale, '(no text)'));
   const title =
-    `[${name}${channel ? ` ${oneLine(channel, 60)}` : ''}] ${m.user ? oneLine(m.user, 60) : 'someone'}` +
+    `[${name}${channel ? ` ${oneLine(channel, 60)}` : ''}] ${m.user ? oneLine(m.user, 60) : t(locale, 'someone')}` +
     `${marks ? ` (${marks})` : ''}: ${summary}`;
-  const facts = factLines([
+  const facts = factLines(
+    [
     ['Channel', channel],
     ['User', m.user && m.userId && m.user !== m.userId ? `${m.user} (${m.userId})` : m.user],
-    ['Thread', m.thread ? `reply in thread ${m.thread}` : undefined],
-    ['Edited', m.edited ? 'yes' : undefined],
-    ['Deleted', m.deleted ? 'yes' : undefined],
-    ['Bot', m.bot ? 'yes' : undefined],
+    ['Thread', m.thread ? t(locale, 'reply in thread {thread}', { thread: m.thread }) : undefined],
+    ['Edited', m.edited ? t(locale, 'yes') : undefined],
+    ['Deleted', m.deleted ? t(locale, 'yes') : undefined],
+    ['Bot', m.bot ? t(locale, 'yes') : undefined],
     ['Files', nameList(files)],
-  ]);
+  ],
+    locale,
+  );
   const body = m.text.trim() === '' ? '' : markdownOf(m.sender, excerpt(m.raw ?? m.text, MAX_TEXT));
   const metadata = extraMetadata(base, {
     channel: m.channelId ?? m.channel,

@@ -7,6 +7,7 @@ import { extraMetadata, repoPrefix, result, unsupportedEvent, type MetadataBase 
 import { code, escapeMd, factValue, Md } from './markdown.js';
 import { factLines, firstLine, humanDuration, oneLine, sha7 } from './text-format.js';
 import type { Headers, Template, TemplateResult } from './types.js';
+import { t, type Locale } from './locale.js';
 
 export const CI_BUILD_VERSION = 3;
 
@@ -31,26 +32,26 @@ export const ciBuild: Template = {
     'Buildbot',
     'Buildkite',
   ],
-  render(payload: unknown, headers: Headers): TemplateResult {
+  render(payload: unknown, headers: Headers, locale: Locale = 'en'): TemplateResult {
     const p = fields(payload);
     // A GitHub webhook for checks or workflows gets a ping when it is set up, like every other.
     const gh = header(headers, 'x-github-event');
     if (gh === 'ping' || (gh === undefined && str(p.zen) !== undefined && (isFields(p.hook) || p.hook_id !== undefined))) {
-      return renderPing(payload, 'github', { template: 'ci-build', template_version: CI_BUILD_VERSION, sender: 'github', event: 'ping' });
+      return renderPing(payload, 'github', { template: 'ci-build', template_version: CI_BUILD_VERSION, sender: 'github', event: 'ping', locale });
     }
     const reader = CI_READERS.find((r) => r.matches(p, headers));
     if (!reader) {
       const unsupported = unsupportedCiEvent(p, headers);
       if (unsupported) {
         return unsupportedEvent(
-          { template: 'ci-build', template_version: CI_BUILD_VERSION, sender: unsupported.system, event: unsupported.event },
+          { template: 'ci-build', template_version: CI_BUILD_VERSION, sender: unsupported.system, event: unsupported.event, locale },
           unsupported.name,
           { repository: repositoryName(payload, unsupported.system), actor: actorName(payload, unsupported.system), payload },
         );
       }
     }
     const build = reader ? reader.read(p, headers) : genericCiBuild(p);
-    return renderBuild(build, systemName(build, reader?.name));
+    return renderBuild(build, systemName(build, reader?.name), locale);
   },
 };
 
@@ -62,34 +63,37 @@ function systemName(build: CiBuild, readerName: string | undefined): string {
   return readerName ?? 'CI';
 }
 
-function renderBuild(build: CiBuild, system: string): TemplateResult {
+function renderBuild(build: CiBuild, system: string, locale: Locale): TemplateResult {
   const status = build.status ?? normalizeCiStatus(build.rawStatus);
   const raw = build.rawStatus ? oneLine(build.rawStatus, 40) : undefined;
   const rawNote = raw && raw.toLowerCase() !== status ? ` (${raw})` : '';
   const what = [build.pipeline, build.job].filter((s) => s !== undefined).map((s) => oneLine(s, 80)).join(' / ');
   const ref = build.tag ? `tag ${build.tag}` : build.branch;
   const statusWord =
-    status !== 'other' ? `${STATUS_TITLE_WORDS[status]}${rawNote}` : raw ? `reported ${raw}` : 'event (status unknown)';
+    status !== 'other' ? `${t(locale, STATUS_TITLE_WORDS[status])}${rawNote}` : raw ? t(locale, 'reported {status}', { status: raw }) : t(locale, 'event (status unknown)');
   const title =
     `${repoPrefix(build.repository)}${system}${what ? ` ${what}` : ''}${build.number ? ` #${oneLine(build.number, 40)}` : ''} ` +
-    `${statusWord}${ref ? ` on ${oneLine(ref, 80)}` : ''}`;
-  const lines = factLines([
+    `${statusWord}${ref ? t(locale, ' on {ref}', { ref: oneLine(ref, 80) }) : ''}`;
+  const lines = factLines(
+    [
     ['CI system', system],
     ['Repository', build.repository],
     ['Pipeline', build.pipeline],
     ['Job', build.job],
     ['Build', build.number],
-    ['Status', `${status}${rawNote}`],
+    ['Status', `${t(locale, status)}${rawNote}`],
     ['Event', build.event],
     [build.tag ? 'Tag' : 'Branch', build.tag ?? build.branch ? code(build.tag ?? build.branch!) : undefined],
     ['Commit', build.sha ? new Md(`${code(sha7(build.sha)).text}${build.message ? ` ${escapeMd(firstLine(build.message))}` : ''}`) : build.message && firstLine(build.message)],
     ['By', build.actor],
     ['Duration', build.durationSeconds === undefined ? undefined : humanDuration(build.durationSeconds)],
     ['URL', build.url],
-  ]);
+  ],
+    locale,
+  );
   const details = detailsMarkdown(build.details ?? []);
   const content = details ? `${lines.join('\n')}\n\n${details}` : lines.join('\n');
-  const base: MetadataBase = { template: 'ci-build', template_version: CI_BUILD_VERSION, sender: build.system, event: build.event };
+  const base: MetadataBase = { template: 'ci-build', template_version: CI_BUILD_VERSION, sender: build.system, event: build.event, locale };
   const metadata = extraMetadata(base, {
     repository: build.repository,
     pipeline: build.pipeline,

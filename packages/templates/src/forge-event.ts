@@ -3,6 +3,7 @@ import { actorName, detectForgeEvent, repositoryName, SENDER_NAMES, type ForgeEv
 import { extraMetadata, repoPrefix, result, unsupportedEvent, type MetadataBase } from './template-result.js';
 import { factLines, nameList, oneLine } from './text-format.js';
 import type { Headers, TemplateResult } from './types.js';
+import type { Locale } from './locale.js';
 
 /**
  * The frame the three forge templates share: detect the sender and event, read the facts the
@@ -15,9 +16,10 @@ export function renderForgeEvent<Facts>(
   headers: Headers,
   read: (payload: unknown, detected: ForgeEvent) => Facts | undefined,
   render: (facts: Facts, base: MetadataBase) => TemplateResult,
+  locale: Locale = 'en',
 ): TemplateResult {
   const detected = detectForgeEvent(payload, headers);
-  const base = { template: template.id, template_version: template.version, sender: detected.sender, event: detected.event };
+  const base: MetadataBase & { event: string } = { template: template.id, template_version: template.version, sender: detected.sender, event: detected.event, locale };
   // Every new webhook gets a ping, whichever template it names.
   if (detected.kind === 'ping') return renderPing(payload, detected.sender, base);
   const facts = read(payload, detected);
@@ -43,12 +45,15 @@ export function renderPing(payload: unknown, sender: ForgeSender, base: Metadata
   const title = `${repoPrefix(repository)}${SENDER_NAMES[sender]} webhook set up${eventList ? ` for ${oneLine(eventList, 120)}` : ''}`;
   const zen = str(at(payload, 'zen'));
   const content = [
-    ...factLines([
-      ['Repository', repository],
-      ['Events', eventList],
-      ['Hook id', hookId],
-      ['Set up by', actor],
-    ]),
+    ...factLines(
+      [
+        ['Repository', repository],
+        ['Events', eventList],
+        ['Hook id', hookId],
+        ['Set up by', actor],
+      ],
+      base.locale,
+    ),
     ...(zen ? ['', `> ${oneLine(zen, 200)}`] : []),
   ].join('\n');
   return result(title, content, extraMetadata(base, { repository, actor, hook_id: hookId, events: events.length > 0 ? events : undefined }));

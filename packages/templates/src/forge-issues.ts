@@ -4,6 +4,7 @@ import { actorName, labelNames, repositoryName, userName, userNames, type ForgeE
 import { extraMetadata, repoPrefix, result, type MetadataBase } from './template-result.js';
 import { excerpt, factLines, nameList, oneLine, quote } from './text-format.js';
 import type { Headers, Template, TemplateResult } from './types.js';
+import { t, type Locale } from './locale.js';
 
 export const FORGE_ISSUES_VERSION = 3;
 
@@ -35,8 +36,8 @@ export const forgeIssues: Template = {
   title: 'Issue events',
   description: 'Issue opened, closed, reopened, edited, labeled, assigned or commented: number, title, state, labels, assignees.',
   senders: ['GitHub', 'GitLab', 'Gitea', 'Forgejo', 'Bitbucket Cloud'],
-  render(payload: unknown, headers: Headers): TemplateResult {
-    return renderForgeEvent({ id: 'forge-issues', version: FORGE_ISSUES_VERSION }, payload, headers, readIssue, renderIssue);
+  render(payload: unknown, headers: Headers, locale: Locale = 'en'): TemplateResult {
+    return renderForgeEvent({ id: 'forge-issues', version: FORGE_ISSUES_VERSION }, payload, headers, readIssue, renderIssue, locale);
   },
 };
 
@@ -175,26 +176,31 @@ function bitbucketIssue(payload: unknown, detected: ForgeEvent, repository?: str
 }
 
 function renderIssue(issue: Issue, base: MetadataBase): TemplateResult {
+  const locale = base.locale ?? 'en';
   const number = issue.number === undefined ? '' : ` #${issue.number}`;
   const name = issue.title ? `: ${oneLine(issue.title, 120)}` : '';
-  const noun = issue.noun ?? 'issue';
+  const noun = t(locale, issue.noun ?? 'issue');
+  const action = t(locale, issue.action);
   // Without an actor (Gogs's samples name nobody) the action goes in parentheses rather than "someone".
   const title = issue.actor
-    ? `${repoPrefix(issue.repository)}${issue.actor} ${issue.action} ${noun}${number}${name}`
-    : `${repoPrefix(issue.repository)}${noun.charAt(0).toUpperCase()}${noun.slice(1)}${number} (${issue.action})${name}`;
-  const facts = factLines([
-    [noun === 'issue' ? 'Issue' : 'Pull request', `${number.trim() || '(no number)'}${issue.title ? ` ${oneLine(issue.title, 300)}` : ''}`],
+    ? `${repoPrefix(issue.repository)}${issue.actor} ${action} ${noun}${number}${name}`
+    : `${repoPrefix(issue.repository)}${noun.charAt(0).toUpperCase()}${noun.slice(1)}${number} (${action})${name}`;
+  const facts = factLines(
+    [
+    [(issue.noun ?? 'issue') === 'issue' ? 'Issue' : 'Pull request', `${number.trim() || t(locale, '(no number)')}${issue.title ? ` ${oneLine(issue.title, 300)}` : ''}`],
     ['Repository', issue.repository],
-    ['Action', issue.action + (issue.detail ? ` (${issue.detail})` : '')],
+    ['Action', action + (issue.detail ? ` (${issue.detail})` : '')],
     ['State', issue.state ? issue.state + (issue.stateReason ? ` (${issue.stateReason})` : '') : undefined],
-    ['Labels', nameList(issue.labels) ?? 'none'],
-    ['Assignees', nameList(issue.assignees) ?? 'none'],
+    ['Labels', nameList(issue.labels) ?? t(locale, 'none')],
+    ['Assignees', nameList(issue.assignees) ?? t(locale, 'none')],
     ['Author', issue.author],
     ['By', issue.actor],
     ['URL', issue.url],
-  ]);
+  ],
+    locale,
+  );
   const sections = [facts.join('\n')];
-  if (issue.comment) sections.push(`**Comment:**\n${quote(excerpt(issue.comment))}`);
+  if (issue.comment) sections.push(`**${t(locale, 'Comment')}:**\n${quote(excerpt(issue.comment))}`);
   if (issue.body) sections.push(quote(excerpt(issue.body)));
   const metadata = extraMetadata(base, {
     repository: issue.repository,

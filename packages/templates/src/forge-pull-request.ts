@@ -5,6 +5,7 @@ import { extraMetadata, repoPrefix, result, type MetadataBase } from './template
 import { code, escapeMd, Md } from './markdown.js';
 import { branchName, excerpt, factLines, nameList, oneLine, quote, sha7 } from './text-format.js';
 import type { Headers, Template, TemplateResult } from './types.js';
+import { t, type Locale } from './locale.js';
 
 export const FORGE_PULL_REQUEST_VERSION = 3;
 
@@ -59,14 +60,8 @@ export const forgePullRequest: Template = {
   title: 'Pull request events',
   description: 'Pull/merge requests: number, title, action, head → base branches and merge status in plain words.',
   senders: ['GitHub', 'GitLab', 'Gitea', 'Forgejo', 'Bitbucket Cloud', 'Azure DevOps Repos'],
-  render(payload: unknown, headers: Headers): TemplateResult {
-    return renderForgeEvent(
-      { id: 'forge-pull-request', version: FORGE_PULL_REQUEST_VERSION },
-      payload,
-      headers,
-      readAny,
-      renderPullRequest,
-    );
+  render(payload: unknown, headers: Headers, locale: Locale = 'en'): TemplateResult {
+    return renderForgeEvent({ id: 'forge-pull-request', version: FORGE_PULL_REQUEST_VERSION }, payload, headers, readAny, renderPullRequest, locale);
   },
 };
 
@@ -442,33 +437,39 @@ function activityVerb(activity: Activity): string {
 }
 
 function renderPullRequest(pr: PullRequest, base: MetadataBase): TemplateResult {
+  const locale = base.locale ?? 'en';
   const number = pr.number === undefined ? '' : ` ${pr.marker}${pr.number}`;
   const branches = pr.head || pr.base ? `${pr.head ?? '?'} → ${pr.base ?? '?'}` : undefined;
   const activity = pr.activity;
   const actor = activity?.by ?? pr.actor;
   // "closed pull request #2 without merging" reads better than the verb phrase in one piece.
   const action = activity ? activityVerb(activity) : pr.action;
-  const [verbWord, after] = action === 'closed without merging' ? ['closed', ' without merging'] : [action, ''];
+  const [verbWord, after] =
+    action !== 'closed without merging' ? [t(locale, action), ''] : locale === 'en' ? ['closed', ' without merging'] : [t(locale, 'closed'), ` ${t(locale, 'closed without merging').split(' ').slice(1).join(' ')}`];
+  const noun = t(locale, pr.noun);
   // Without an actor (Gogs's samples) the action goes in parentheses rather than "someone".
   const title =
     (actor
-      ? `${repoPrefix(pr.repository)}${actor} ${verbWord} ${pr.noun}${number}${after}`
-      : `${repoPrefix(pr.repository)}${capital(pr.noun)}${number} (${action})`) +
+      ? `${repoPrefix(pr.repository)}${actor} ${verbWord} ${noun}${number}${after}`
+      : `${repoPrefix(pr.repository)}${capital(noun)}${number} (${t(locale, action)})`) +
     `${pr.title ? `: ${oneLine(pr.title, 120)}` : ''}${branches && !activity ? ` (${branches})` : ''}`;
-  const facts = factLines([
-    [capital(pr.noun), `${number.trim() || '(no number)'}${pr.title ? ` ${oneLine(pr.title, 300)}` : ''}`],
+  const facts = factLines(
+    [
+    [capital(pr.noun), `${number.trim() || t(locale, '(no number)')}${pr.title ? ` ${oneLine(pr.title, 300)}` : ''}`],
     ['Repository', pr.repository],
     ['Action', pr.rawAction && pr.rawAction !== action ? `${action} (${pr.rawAction})` : action],
     ['Review', activity?.kind === 'review' ? activity.state : undefined],
     ['File', activity?.path],
     ['Branches', pr.head || pr.base ? new Md(`${code(pr.head ?? '?').text} → ${code(pr.base ?? '?').text}`) : undefined],
-    ['Merge status', pr.status ? STATUS_WORDS[pr.status] : undefined],
+    ['Merge status', pr.status ? t(locale, STATUS_WORDS[pr.status]) : undefined],
     ['Head commit', pr.sha ? code(sha7(pr.sha)) : undefined],
     ['Labels', nameList(pr.labels)],
     ['Author', pr.author],
     ['By', actor],
     ['URL', activity?.url ?? pr.url],
-  ]);
+  ],
+    locale,
+  );
   const sections = [facts.join('\n')];
   if (activity?.body) {
     const label = activity.kind === 'review' ? 'Review' : activity.kind === 'thread' ? 'First comment of the thread' : 'Comment';

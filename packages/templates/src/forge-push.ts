@@ -5,6 +5,7 @@ import { bold, code, escapeMd, link, withReferences, type RefContext } from './m
 import { extraMetadata, repoPrefix, result, type MetadataBase } from './template-result.js';
 import { excerpt, factLines, firstLine, isZeroSha, oneLine, parseRef, plural, quote, sha7, type RefType } from './text-format.js';
 import type { Headers, Template, TemplateResult } from './types.js';
+import { t, type Locale } from './locale.js';
 
 export const FORGE_PUSH_VERSION = 3;
 const MAX_LISTED_COMMITS = 20;
@@ -50,13 +51,14 @@ export const forgePush: Template = {
   description:
     'Pushes, branch and tag creation/deletion and force pushes: repository, branch or tag, pusher and up to 20 commits.',
   senders: ['GitHub', 'GitLab', 'Gitea', 'Forgejo', 'Bitbucket Cloud'],
-  render(payload: unknown, headers: Headers): TemplateResult {
+  render(payload: unknown, headers: Headers, locale: Locale = 'en'): TemplateResult {
     return renderForgeEvent<Push | Release>(
       { id: 'forge-push', version: FORGE_PUSH_VERSION },
       payload,
       headers,
       (p, detected) => (detected.kind === 'release' ? readRelease(p, detected) : readPush(p, detected)),
       (facts, base) => ('tag' in facts ? renderRelease(facts, base) : renderPush(facts, base)),
+      locale,
     );
   },
 };
@@ -215,21 +217,25 @@ export function nameOfRaw(raw: string | undefined): string | undefined {
 }
 
 function renderPush(push: Push, base: MetadataBase): TemplateResult {
+  const locale = base.locale ?? 'en';
   const first = push.changes[0];
   const title = first
-    ? `${repoPrefix(push.repository)}${sentence(push.pusher, first)}` +
-      (push.changes.length > 1 ? ` (+${plural(push.changes.length - 1, 'more ref')})` : '')
+    ? `${repoPrefix(push.repository)}${sentence(push.pusher, first, locale)}` +
+      (push.changes.length > 1 ? ` ${t(locale, '(+{n} more refs)', { n: push.changes.length - 1 })}` : '')
     : `${repoPrefix(push.repository)}${push.pusher ?? 'A push'} pushed (no ref changes)`;
-  const facts = factLines([
-    ['Repository', push.repository],
-    ['Pusher', push.pusher],
-    ['Repository URL', push.repoUrl],
-  ]);
+  const facts = factLines(
+    [
+      ['Repository', push.repository],
+      ['Pusher', push.pusher],
+      ['Repository URL', push.repoUrl],
+    ],
+    locale,
+  );
   // One change continues the list of facts; several get a line naming each ref, so their lists stay apart.
   const sections =
     push.changes.length === 1
-      ? [changeSection(push.changes[0]!, push.refs, facts)]
-      : [facts.join('\n'), ...push.changes.map((c) => `${bold(refLabel(c)).text}\n${changeSection(c, push.refs, [])}`)];
+      ? [changeSection(push.changes[0]!, push.refs, facts, locale)]
+      : [facts.join('\n'), ...push.changes.map((c) => `${bold(refLabel(c, locale)).text}\n${changeSection(c, push.refs, [], locale)}`)];
   const metadata = extraMetadata(base, {
     repository: push.repository,
     actor: push.pusher,
@@ -247,8 +253,8 @@ function renderPush(push: Push, base: MetadataBase): TemplateResult {
   return result(title, sections.filter((s) => s !== '').join('\n\n'), metadata);
 }
 
-function refLabel(change: RefChange): string {
-  return `${change.refType} ${change.refName ?? '(unnamed)'}`;
+function refLabel(change: RefChange, locale: Locale): string {
+  return `${t(locale, change.refType)} ${change.refName ?? '(unnamed)'}`;
 }
 
 /**
@@ -256,31 +262,27 @@ function refLabel(change: RefChange): string {
  * payload names nobody (Gogs's create/delete samples have no sender) the sentence is passive
  * rather than claiming "someone".
  */
-function sentence(pusher: string | undefined, change: RefChange): string {
-  const name = change.refName ?? '(unnamed)';
-  const commits = plural(change.total, 'commit');
-  const who = (active: string, passive: string): string => (pusher ? `${pusher} ${active}` : passive);
-  if (change.change === 'delete') return who(`deleted ${refLabel(change)}`, `${capital(refLabel(change))} deleted`);
+function sentence(pusher: string | undefined, change: RefChange, locale: Locale): string {
+  const vars = { who: pusher ?? '', ref: change.refName ?? '(unnamed)', label: refLabel(change, locale), commits: plural(change.total, 'commit'), sha: change.after ? sha7(change.after) : '' };
+  const head = change.after ? t(locale, ', head is now {sha}', vars) : '';
+  // The pusher's name is theirs: only a passive sentence gets a capital letter.
+  const say = (active: string, passive: string): string => (pusher ? t(locale, active, vars) : capital(t(locale, passive, vars)));
+  if (change.change === 'delete') return say('{who} deleted {label}', '{label} deleted');
   if (change.change === 'created-or-deleted') {
-    return who(`created or deleted ${refLabel(change)}`, `${capital(refLabel(change))} created or deleted`) + ' (sent without its event header)';
+    return (pusher ? `${pusher} created or deleted ${refLabel(change, 'en')}` : `${capital(refLabel(change, 'en'))} created or deleted`) + ' (sent without its event header)';
   }
   if (change.refType === 'tag') {
-    return change.change === 'create'
-      ? who(`pushed new tag ${name}`, `New tag ${name}${headSuffix(change)}`)
-      : who(`moved tag ${name}${headSuffix(change)}`, `Tag ${name} moved${headSuffix(change)}`);
+    return change.change === 'create' ? say('{who} pushed new tag {ref}', 'New tag {ref}') + (pusher ? '' : head) : say('{who} moved tag {ref}', 'Tag {ref} moved') + head;
   }
   if (change.change === 'create') {
-    const withCommits = change.total > 0 ? ` with ${commits}` : '';
-    return who(`created branch ${name}${withCommits}`, `Branch ${name} created${withCommits}`);
+    return change.total > 0 ? say('{who} created branch {ref} with {commits}', 'Branch {ref} created with {commits}') : say('{who} created branch {ref}', 'Branch {ref} created');
   }
   if (change.change === 'force-push') {
     return change.total > 0
-      ? who(`force-pushed ${commits} to ${name}`, `${capital(commits)} force-pushed to ${name}`)
-      : who(`force-pushed ${name} (no new commits)${headSuffix(change)}`, `${name} force-pushed (no new commits)${headSuffix(change)}`);
+      ? say('{who} force-pushed {commits} to {ref}', '{commits} force-pushed to {ref}')
+      : say('{who} force-pushed {ref} (no new commits)', '{ref} force-pushed (no new commits)') + head;
   }
-  return change.total > 0
-    ? who(`pushed ${commits} to ${name}`, `${capital(commits)} pushed to ${name}`)
-    : who(`pushed to ${name} (no new commits)`, `Push to ${name} (no new commits)`);
+  return change.total > 0 ? say('{who} pushed {commits} to {ref}', '{commits} pushed to {ref}') : say('{who} pushed to {ref} (no new commits)', 'Push to {ref} (no new commits)');
 }
 
 function capital(text: string): string {
@@ -336,7 +338,8 @@ function renderRelease(release: Release, base: MetadataBase): TemplateResult {
   const kind = release.draft ? 'draft release' : release.prerelease ? 'pre-release' : 'release';
   const label = `${release.tag ?? release.name ?? '(untitled)'}${release.name && release.name !== release.tag ? `: ${oneLine(release.name, 100)}` : ''}`;
   const title = `${repoPrefix(release.repository)}${release.actor ? `${release.actor} ${verbWord}` : capital(verbWord)} ${kind} ${label}`;
-  const facts = factLines([
+  const facts = factLines(
+    [
     ['Release', release.name],
     ['Tag', release.tag],
     ['Action', release.action],
@@ -344,7 +347,9 @@ function renderRelease(release: Release, base: MetadataBase): TemplateResult {
     ['Repository', release.repository],
     ['By', release.actor],
     ['URL', release.url],
-  ]);
+  ],
+    base.locale,
+  );
   const sections = [facts.join('\n')];
   if (release.body) sections.push(quote(excerpt(release.body)));
   const metadata = extraMetadata(base, {
@@ -360,10 +365,6 @@ function renderRelease(release: Release, base: MetadataBase): TemplateResult {
   return result(title, sections.join('\n\n'), metadata);
 }
 
-function headSuffix(change: RefChange): string {
-  return change.after ? `, head is now ${sha7(change.after)}` : '';
-}
-
 const CHANGE_WORDS: Readonly<Record<Change, string>> = {
   push: 'push',
   'force-push': 'force push',
@@ -372,27 +373,31 @@ const CHANGE_WORDS: Readonly<Record<Change, string>> = {
   'created-or-deleted': 'created or deleted',
 };
 
-function changeSection(change: RefChange, refs: RefContext | undefined, facts: string[]): string {
+function changeSection(change: RefChange, refs: RefContext | undefined, facts: string[], locale: Locale): string {
   const lines = [
     ...facts,
-    ...factLines([
-      [change.refType === 'tag' ? 'Tag' : 'Branch', change.refName === undefined ? undefined : code(change.refName)],
-      ['Change', `${change.refType} ${CHANGE_WORDS[change.change]}`],
-      ['Commits', change.change === 'delete' || (change.refType === 'tag' && change.total === 0) ? undefined : change.total + (change.truncated ? '+' : '')],
-      ['Head', change.after ? code(sha7(change.after)) : undefined],
-      ['Compare', change.url],
-    ]),
+    ...factLines(
+      [
+        [change.refType === 'tag' ? 'Tag' : 'Branch', change.refName === undefined ? undefined : code(change.refName)],
+        ['Change', `${t(locale, change.refType)} ${t(locale, CHANGE_WORDS[change.change])}`],
+        ['Commits', change.change === 'delete' || (change.refType === 'tag' && change.total === 0) ? undefined : change.total + (change.truncated ? '+' : '')],
+        ['Head', change.after ? code(sha7(change.after)) : undefined],
+        ['Compare', change.url],
+      ],
+      locale,
+    ),
   ];
   const listed = change.commits.slice(0, MAX_LISTED_COMMITS);
   // `*` items: a list of their own after the `-` list of facts.
   if (listed.length > 0) lines.push('');
   for (const commit of listed) {
     const sha = link(code(commit.id ? sha7(commit.id) : '???????'), commit.url).text;
-    const message = commit.message ? withReferences(firstLine(commit.message), refs).text : '(no message)';
+    const message = commit.message ? withReferences(firstLine(commit.message), refs).text : t(locale, '(no message)');
     lines.push(`* ${sha} ${message}${commit.author ? ` (${escapeMd(firstLine(commit.author, 60))})` : ''}`);
   }
   const more = change.total - listed.length;
-  if (more > 0) lines.push('', link(`… and ${plural(more, 'more commit')}`, change.url).text);
-  else if (change.truncated) lines.push('', '… and more commits (the sender truncated the list)');
+  const moreText = locale === 'en' ? `… and ${plural(more, 'more commit')}` : t(locale, '… and {n} more', { n: plural(more, 'commit') });
+  if (more > 0) lines.push('', link(moreText, change.url).text);
+  else if (change.truncated) lines.push('', t(locale, '… and more commits (the sender truncated the list)'));
   return lines.join('\n');
 }

@@ -8,10 +8,19 @@ describe('previewTemplate', () => {
     expect(p).toMatchObject({
       template_id: 'forge-push',
       known_template: true,
-      title: '[Codertocat/Hello-World] Codertocat pushed 1 commit to master',
-      extra_metadata: { sender: 'github', event: 'push' },
+      // Norwegian unless told otherwise, as intake writes for a webhook without a locale.
+      title: '[Codertocat/Hello-World] Codertocat dyttet 1 commit til master',
+      extra_metadata: { sender: 'github', event: 'push', locale: 'nb' },
     });
+    expect(p.content).toContain('- **Gren:** `master`');
     expect(p.content).toContain('* [`199eddf`](<https://github.com/Codertocat/Hello-World/compare/199eddf46df50de8d02e99bf1c5fdb4101338224>) Update README (Codertocat)');
+  });
+
+  it('writes English when asked: the headline and labels, never the commit message', () => {
+    const p = previewTemplate('forge-push', fixture('github-push-one_commit.json').payload, { 'X-GitHub-Event': 'push' }, 'en');
+    expect(p.title).toBe('[Codertocat/Hello-World] Codertocat pushed 1 commit to master');
+    expect(p.content).toContain('- **Branch:** `master`');
+    expect(p.content).toContain(') Update README (Codertocat)');
   });
 
   it("shows Slack's reply and an unsupported event", () => {

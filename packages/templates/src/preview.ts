@@ -1,5 +1,6 @@
 import { renderPayload } from './registry.js';
 import type { Headers, JsonObject } from './types.js';
+import { DEFAULT_LOCALE, type Locale } from './locale.js';
 
 /** What an administrator sees before pointing a sender at a webhook: the node intake would create. */
 export interface Preview {
@@ -14,8 +15,8 @@ export interface Preview {
 }
 
 /** The preview use case: render a sample payload without storing anything. */
-export function previewTemplate(templateId: string, payload: unknown, headers: Headers = {}): Preview {
-  const rendering = renderPayload(templateId, payload, lowerCaseNames(headers));
+export function previewTemplate(templateId: string, payload: unknown, headers: Headers = {}, locale: Locale = DEFAULT_LOCALE): Preview {
+  const rendering = renderPayload(templateId, payload, lowerCaseNames(headers), locale);
   const { title, content, extra_metadata, reply, unsupported_event } = rendering.result;
   const preview: Preview = { template_id: templateId, known_template: !rendering.unknownTemplate, title, content, extra_metadata };
   if (reply) preview.reply = reply;

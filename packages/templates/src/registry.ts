@@ -5,6 +5,7 @@ import { forgePullRequest } from './forge-pull-request.js';
 import { forgePush } from './forge-push.js';
 import { genericExtraction } from './generic-extraction.js';
 import type { Headers, Template, TemplateInfo, TemplateResult } from './types.js';
+import { DEFAULT_LOCALE, type Locale } from './locale.js';
 
 /** The templates intake knows, by id. */
 export const TEMPLATES: readonly Template[] = [forgePush, forgeIssues, forgePullRequest, chatMessage, ciBuild];
@@ -36,14 +37,14 @@ export interface Rendering {
  * Step 3 of the spec's intake order: a known template renders, an unknown or absent one falls
  * back to generic extraction.
  */
-export function renderPayload(templateId: string | null | undefined, payload: unknown, headers: Headers): Rendering {
+export function renderPayload(templateId: string | null | undefined, payload: unknown, headers: Headers, locale: Locale = DEFAULT_LOCALE): Rendering {
   if (templateId === null || templateId === undefined) {
     return { result: genericExtraction(payload), templateId: null, unknownTemplate: false };
   }
   const template = findTemplate(templateId);
   if (!template) return { result: genericExtraction(payload), templateId: null, unknownTemplate: true };
   try {
-    return { result: template.render(payload, headers), templateId: template.id, unknownTemplate: false };
+    return { result: template.render(payload, headers, locale), templateId: template.id, unknownTemplate: false };
   } catch (err) {
     return {
       result: genericExtraction(payload),

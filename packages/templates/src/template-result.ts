@@ -1,5 +1,6 @@
 import { storable } from '@inntak/core';
 import type { JsonObject, TemplateResult } from './types.js';
+import type { Locale } from './locale.js';
 import { capped, factLines, oneLine } from './text-format.js';
 import { at, firstStr, textAt } from './field-access.js';
 
@@ -12,6 +13,8 @@ export interface MetadataBase {
   template_version: number;
   sender: string;
   event?: string;
+  /** The language the template wrote in (locale.ts); kept so a re-render can tell. */
+  locale?: Locale;
 }
 
 const RESERVED = new Set(['source', 'payload', 'webhook_id']);
@@ -61,13 +64,16 @@ export function unsupportedEvent(
   const content = [
     `This ${senderName} event is not rendered in detail by the ${base.template} template.`,
     '',
-    ...factLines([
-      ['Event', base.event],
-      ['Action', action],
-      ['Repository', facts.repository],
-      ['Actor', facts.actor],
-      ['URL', url],
-    ]),
+    ...factLines(
+      [
+        ['Event', base.event],
+        ['Action', action],
+        ['Repository', facts.repository],
+        ['Actor', facts.actor],
+        ['URL', url],
+      ],
+      base.locale,
+    ),
   ].join('\n');
   const metadata = extraMetadata(base, { action, repository: facts.repository, actor: facts.actor, supported: false });
   return { ...result(title, content, metadata), unsupported_event: base.event };

@@ -1,5 +1,6 @@
 /** Text shaping shared by the templates: one-line titles, excerpts, refs, counts, durations. */
 import { factValue, type Inline } from './markdown.js';
+import { t, type Locale } from './locale.js';
 
 const TITLE_MAX = 200;
 const NEEDS_FLATTENING = /\s\s|[^\S ]|^ | $/;
@@ -106,11 +107,11 @@ const FACT_MAX = 1000;
  * escaped line of at most `FACT_MAX` (a web URL is linked), an `Md` value is the template's own
  * markup (code spans, links).
  */
-export function factLines(facts: ReadonlyArray<readonly [string, Inline | undefined]>): string[] {
+export function factLines(facts: ReadonlyArray<readonly [string, Inline | undefined]>, locale: Locale = 'en'): string[] {
   const lines: string[] = [];
   for (const [label, value] of facts) {
     if (value === undefined || value === '') continue;
-    lines.push(`- **${label}:** ${factValue(typeof value === 'string' ? oneLine(value, FACT_MAX) : value)}`);
+    lines.push(`- **${t(locale, label)}:** ${factValue(typeof value === 'string' ? oneLine(value, FACT_MAX) : value)}`);
   }
   return lines;
 }

@@ -3,6 +3,8 @@
  * title, content and extra metadata of the content node intake creates. Templates are pure and
  * total: whatever the payload's shape, they return a result and never throw.
  */
+import type { Locale } from './locale.js';
+
 export type JsonObject = { [key: string]: unknown };
 
 /** Request headers with lower-cased names; a payload posted without headers gets `{}`. */
@@ -30,7 +32,11 @@ export interface Template {
   description: string;
   /** Systems whose payloads the template understands, for the admin listing. */
   senders: readonly string[];
-  render(payload: unknown, headers: Headers): TemplateResult;
+  /**
+   * `locale`: the language of the words the template writes itself (headlines, labels); the
+   * sender's words are never translated. English when not given; intake passes the webhook's.
+   */
+  render(payload: unknown, headers: Headers, locale?: Locale): TemplateResult;
 }
 
 export interface TemplateInfo {

@@ -1,1 +1,2 @@
 export { startTestIssuer, type TestIssuer } from './issuer.js';
+export { startHotStandby, hotStandbyUnavailable, POSTGRES_BIN, type HotStandby } from './hot-standby.js';

@@ -1,15 +1,18 @@
 import { OPERATOR } from '@inntak/access';
+import { AppError } from '@inntak/core';
+import { PAGE_LANGUAGES, type PageLanguage } from '@inntak/publishing';
 import { id, optional, required, requireKind, type CommandSpec } from '../command-line.js';
 
 export const publicationAdd: CommandSpec = {
   name: 'publication add',
-  args: '--slug S --title T --owner PERSON_ID [--about A] [--domain D ...]',
+  args: '--slug S --title T --owner PERSON_ID [--about A] [--language nb|en] [--domain D ...]',
   summary: 'a publication (docs/publishing.md): its pages at /pub/S and at the root of each --domain',
   options: {
     slug: { type: 'string', help: 'lowercase letters, digits and hyphens: /pub/SLUG' },
     title: { type: 'string', help: "the publication's title" },
     owner: id('the person who owns it'),
-    about: { type: 'string', help: 'the text of the about page' },
+    about: { type: 'string', help: 'the text of the about page (Markdown)' },
+    language: { type: 'string', help: "nb (default) or en: the language of the pages' chrome and dates" },
     domain: { type: 'string', help: 'a custom domain serving the pages (repeatable)', multiple: true },
   },
   async run(options, context) {
@@ -17,7 +20,18 @@ export const publicationAdd: CommandSpec = {
     const title = required(options, 'title');
     const ownerId = await requireKind(context, options, 'owner', 'person');
     const domains = options.domain;
-    return context.services.createPublication({ slug, title, ownerId, about: optional(options, 'about'), domains: Array.isArray(domains) ? domains : [] });
+    const language = optional(options, 'language');
+    if (language !== undefined && !(PAGE_LANGUAGES as readonly string[]).includes(language)) {
+      throw new AppError('invalid_input', { detail: `language: nb eller en, ikke ${JSON.stringify(language.slice(0, 20))}` });
+    }
+    return context.services.createPublication({
+      slug,
+      title,
+      ownerId,
+      about: optional(options, 'about'),
+      language: language as PageLanguage | undefined,
+      domains: Array.isArray(domains) ? domains : [],
+    });
   },
 };
 

@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { JsonObject } from '@inntak/graph';
-import type { DeliveredSince, Rerendered, StoredDelivery } from '@inntak/intake';
+import { webhookLocaleOf, type DeliveredSince, type Locale, type Rerendered, type StoredDelivery } from '@inntak/intake';
 import type { Database, Db } from '../platform/index.js';
 
 /** The queries behind re-rendering stored deliveries (WebhookAdminTx); the use cases are packages/intake's. */
@@ -19,6 +19,12 @@ export async function webhookTemplate(db: Db | Trx, webhookId: string): Promise<
   if (!webhook || webhook.node_kind !== 'webhook') return undefined;
   const templateId = (webhook.metadata as JsonObject).template_id;
   return typeof templateId === 'string' ? templateId : null;
+}
+
+/** The webhook's language (metadata.locale), nb when it names none or an unknown one. */
+export async function webhookLocale(db: Db | Trx, webhookId: string): Promise<Locale> {
+  const webhook = await db.selectFrom('nodes').select('metadata').where('id', '=', webhookId).executeTakeFirst();
+  return webhookLocaleOf((webhook?.metadata as JsonObject | undefined)?.locale);
 }
 
 /** A rendering over the node's title, content and template keys (the payload and other keys stay). */

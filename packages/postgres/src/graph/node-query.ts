@@ -48,14 +48,16 @@ export class PostgresNodeQueryStore implements NodeQueryStore {
   constructor(
     private readonly db: Db,
     private readonly options: QueryOptions = {},
+    /** Where each read runs (a replica, ReadReplicas.reader); absent: `db`. */
+    private readonly reader?: () => Promise<Db>,
   ) {}
 
-  queryNodes(callerId: string, query: NodeQuery): Promise<NodeQueryPage> {
-    return queryNodes(this.db, callerId, query, this.options);
+  async queryNodes(callerId: string, query: NodeQuery): Promise<NodeQueryPage> {
+    return queryNodes(this.reader ? await this.reader() : this.db, callerId, query, this.options);
   }
 
-  readNode(callerId: string, nodeId: string, page?: EdgePage): Promise<NodeRead | undefined> {
-    return readNode(this.db, callerId, nodeId, page);
+  async readNode(callerId: string, nodeId: string, page?: EdgePage): Promise<NodeRead | undefined> {
+    return readNode(this.reader ? await this.reader() : this.db, callerId, nodeId, page);
   }
 }
 

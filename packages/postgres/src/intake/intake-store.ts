@@ -1,5 +1,15 @@
 import { AppError, stringifyJson } from '@inntak/core';
-import { IntakeWriteError, type DeliveryLogEntry, type FailedDelivery, type IntakeStore, type SignatureScheme, type WebhookTarget, type WriteOutcome } from '@inntak/intake';
+import {
+  IntakeWriteError,
+  webhookLocaleOf,
+  type BatchIntakeStore,
+  type ContentWrite,
+  type DeliveryLogEntry,
+  type FailedDelivery,
+  type SignatureScheme,
+  type WebhookTarget,
+  type WriteOutcome,
+} from '@inntak/intake';
 import type { NewEdge, NewNode } from '@inntak/graph';
 import type { DatabaseHandle, PreparedStatement } from '../platform/index.js';
 
@@ -13,7 +23,7 @@ import type { DatabaseHandle, PreparedStatement } from '../platform/index.js';
  */
 const FIND_WEBHOOK: PreparedStatement = {
   name: 'inntak_intake_find_webhook',
-  text: `select w.id, e.target_id, w.metadata ->> 'template_id' as template_id, s.scheme, s.secret
+  text: `select w.id, e.target_id, w.metadata ->> 'template_id' as template_id, w.metadata ->> 'locale' as locale, s.scheme, s.secret
            from nodes w join edges e on e.source_id = w.id and e.edge_type = 'belongs_to'
            left join webhook_secrets s on s.webhook_id = w.id
           where w.node_kind = 'webhook' and w.metadata ->> 'token' = $1
@@ -23,6 +33,22 @@ const WRITE_CONTENT: PreparedStatement = {
   name: 'inntak_intake_write',
   text: `select propagation_error, duplicate_node_id, duplicate_edge_id
            from inntak_intake_write($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
+};
+/**
+ * Several intakes in one statement, so one transaction (GroupCommit, packages/intake): the same
+ * function called once per row of the unnested arrays, in order (a lateral call runs per row),
+ * so each sees the rows of the ones before it (a duplicate delivery inside a batch is found).
+ */
+const WRITE_CONTENTS: PreparedStatement = {
+  name: 'inntak_intake_write_batch',
+  text: `select r.propagation_error, r.duplicate_node_id, r.duplicate_edge_id
+           from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::visibility[], $6::jsonb[], $7::uuid[],
+                       $8::uuid[], $9::uuid[], $10::uuid[], $11::text[], $12::jsonb[], $13::boolean[], $14::uuid[],
+                       $15::uuid[], $16::uuid[], $17::timestamptz[], $18::text[], $19::text[], $20::bigint[], $21::integer[])
+                with ordinality as v(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, ord)
+           cross join lateral inntak_intake_write(v.a1, v.a2, v.a3, v.a4, v.a5, v.a6, v.a7, v.a8, v.a9, v.a10, v.a11,
+                                                  v.a12, v.a13, v.a14, v.a15, v.a16, v.a17, v.a18, v.a19, v.a20, v.a21) r
+          order by v.ord`,
 };
 /**
  * A refusal is counted, not logged a row each (issue 22, finding 12): one row per webhook,
@@ -44,33 +70,26 @@ const RECORD_FAILURE: PreparedStatement = {
 /** The statements as they run, for the benchmark's ceiling (bench/src/intake.ts). */
 export const INTAKE_STATEMENTS = { findWebhook: FIND_WEBHOOK, writeContent: WRITE_CONTENT };
 
+type OutcomeRow = { propagation_error: string | null; duplicate_node_id: string | null; duplicate_edge_id: string | null };
+
 /** The intake's store on PostgreSQL. */
-export class PostgresIntakeStore implements IntakeStore {
+export class PostgresIntakeStore implements BatchIntakeStore {
   constructor(private readonly database: Pick<DatabaseHandle, 'prepared'>) {}
 
   async findWebhookByToken(token: string): Promise<WebhookTarget | undefined> {
-    const [row] = await this.database.prepared<{ id: string; target_id: string; template_id: string | null; scheme: SignatureScheme | null; secret: string | null }>(
+    const [row] = await this.database.prepared<{ id: string; target_id: string; template_id: string | null; locale: string | null; scheme: SignatureScheme | null; secret: string | null }>(
       FIND_WEBHOOK,
       [token],
     );
     if (!row) return undefined;
     const secret = row.scheme !== null && row.secret !== null ? { scheme: row.scheme, secret: row.secret } : null;
-    return { webhookId: row.id, collectionId: row.target_id, templateId: row.template_id, secret };
+    return { webhookId: row.id, collectionId: row.target_id, templateId: row.template_id, locale: webhookLocaleOf(row.locale), secret };
   }
 
   async writeContent(node: NewNode, edge: NewEdge, log: DeliveryLogEntry): Promise<WriteOutcome> {
-    const values = [
-      ...[node.id, node.node_kind, node.title, node.content, node.visibility, stringifyJson(node.metadata), node.created_by],
-      ...[edge.id, edge.source_id, edge.target_id, edge.edge_type, JSON.stringify(edge.metadata), edge.system, edge.created_by],
-      ...[log.id, log.webhookId, log.receivedAt, log.deliveryId, log.event, log.bytes, log.durationMs],
-    ];
     try {
-      const [row] = await this.database.prepared<{ propagation_error: string | null; duplicate_node_id: string | null; duplicate_edge_id: string | null }>(
-        WRITE_CONTENT,
-        values,
-      );
-      const duplicateOf = row!.duplicate_node_id && row!.duplicate_edge_id ? { nodeId: row!.duplicate_node_id, edgeId: row!.duplicate_edge_id } : null;
-      return { propagationError: row!.propagation_error, duplicateOf };
+      const [row] = await this.database.prepared<OutcomeRow>(WRITE_CONTENT, writeValues({ node, edge, log }));
+      return outcomeOf(row!);
     } catch (error) {
       // A foreign-key violation means the webhook (or its collection) was deleted between the
       // token lookup and the write: answer as for a deleted webhook, 404, not a database failure.
@@ -83,12 +102,33 @@ export class PostgresIntakeStore implements IntakeStore {
     }
   }
 
+  async writeContents(writes: readonly ContentWrite[]): Promise<WriteOutcome[]> {
+    // Column-wise: the i-th array holds the i-th parameter of every write.
+    const rows = writes.map(writeValues);
+    const columns = rows[0]!.map((_, i) => rows.map((row) => row[i]));
+    const outcomes = await this.database.prepared<OutcomeRow>(WRITE_CONTENTS, columns);
+    return outcomes.map(outcomeOf);
+  }
+
   async recordFailedDelivery(delivery: FailedDelivery): Promise<void> {
     await this.database.prepared(RECORD_FAILURE, [
       ...[delivery.id, delivery.webhookId, delivery.receivedAt, delivery.status, delivery.error],
       ...[delivery.deliveryId, delivery.event, delivery.bytes, delivery.durationMs, refusalReason(delivery.error)],
     ]);
   }
+}
+
+function writeValues({ node, edge, log }: ContentWrite): unknown[] {
+  return [
+    ...[node.id, node.node_kind, node.title, node.content, node.visibility, stringifyJson(node.metadata), node.created_by],
+    ...[edge.id, edge.source_id, edge.target_id, edge.edge_type, JSON.stringify(edge.metadata), edge.system, edge.created_by],
+    ...[log.id, log.webhookId, log.receivedAt, log.deliveryId, log.event, log.bytes, log.durationMs],
+  ];
+}
+
+function outcomeOf(row: OutcomeRow): WriteOutcome {
+  const duplicateOf = row.duplicate_node_id && row.duplicate_edge_id ? { nodeId: row.duplicate_node_id, edgeId: row.duplicate_edge_id } : null;
+  return { propagationError: row.propagation_error, duplicateOf };
 }
 
 /**

@@ -12,7 +12,7 @@ export class PostgresWebhookAdminTx implements WebhookAdminTx {
   nodeKindOf = (nodeId: string) => nodeKindOf(this.trx, nodeId);
   firstCollectionOf = (nodeId: string) => firstCollectionOf(this.trx, nodeId);
   insertWebhook = (webhook: Parameters<WebhookAdminTx['insertWebhook']>[0]) => insertWebhookNode(this.trx, webhook);
-  setWebhookTemplate = (webhookId: string, templateId: string | null) => updateWebhookTemplate(this.trx, webhookId, templateId);
+  setWebhookTemplate = (webhookId: string, templateId: string | null, locale?: string) => updateWebhookTemplate(this.trx, webhookId, templateId, locale);
   setWebhookToken = (webhookId: string, token: string) => updateWebhookToken(this.trx, webhookId, token);
   deleteWebhook = (webhookId: string) => deleteWebhookRows(this.trx, webhookId);
   administeredWebhooks = (actor: Actor, webhookId?: string) => webhookRows(this.trx, actor, webhookId);

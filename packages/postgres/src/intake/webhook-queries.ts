@@ -12,16 +12,19 @@ type Trx = Transaction<Database>;
 /** A webhook node (token and template in its metadata) and its belongs_to edge to the collection. */
 export async function insertWebhookNode(
   trx: Trx,
-  webhook: { collectionId: string; token: string; templateId: string | null; title: string | null; createdBy: string | null },
+  webhook: { collectionId: string; token: string; templateId: string | null; locale: string | null; title: string | null; createdBy: string | null },
 ): Promise<{ id: string; edgeId: string }> {
   const { token, templateId, createdBy } = webhook;
-  const id = await insertNode(trx, { node_kind: 'webhook', title: webhook.title, metadata: templateId ? { token, template_id: templateId } : { token }, created_by: createdBy });
+  const metadata: JsonObject = templateId ? { token, template_id: templateId } : { token };
+  if (webhook.locale) metadata.locale = webhook.locale;
+  const id = await insertNode(trx, { node_kind: 'webhook', title: webhook.title, metadata, created_by: createdBy });
   const edgeId = await insertEdge(trx, { source_id: id, target_id: webhook.collectionId, edge_type: 'belongs_to', created_by: createdBy });
   return { id, edgeId };
 }
 
-export async function updateWebhookTemplate(trx: Trx, webhookId: string, templateId: string | null): Promise<void> {
-  const metadata = templateId === null ? sql<JsonObject>`metadata - 'template_id'` : sql<JsonObject>`metadata || jsonb_build_object('template_id', ${templateId}::text)`;
+export async function updateWebhookTemplate(trx: Trx, webhookId: string, templateId: string | null, locale?: string): Promise<void> {
+  const withTemplate = templateId === null ? sql<JsonObject>`metadata - 'template_id'` : sql<JsonObject>`metadata || jsonb_build_object('template_id', ${templateId}::text)`;
+  const metadata = locale === undefined ? withTemplate : sql<JsonObject>`${withTemplate} || jsonb_build_object('locale', ${locale}::text)`;
   await trx.updateTable('nodes').set({ metadata }).where('id', '=', webhookId).execute();
 }
 

@@ -7,13 +7,17 @@ import { anyMedia, deleteMediaNode, insertMediaRows, readMediaFor, touchMediaAcc
 import { endLiveRoom, insertMixerChannel, liveRoom, mixerChannel, reprioritiseQueuedJobs, startLiveRoom, updateMixerChannel } from './mixer-store.js';
 import { latestPruneRun } from './prune-log.js';
 import { transcriptionSegments } from './transcription-store.js';
-import { collectionMediaBytes, lockSpeechQueueOf, speechJobsOf } from './speech-jobs.js';
+import { collectionMediaBytes, lockMediaQuotaOf, lockSpeechQueueOf, speechJobsOf } from './speech-jobs.js';
 
 function mediaTx(trx: Transaction<Database>): MediaTx {
   return {
     levelOn: (actor, nodeId) => levelOn(trx, actor, nodeId),
     speechSource: (nodeId) => trx.selectFrom('nodes').select(['id', 'title', 'content']).where('id', '=', nodeId).executeTakeFirst(),
-    collectionMediaBytes: (nodeId) => collectionMediaBytes(trx, nodeId),
+    // Read under the scopes' lock, held to commit: the caller's insert is in before the next reads.
+    collectionMediaBytes: async (nodeId) => {
+      await lockMediaQuotaOf(trx, nodeId);
+      return collectionMediaBytes(trx, nodeId);
+    },
     lockSpeechQueueOf: (personId) => lockSpeechQueueOf(trx, personId),
     speechJobsOf: (personId) => speechJobsOf(trx, personId),
     enqueueSpeech: (payload, options) => enqueueJob(trx, 'tts_generate', payload, options),

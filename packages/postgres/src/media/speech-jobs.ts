@@ -21,6 +21,24 @@ export async function speechJobsOf(db: Db, personId: string): Promise<number> {
 }
 
 /**
+ * Serialises quota checks on the node's scopes (itself and the collections it belongs to
+ * directly, the scopes collectionMediaBytes sums) until the transaction ends: two uploads into one
+ * collection at once each read the bytes before the other's insert, and both passed
+ * MEDIA_BYTES_PER_COLLECTION. Taken in id order, so two writers never wait on each other in turn.
+ */
+export async function lockMediaQuotaOf(db: Db, nodeId: string): Promise<void> {
+  await sql`
+    select pg_advisory_xact_lock(hashtextextended('inntak.media-quota:' || s.id::text, 0))
+      from (
+        select ${nodeId}::uuid as id
+        union
+        select e.target_id from edges e join nodes c on c.id = e.target_id and c.node_kind = 'collection'
+         where e.source_id = ${nodeId}::uuid and e.edge_type = 'belongs_to'
+      ) s
+     order by s.id`.execute(db);
+}
+
+/**
  * Bytes of media in the node's fullest scope: each collection it belongs to directly (the media
  * of the collection's nodes and of the collection itself), and the node itself, which covers a
  * node in no collection. A media node's size is its metadata.bytes (the service writes it).

@@ -182,6 +182,10 @@ class PostgresOrchestrationTx extends PostgresGraphTx implements OrchestrationTx
       .execute();
   }
 
+  async deleteSecrets(id: string): Promise<void> {
+    await this.db.deleteFrom('orchestration_secrets').where('orchestration_id', '=', id).execute();
+  }
+
   logPage(orchestrationId: string, page: { limit: number; before?: number }): Promise<{ entries: LogEntryView[]; next_cursor: number | null }> {
     return orchestrationLogPage(this.db, orchestrationId, page);
   }

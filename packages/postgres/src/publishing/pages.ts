@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { isAbStatus } from '@inntak/ab-testing';
-import { clipArticle, excerptOf, MAX_ARTICLE_CHARS, UNTITLED, type Article, type ArticleSummary, type FrontPageEntry, type FrontPageVariant, type PageWindow } from '@inntak/publishing';
+import { clipArticle, excerptOf, MAX_ARTICLE_CHARS, UNTITLED, type Article, type ArticleMedia, type ArticleSummary, type FrontPageEntry, type FrontPageVariant, type PageWindow } from '@inntak/publishing';
 import { TAG_NODE_KIND as TAG_KIND, TAGGED_EDGE_TYPE as TAGGED } from '@inntak/graph';
 import type { Db } from '../platform/index.js';
 import { FRONT_PAGE_VARIANT, PUBLISHED_IN } from './articles.js';
@@ -78,7 +78,36 @@ export async function publishedArticle(db: Db, publicationId: string, articleId:
     from edges te join nodes t on t.id = te.target_id
     where te.source_id = ${articleId} and te.edge_type = ${TAGGED} and t.node_kind = ${TAG_KIND} and t.metadata ->> 'tag' is not null
     order by 1 limit 50`.execute(db);
-  return { ...toSummary(row), ...clipArticle(row.content ?? ''), tags: tags.map((t) => t.tag) };
+  const { rows: media } = await sql<{ id: string; title: string | null; mime: string }>`
+    select m.id, m.title, m.metadata ->> 'mime' as mime
+    from edges h join nodes m on m.id = h.target_id
+    where h.source_id = ${articleId} and h.edge_type = ${HAS_MEDIA} and m.node_kind = 'media' and m.metadata ->> 'mime' is not null
+    order by m.id limit ${MAX_MEDIA}`.execute(db);
+  return { ...toSummary(row), ...clipArticle(row.content ?? ''), tags: tags.map((t) => t.tag), media: media.flatMap(toArticleMedia) };
+}
+
+/** An article page shows at most this many media (a TTS reading, a few images). */
+const MAX_MEDIA = 20;
+const HAS_MEDIA = 'has_media';
+
+function toArticleMedia(row: { id: string; title: string | null; mime: string }): ArticleMedia[] {
+  const kind = row.mime.startsWith('audio/') ? 'audio' : row.mime.startsWith('video/') ? 'video' : row.mime.startsWith('image/') ? 'image' : undefined;
+  return kind ? [{ id: row.id, kind, mime: row.mime, ...(row.title ? { title: row.title } : {}) }] : [];
+}
+
+/**
+ * A media node that an article published in the publication owns (has_media): what the pages may
+ * serve to anyone (docs/publishing.md#media); undefined for any other id.
+ */
+export async function publishedMedia(db: Db, publicationId: string, mediaId: string): Promise<{ id: string; mime: string } | undefined> {
+  const { rows } = await sql<{ id: string; mime: string }>`
+    select m.id, m.metadata ->> 'mime' as mime
+    from nodes m
+      join edges h on h.target_id = m.id and h.edge_type = ${HAS_MEDIA}
+      join edges p on p.source_id = h.source_id and p.edge_type = ${PUBLISHED_IN} and p.target_id = ${publicationId}
+    where m.id = ${mediaId} and m.node_kind = 'media' and m.metadata ->> 'mime' is not null
+    limit 1`.execute(db);
+  return rows[0];
 }
 
 /** Published articles that have the (normalized) tag, newest first. */
@@ -154,6 +183,6 @@ export async function publicationsTouched(db: Db, nodeIds: readonly string[], ed
     from edges e where e.id = any(${edgeIds}::uuid[]) and e.edge_type in (${PUBLISHED_IN}, ${FRONT_PAGE_VARIANT})
     union
     select p.target_id from edges e join edges p on p.source_id = e.source_id and p.edge_type = ${PUBLISHED_IN}
-    where e.id = any(${edgeIds}::uuid[]) and e.edge_type = ${TAGGED}`.execute(db);
+    where e.id = any(${edgeIds}::uuid[]) and e.edge_type in (${TAGGED}, ${HAS_MEDIA})`.execute(db);
   return rows.map((r) => r.id);
 }

