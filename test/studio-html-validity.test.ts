@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import request from 'supertest';
-import type { Express } from 'express';
 import { setupTestContext, type TestContext } from '../apps/api/src/__tests__/helpers.js';
 import { get, logIn, postForm, studioApp, type Browser } from '../apps/api/src/__tests__/studio-scene.js';
 
@@ -18,7 +17,7 @@ const VNU_JAR = join(dirname(createRequire(import.meta.url).resolve('vnu-jar')),
 const run = promisify(execFile);
 
 let ctx: TestContext;
-let app: Express;
+let app: ReturnType<typeof studioApp>;
 let admin: Browser;
 const ids: Record<string, string> = {};
 
