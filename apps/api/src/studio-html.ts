@@ -89,12 +89,17 @@ export function actionButton(view: StudioView, action: string, label: HtmlValue,
 }
 
 export function sendPage(res: Response, status: number, page: Html): void {
+  pageHeaders(res, status);
+  res.send(page.toString());
+}
+
+/** A console page's headers (also for the streamed re-render page). */
+export function pageHeaders(res: Response, status: number): void {
   res.status(status).type('html').setHeader('Cache-Control', 'no-store');
   // The pages embed no third-party anything: nothing else may load, frame or be posted to.
   res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src 'self' data:; form-action 'self' http: https:; frame-ancestors 'none'; base-uri 'none'");
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Referrer-Policy', 'same-origin');
-  res.send(page.toString());
 }
 
 export function formatTime(at: Date | string): string {

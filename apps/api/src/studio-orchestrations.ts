@@ -61,7 +61,7 @@ export function installStudioOrchestrations(router: Router, deps: StudioOrchestr
     const entry = (await deps.studio.reads.orchestrations(caller, 500)).find((o) => o.id === id);
     const view = viewOf(res);
     const body = html`<p><a href="/studio/orkestreringer">Alle orkestreringer</a></p>
-${entry ? html`<p>Utløses av ${entry.trigger ?? '–'}; ${entry.enabled ? 'på' : 'slått av'}. ${toggle(view, id, entry.title, entry.enabled, `/studio/orkestreringer/${id}`)}</p>` : ''}
+${entry ? html`<div>Utløses av ${entry.trigger ?? '–'}; ${entry.enabled ? 'på' : 'slått av'}. ${toggle(view, id, entry.title, entry.enabled, `/studio/orkestreringer/${id}`)}</div>` : ''}
 ${runs.runs.length ? runs.runs.map((run) => runSection(run, log.entries.filter((e) => run.job_id !== null && e.job_id === run.job_id))) : html`<p>Ingen kjøringer ennå.</p>`}
 ${orphanRows(log.entries.filter((e) => e.job_id === null || !runs.runs.some((r) => r.job_id === e.job_id)), runs.next_cursor !== null || cursor !== undefined)}
 ${runs.next_cursor ? html`<p><a href="/studio/orkestreringer/${id}?cursor=${runs.next_cursor}">Eldre kjøringer</a></p>` : ''}`;

@@ -153,3 +153,14 @@ describe('bad forms', () => {
     expect(res.text).toContain('Forespørselen er for stor');
   });
 });
+
+describe('page headers', () => {
+  it('console pages are not stored by caches and cannot be framed or load anything from elsewhere', async () => {
+    const browser = await logIn(app, 'redaktor');
+    const res = await get(app, browser, '/studio');
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(res.headers['content-security-policy']).toContain("default-src 'none'");
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+  });
+});

@@ -21,7 +21,7 @@ import {
 } from '@inntak/intake';
 import { html, Html } from '@inntak/publishing';
 import { listTemplates, renderPayload, TEMPLATE_HEADERS } from '@inntak/templates';
-import { actionButton, csrfField, layout, sendPage, timeTag, type StudioView } from './studio-html.js';
+import { actionButton, csrfField, layout, pageHeaders, sendPage, timeTag, type StudioView } from './studio-html.js';
 import { studioOf, viewOf } from './studio-session.js';
 
 export interface StudioWebhookDeps {
@@ -256,7 +256,7 @@ async function rerenderAll(res: Response, deps: StudioWebhookDeps, webhookId: st
   const [head, tail] = layout(viewOf(res), 'Gjengir på nytt', html`<p>${total} noder å gjengi.</p><ol aria-live="polite">${new Html('<!--progress-->')}</ol>`)
     .toString()
     .split('<!--progress-->') as [string, string];
-  res.status(200).type('html').setHeader('Cache-Control', 'no-store');
+  pageHeaders(res, 200);
   res.write(head);
   let done = 0;
   let failed = 0;

@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import request from 'supertest';
+import { setupTestContext, type TestContext } from '../apps/api/src/__tests__/helpers.js';
+import { get, logIn, postForm, studioApp, type Browser } from '../apps/api/src/__tests__/studio-scene.js';
+
+/**
+ * Every console page through the W3C Nu HTML Checker (npm vnu-jar, Java 17), as the published
+ * pages are (html-validity.test.ts): no errors. A system administrator sees every page with content.
+ */
+const VNU_JAR = join(dirname(createRequire(import.meta.url).resolve('vnu-jar')), 'build/dist/vnu.jar');
+const run = promisify(execFile);
+
+let ctx: TestContext;
+let app: ReturnType<typeof studioApp>;
+let admin: Browser;
+const ids: Record<string, string> = {};
+
+beforeAll(async () => {
+  ctx = await setupTestContext();
+  app = studioApp(ctx);
+  await ctx.addPerson('drift', { admin: true });
+  const owner = await ctx.ownerAuthorization();
+  const api = async (path: string, body: object) => (await request(app).post(path).set('Authorization', owner).send(body)).body as Record<string, string>;
+  ids.pub = (await api('/intentions/create_publication', { title: 'Fjordposten', slug: 'fjordposten' })).id!;
+  ids.article = (await api('/intentions/create_node', { node_kind: 'content', title: 'Brua <åpner>', collection_id: ctx.collectionId })).id!;
+  await api('/intentions/publish_article', { publication_id: ids.pub, node_id: ids.article });
+  for (const title of ['Brua åpner', 'Endelig & klar', 'Tredje']) await api('/intentions/create_variant', { publication_id: ids.pub, article_id: ids.article, variant_type: 'headline', title });
+  await ctx.database.pool.query(`insert into ab_events (variant_edge_id, hour_of_week, impressions, clicks) select id, 1, 50, 3 from edges where edge_type = 'front_page_variant'`);
+  const webhook = await ctx.addWebhook('forge-push');
+  ids.webhook = webhook.id;
+  ids.node = (await request(app).post(`/api/webhook/${webhook.token}`).send({ ref: 'refs/heads/main', commits: [] })).body.node_id;
+  ids.orchestration = (
+    await api('/intentions/create_node', { node_kind: 'orchestration', title: 'Kopier', content: 'steps:\n  - action: create_node\n    with: { node_kind: content, title: "x" }\n', collection_id: ctx.collectionId, metadata: { trigger: { event: 'node.created', conditions: { node_kind: 'aldri' } } } })
+  ).id!;
+  await ctx.database.pool.query(`insert into disk_status_log (path, total_bytes, free_bytes, used_percent, level) values ('/data', 100, 40, 60, 'ok'), ('/data', 100, 30, 70, 'ok')`);
+  admin = await logIn(app, 'drift');
+});
+afterAll(() => ctx.close());
+
+describe('the console pages are valid HTML', () => {
+  it('every page the console has, with content in it', async () => {
+    const pages: Record<string, string> = {
+      login: (await request(app).get('/studio/login')).text,
+      overview: (await get(app, admin, '/studio')).text,
+      webhooks: (await get(app, admin, '/studio/webhooks')).text,
+      webhook: (await get(app, admin, `/studio/webhooks/${ids.webhook}`)).text,
+      node: (await get(app, admin, `/studio/webhooks/${ids.webhook}/noder/${ids.node}?mal=chat-message`)).text,
+      secret: (await postForm(app, admin, `/studio/webhooks/${ids.webhook}/signering`, { scheme: 'github', secret: '' })).text,
+      rerender: (await postForm(app, admin, `/studio/webhooks/${ids.webhook}/gjengi`, {})).text,
+      publications: (await get(app, admin, '/studio/publikasjoner')).text,
+      publication: (await get(app, admin, `/studio/publikasjoner/${ids.pub}`)).text,
+      orchestrations: (await get(app, admin, '/studio/orkestreringer')).text,
+      orchestration: (await get(app, admin, `/studio/orkestreringer/${ids.orchestration}`)).text,
+      system: (await get(app, admin, '/studio/system')).text,
+      missing: (await get(app, admin, '/studio/finnes-ikke')).text,
+      forbidden: (await postForm(app, admin, '/studio/logout', {}, 'feil')).text,
+    };
+    expect(pages.publication).toContain('<svg');
+    expect(pages.system).toContain('<svg');
+    const dir = await mkdtemp(join(tmpdir(), 'inntak-studio-vnu-'));
+    try {
+      const files = await Promise.all(
+        Object.entries(pages).map(async ([name, html]) => {
+          const file = join(dir, `${name}.html`);
+          await writeFile(file, html);
+          return file;
+        }),
+      );
+      const { stderr } = await run('java', ['-jar', VNU_JAR, '--errors-only', '--exit-zero-always', '--format', 'json', ...files], { maxBuffer: 16 * 1024 * 1024 });
+      const report = JSON.parse(stderr) as { messages: Array<{ type: string; url: string; message: string; extract?: string }> };
+      const errors = report.messages.filter((m) => m.type === 'error' || m.type === 'non-document-error');
+      expect(errors.map((m) => `${m.url.slice(m.url.lastIndexOf('/') + 1)}: ${m.message} ${m.extract ?? ''}`)).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
