@@ -3,8 +3,7 @@ import type { Actor, AudienceFacts, WriterLevel } from '@inntak/access';
 import type { JobPayloads } from '@inntak/jobs';
 import type { MixerChannel } from './mixer.js';
 import type { PruneDecision } from './pruning.js';
-import type { MediaMetadata } from './types.js';
-import type { TranscriptSegment } from './transcription.js';
+import type { MediaMetadata, TranscriptSegment } from './types.js';
 
 /**
  * The file store port: files named by key (fileKeyOf) in one flat store. A file is written to a

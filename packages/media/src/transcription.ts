@@ -1,15 +1,11 @@
 import { resample } from './dsp.js';
 import type { FileStore } from './ports.js';
 import { readWhole } from './read-whole.js';
-import { fileKeyOf, type MediaMetadata } from './types.js';
+import { fileKeyOf, type MediaMetadata, type TranscriptSegment } from './types.js';
 import { decodeAudio, UndecodableAudioError } from './decode-audio.js';
 
-/** One stretch of recognised speech. */
-export interface TranscriptSegment {
-  start_s: number;
-  end_s: number;
-  text: string;
-}
+/** One stretch of recognised speech (kept in types.ts, where the ports read it). */
+export type { TranscriptSegment } from './types.js';
 
 /**
  * The speech recognizer port: an offline engine that turns mono samples at its own rate into

@@ -59,3 +59,10 @@ export function idOfFileKey(key: string): string | null {
   const match = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.[a-z0-9]{1,8}$/.exec(key);
   return match ? match[1]! : null;
 }
+
+/** One timed piece of a transcription (speech_transcription). */
+export interface TranscriptSegment {
+  start_s: number;
+  end_s: number;
+  text: string;
+}

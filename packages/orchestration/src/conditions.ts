@@ -1,30 +1,8 @@
 import { z } from 'zod';
+import type { Condition } from './types.js';
 import { lookupVariable, VariableError, type VariableContext } from './variables.js';
 
-/**
- * Conditions on what happened (issue 27): a step's `when`, a `filter` step, and a trigger's
- * `where`. A comparison names one `{variable}` and one or more tests that must all hold;
- * `all`, `any` and `not` combine them. Every test costs at most linear time in the value: `matches`
- * is a glob (`*`, `?`), never a regular expression, over the first MATCH_TEXT_CAP characters.
- */
-export type Condition =
-  | { all: Condition[] }
-  | { any: Condition[] }
-  | { not: Condition }
-  | Comparison;
-
-export interface Comparison {
-  /** Exactly one variable, e.g. `{event.node.metadata.status}`. */
-  value: string;
-  equals?: unknown;
-  in?: unknown[];
-  exists?: boolean;
-  matches?: string;
-  gt?: number;
-  gte?: number;
-  lt?: number;
-  lte?: number;
-}
+export type { Comparison, Condition } from './types.js';
 
 /** Nesting deeper than this is refused: evaluating a condition stays bounded by its size. */
 export const MAX_CONDITION_DEPTH = 8;

@@ -1,5 +1,4 @@
 import type { JsonObject } from '@inntak/graph';
-import type { Condition } from './conditions.js';
 
 /**
  * Glossary (docs/orchestration.md):
@@ -138,3 +137,28 @@ export interface ActionPort {
 }
 
 export type { JsonObject };
+
+/**
+ * Conditions on what happened (issue 27): a step's `when`, a `filter` step, and a trigger's
+ * `where`. A comparison names one `{variable}` and one or more tests that must all hold;
+ * `all`, `any` and `not` combine them. Every test costs at most linear time in the value: `matches`
+ * is a glob (`*`, `?`), never a regular expression, over the first MATCH_TEXT_CAP characters.
+ */
+export type Condition =
+  | { all: Condition[] }
+  | { any: Condition[] }
+  | { not: Condition }
+  | Comparison;
+
+export interface Comparison {
+  /** Exactly one variable, e.g. `{event.node.metadata.status}`. */
+  value: string;
+  equals?: unknown;
+  in?: unknown[];
+  exists?: boolean;
+  matches?: string;
+  gt?: number;
+  gte?: number;
+  lt?: number;
+  lte?: number;
+}
