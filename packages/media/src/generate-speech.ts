@@ -3,7 +3,7 @@ import type { OrchestrationCascade } from '@inntak/jobs';
 import { concatWav, parseWav } from './wav.js';
 import { placeMediaFile } from './place-media.js';
 import { speechTextOf, splitForSpeech } from './speech-text.js';
-import type { FileStore, SpeechSynthesizer } from './ports.js';
+import type { FileStore, MediaCreateTx, SpeechSynthesizer } from './ports.js';
 import { fileKeyOf, type MediaMetadata } from './types.js';
 import { DEFAULT_SPEECH_LIMITS, SpeechLimitError, speechRefusal, type SpeechLimits } from './speech-limits.js';
 
@@ -11,8 +11,11 @@ import { DEFAULT_SPEECH_LIMITS, SpeechLimitError, speechRefusal, type SpeechLimi
 export interface SpeechCatalog {
   /** The node to read aloud, or undefined when it does not exist. */
   source(nodeId: string): Promise<{ id: string; title: string | null; content: string | null } | undefined>;
-  /** Creates the media node and its edges; `beforeCommit` runs inside the transaction. */
-  createMedia(input: { id: string; ownerId: string; title: string | null; metadata: MediaMetadata; cascade?: OrchestrationCascade; beforeCommit: () => void }): Promise<{ id: string }>;
+  /**
+   * Creates the media node and its edges in one transaction: `check` runs first in it (throwing
+   * rolls back), `beforeCommit` last.
+   */
+  createMedia(input: { id: string; ownerId: string; title: string | null; metadata: MediaMetadata; cascade?: OrchestrationCascade; check?: (tx: MediaCreateTx) => Promise<void>; beforeCommit: () => void }): Promise<{ id: string }>;
   deleteMedia(id: string): Promise<void>;
   /** Bytes of media in the node's fullest collection (the node itself when it belongs to none). */
   collectionMediaBytes(nodeId: string): Promise<number>;
@@ -109,6 +112,14 @@ export async function generateSpeech(
         title: source.title ? `Opplesning: ${source.title}` : 'Opplesning',
         metadata,
         ...(request.cascade ? { cascade: request.cascade } : {}),
+        // The check above ran before synthesis, outside any lock: two jobs (or an upload) finishing
+        // together both passed it. Here it runs again under the scopes' lock, held to commit.
+        check: async (tx) => {
+          const usedNow = await tx.collectionMediaBytes(source.id);
+          if (usedNow + wav.byteLength > limits.collectionMediaBytes) {
+            throw new SpeechLimitError({ limit: 'collection_bytes', bytes: usedNow + wav.byteLength, max: limits.collectionMediaBytes });
+          }
+        },
         beforeCommit: () => signal.throwIfAborted(),
       }),
     delete: () => deps.catalog.deleteMedia(id),

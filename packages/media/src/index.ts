@@ -35,6 +35,7 @@ export {
   type SpeechOptions,
   type MediaStore,
   type MediaTx,
+  type MediaCreateTx,
   type MediaRecord,
   type MixerChannelRow,
   type MixerChannelUpdate,

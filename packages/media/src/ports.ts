@@ -127,6 +127,15 @@ export interface MediaTx {
   reprioritiseQueuedJobs(): Promise<number>;
 }
 
+/**
+ * What a job asks inside the transaction that creates its media node, before the insert: the
+ * quota (under the same per-scope lock POST /media takes) and the asker's access as they are now.
+ */
+export interface MediaCreateTx extends Pick<MediaTx, 'levelOn' | 'readableMediaOf' | 'collectionMediaBytes'> {
+  /** The person as an actor (isAdmin when a system admin), or undefined when there is no such person. */
+  actorOf(personId: string): Promise<Actor | undefined>;
+}
+
 /** Media's store: media nodes, mixer channels, live rooms, the pruning log. */
 export interface MediaStore {
   transaction<T>(work: (tx: MediaTx) => Promise<T>): Promise<T>;

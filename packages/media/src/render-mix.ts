@@ -1,9 +1,9 @@
 import { AppError, uuidv7 } from '@inntak/core';
-import type { Actor } from '@inntak/access';
+import { requireLevelOn, type Actor } from '@inntak/access';
 import { requireRoomKind } from './mixer-channels.js';
 import { MIXER_REQUIREMENTS, type MixerChannel } from './mixer.js';
 import { mixdown, MIX_TARGET_LUFS, NothingToMixError, type MixInput } from './mixdown.js';
-import type { FileStore, MediaStore } from './ports.js';
+import type { FileStore, MediaCreateTx, MediaStore } from './ports.js';
 import { placeMediaFile } from './place-media.js';
 import { readWhole } from './read-whole.js';
 import { requireLevel } from './require-level.js';
@@ -50,9 +50,9 @@ export interface MixdownCatalog {
   room(roomId: string): Promise<{ id: string; node_kind: string; title: string | null } | undefined>;
   /** The room's channels in creation order, at most `limit`. */
   channels(roomId: string, limit: number): Promise<MixChannelSource[]>;
-  createMedia(input: { id: string; ownerId: string; title: string | null; metadata: MediaMetadata; beforeCommit: () => void }): Promise<{ id: string }>;
+  /** One transaction: `check` first (throwing rolls back), then the node and its edges, `beforeCommit` last. */
+  createMedia(input: { id: string; ownerId: string; title: string | null; metadata: MediaMetadata; check?: (tx: MediaCreateTx) => Promise<void>; beforeCommit: () => void }): Promise<{ id: string }>;
   deleteMedia(id: string): Promise<void>;
-  collectionMediaBytes(nodeId: string): Promise<number>;
 }
 
 /** A mix that cannot be made however often it is tried (the task fails it permanently). */
@@ -80,7 +80,7 @@ export interface MixdownResult {
  */
 export async function renderMix(
   deps: { catalog: MixdownCatalog; files: FileStore; collectionMediaBytes?: number; now?: () => Date },
-  request: { room_id: string; target_lufs?: number; jobId?: number },
+  request: { room_id: string; target_lufs?: number; jobId?: number; requested_by?: string },
   signal: AbortSignal,
 ): Promise<MixdownResult> {
   const room = await deps.catalog.room(request.room_id);
@@ -111,10 +111,16 @@ export async function renderMix(
     throw error;
   }
   const wav = encodeWav(mix.samples, mix.sampleRate);
-  if (deps.collectionMediaBytes !== undefined) {
-    const used = await deps.catalog.collectionMediaBytes(room.id);
-    if (used + wav.byteLength > deps.collectionMediaBytes) throw new MixdownError(`the collection's media would reach ${used + wav.byteLength} bytes; MEDIA_BYTES_PER_COLLECTION is ${deps.collectionMediaBytes}`);
-  }
+  const sourceIds = channels.map((c) => c.source!.id);
+  // Both checks run in the transaction that creates the node: access revoked since the job was
+  // queued, or another writer that filled the collection meanwhile, refuse the mix at commit.
+  const check = async (tx: MediaCreateTx) => {
+    if (request.requested_by !== undefined) await requireAskerMayStillMix(tx, request.requested_by, room.id, sourceIds);
+    if (deps.collectionMediaBytes !== undefined) {
+      const used = await tx.collectionMediaBytes(room.id);
+      if (used + wav.byteLength > deps.collectionMediaBytes) throw new MixdownError(`the collection's media would reach ${used + wav.byteLength} bytes; MEDIA_BYTES_PER_COLLECTION is ${deps.collectionMediaBytes}`);
+    }
+  };
   const round = (x: number) => Math.round(x * 100) / 100;
   const metadata: MediaMetadata = {
     media_type: 'audio',
@@ -136,8 +142,27 @@ export async function renderMix(
   const id = uuidv7();
   const key = fileKeyOf(id, metadata.mime);
   await placeMediaFile(deps.files, key, wav, {
-    create: () => deps.catalog.createMedia({ id, ownerId: room.id, title: room.title ? `Miks: ${room.title}` : 'Miks', metadata, beforeCommit: () => signal.throwIfAborted() }),
+    create: () => deps.catalog.createMedia({ id, ownerId: room.id, title: room.title ? `Miks: ${room.title}` : 'Miks', metadata, check, beforeCommit: () => signal.throwIfAborted() }),
     delete: () => deps.catalog.deleteMedia(id),
   });
   return { media_id: id, bytes: wav.byteLength, duration_s: metadata.duration_s!, channels: inputs.length, loudness_lufs: metadata.loudness_lufs as number, peak_dbfs: metadata.peak_dbfs as number };
+}
+
+/**
+ * The person who queued the mix must, when it is made, still be a member of the room and read
+ * every source it mixes (queueMixdown checked this when queueing; access may have been revoked
+ * since, or a source set by someone else). Which source is not said, as at queueing.
+ */
+async function requireAskerMayStillMix(tx: MediaCreateTx, personId: string, roomId: string, sourceIds: readonly string[]): Promise<void> {
+  const actor = await tx.actorOf(personId);
+  if (!actor) throw new MixdownError('the person who asked for the mix no longer exists');
+  try {
+    requireLevelOn(actor, await tx.levelOn(actor, roomId), MIXER_REQUIREMENTS.render_mix, 'room_id');
+  } catch (error) {
+    if (error instanceof AppError) throw new MixdownError('the person who asked for the mix is no longer a member of the room');
+    throw error;
+  }
+  for (const sourceId of sourceIds) {
+    if (!(await tx.readableMediaOf(actor, sourceId))) throw new MixdownError('the person who asked for the mix may no longer read every channel\'s source');
+  }
 }

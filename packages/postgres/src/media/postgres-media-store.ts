@@ -9,7 +9,7 @@ import { latestPruneRun } from './prune-log.js';
 import { transcriptionSegments } from './transcription-store.js';
 import { collectionMediaBytes, lockMediaQuotaOf, lockSpeechQueueOf, speechJobsOf } from './speech-jobs.js';
 
-function mediaTx(trx: Transaction<Database>): MediaTx {
+export function mediaTx(trx: Transaction<Database>): MediaTx {
   return {
     levelOn: (actor, nodeId) => levelOn(trx, actor, nodeId),
     speechSource: (nodeId) => trx.selectFrom('nodes').select(['id', 'title', 'content']).where('id', '=', nodeId).executeTakeFirst(),
