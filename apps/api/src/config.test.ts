@@ -26,6 +26,7 @@ describe('API configuration', () => {
     expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
     expect(() => loadConfig({ BASE_URL: 'not a url' })).toThrow(/BASE_URL/);
     expect(() => loadConfig({ REALTIME_MAX_QUEUE: '0' })).toThrow(/REALTIME_MAX_QUEUE/);
+    expect(() => loadConfig({ MEDIA_URL_SECRET: 'short' })).toThrow(/MEDIA_URL_SECRET/);
     expect(() => loadConfig({ REALTIME_SYNC_NODES: 'many' })).toThrow(/REALTIME_SYNC_NODES/);
   });
 

@@ -78,6 +78,8 @@ export interface ApiConfig {
     /** STUDIO_SESSION_HOURS: how long a console session lasts after login. */
     sessionHours: number;
   };
+  /** MEDIA_URL_SECRET: the HMAC key of signed media links (docs/media.md); absent: a random key per process. */
+  mediaUrlSecret: string | undefined;
   /** What POST /media takes (docs/media.md, "Upload"): UPLOAD_MAX_{AUDIO,IMAGE,VIDEO}_BYTES, MEDIA_BYTES_PER_COLLECTION. */
   uploads: { audio: number; image: number; video: number; collectionMediaBytes: number };
 }
@@ -107,6 +109,10 @@ const apiEnv = z
     OIDC_ISSUER: envVar.text().superRefine(oidcIssuer),
     OIDC_AUDIENCE: envVar.text(),
     METRICS_TOKEN: envVar.text().refine((token) => token === undefined || /^\S{32,}$/.test(token), {
+      message: 'must be at least 32 characters without spaces (e.g. openssl rand -hex 32)',
+    }),
+    // Several API processes behind one address must share it, or a link works only where it was made.
+    MEDIA_URL_SECRET: envVar.text().refine((secret) => secret === undefined || /^\S{32,}$/.test(secret), {
       message: 'must be at least 32 characters without spaces (e.g. openssl rand -hex 32)',
     }),
     INNTAK_DEV_ISSUER: envVar.flag(),
@@ -192,6 +198,7 @@ const apiEnv = z
       },
       orchestrationsPerPerson: env.ORCHESTRATIONS_PER_PERSON,
       studio: { clientId: env.OIDC_CLIENT_ID, clientSecret: env.OIDC_CLIENT_SECRET, sessionHours: env.STUDIO_SESSION_HOURS },
+      mediaUrlSecret: env.MEDIA_URL_SECRET,
       uploads: { audio: env.UPLOAD_MAX_AUDIO_BYTES, image: env.UPLOAD_MAX_IMAGE_BYTES, video: env.UPLOAD_MAX_VIDEO_BYTES, collectionMediaBytes: env.MEDIA_BYTES_PER_COLLECTION },
     };
   });

@@ -35,6 +35,7 @@ const ERROR_TABLE: Record<ErrorCode, { status: number; text: string }> = {
   media_type_unsupported: { status: 415, text: 'Filtypen støttes ikke' }, // issue 28
   media_too_large: { status: 413, text: 'Filen er for stor' }, // issue 28
   media_unreadable: { status: 422, text: 'Filen kunne ikke leses' }, // issue 28
+  media_link_expired: { status: 403, text: 'Lenken er utløpt; be om en ny' }, // issue 25
 };
 
 const INTERNAL = { status: 500, text: 'Intern feil' };

@@ -97,6 +97,7 @@ const started = await startApiServer(
     speech: config.speech,
     uploads: config.uploads,
     orchestrationsPerPerson: config.orchestrationsPerPerson,
+    mediaUrlSecret: config.mediaUrlSecret,
     studio: {
       login:
         config.oidcIssuer && config.studio.clientId

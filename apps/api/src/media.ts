@@ -6,6 +6,7 @@ import {
   DEFAULT_TTS_JOBS_PER_PERSON,
   queueSpeech,
   RATE_RANGE,
+  readLinkedMedia,
   readMedia,
   VOICE_PATTERN,
   type FileStore,
@@ -14,6 +15,7 @@ import {
 } from '@inntak/media';
 import { callerOf } from './auth.js';
 import { sendMediaFile } from './media-file.js';
+import { MEDIA_LINK_DEFAULT_TTL_SECONDS, MEDIA_LINK_MAX_TTL_SECONDS, mediaLinkSigner } from './media-links.js';
 import type { RouteRegistry } from './route-registry.js';
 import { Id } from './schemas.js';
 
@@ -23,35 +25,81 @@ export interface MediaDeps {
   logger: Logger;
   /** Absent: the defaults (docs/media.md). */
   speech?: SpeechQueueLimits;
+  /** Public base URL, for signed links. */
+  baseUrl: string;
+  /** MEDIA_URL_SECRET: the signed links' HMAC key; absent: a random key per process. */
+  mediaUrlSecret?: string;
+  /** The clock, in ms (tests move it past a link's expiry). */
+  now?: () => number;
 }
 
 const TAGS = ['media'];
 /** A TTS job that failed three times will fail a fourth time too (bad text, engine error). */
 const TTS_MAX_ATTEMPTS = 3;
 
-/** GET /media/{id} and POST /intentions/generate_tts (docs/media.md). */
+/** GET /media/{id}, GET /media/{id}/link and POST /intentions/generate_tts (docs/media.md). */
 export function installMedia(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: MediaDeps): void {
   const limits = deps.speech ?? { ...DEFAULT_SPEECH_LIMITS, jobsPerPerson: DEFAULT_TTS_JOBS_PER_PERSON };
+  const signer = mediaLinkSigner(deps.mediaUrlSecret);
+  const nowSeconds = () => Math.floor((deps.now ?? Date.now)() / 1000);
+  // A request with a Bearer header is checked as always; one without it may carry a signed link's
+  // query instead. A wrong signature is 401 like a wrong token; a genuine but expired link is 403.
+  const bearerOrLink: RequestHandler = async (req, res, next) => {
+    const { expires, signature } = req.query;
+    if (req.headers.authorization !== undefined || (expires === undefined && signature === undefined)) return auth(req, res, next);
+    if (typeof expires !== 'string' || typeof signature !== 'string' || !signer.verify(req.params.id as string, expires, signature)) throw new AppError('invalid_signature');
+    if (Number(expires) <= nowSeconds()) throw new AppError('media_link_expired');
+    res.locals.mediaLink = true;
+    next();
+  };
   registry.describe({
     method: 'get',
     path: '/media/{id}',
     summary: 'The file of a media node, to callers who may read the node',
     description:
       'Streams the file with its Content-Type and an ETag (304 on If-None-Match); Range requests (one range) answer 206, an unsatisfiable range 416. ' +
-      'A caller who may not read the media node gets 404. Reading moves metadata.last_accessed_at, at most once a minute.',
+      'A caller who may not read the media node gets 404. Reading moves metadata.last_accessed_at, at most once a minute. ' +
+      'Instead of a Bearer header, the query of a signed link from GET /media/{id}/link (expires, signature): a wrong signature is 401, an expired link 403.',
     tags: TAGS,
     auth: 'jwt',
     params: z.object({ id: Id }),
+    query: z.object({
+      expires: z.string().optional().describe("a signed link's expiry, unix seconds"),
+      signature: z.string().optional().describe("a signed link's HMAC-SHA256, base64url"),
+    }),
     response: { status: 200, schema: z.string().describe('the file bytes'), description: 'The file (206 for a range)' },
-    errors: [401, 404, 416],
+    errors: [401, 403, 404, 416],
   });
-  app.get('/media/:id', auth, async (req, res) => {
-    const caller = callerOf(res);
+  app.get('/media/:id', bearerOrLink, async (req, res) => {
     const id = req.params.id as string;
     if (!isUuid(id)) throw new AppError('not_found', { detail: 'id' });
-    const media = await readMedia(deps.media, caller, id);
+    const media = res.locals.mediaLink === true ? await readLinkedMedia(deps.media, id) : await readMedia(deps.media, callerOf(res), id);
     await sendMediaFile(req, res, { id: media.id, mime: media.metadata.mime }, { files: deps.files, logger: deps.logger, touch: (m) => deps.media.touchMediaAccess(m) }, 'private, no-cache');
   });
+
+  registry.route(
+    app,
+    {
+      method: 'get',
+      path: '/media/{id}/link',
+      summary: 'A signed, expiring link to a media file, for a browser that cannot send a Bearer header',
+      description:
+        'To callers who may read the media node (404 otherwise, as for GET /media/{id}). The url is GET /media/{id} with expires (unix seconds) and an HMAC-SHA256 signature ' +
+        `over id and expires; anyone holding it may fetch the file until then. ttl_seconds: the link's lifetime, default ${MEDIA_LINK_DEFAULT_TTL_SECONDS}, at most ${MEDIA_LINK_MAX_TTL_SECONDS}.`,
+      tags: TAGS,
+      auth: 'jwt',
+      params: z.object({ id: Id }),
+      query: z.object({ ttl_seconds: z.coerce.number().int().min(1).max(MEDIA_LINK_MAX_TTL_SECONDS).default(MEDIA_LINK_DEFAULT_TTL_SECONDS) }),
+      response: { status: 200, schema: z.object({ url: z.string(), expires_at: z.string().describe('ISO 8601') }) },
+      errors: [400, 401, 404],
+    },
+    auth,
+    async ({ params, query, caller }) => {
+      const media = await readMedia(deps.media, caller, params.id);
+      const expires = nowSeconds() + query.ttl_seconds;
+      return { url: `${deps.baseUrl}/media/${media.id}${signer.query(media.id, expires)}`, expires_at: new Date(expires * 1000).toISOString() };
+    },
+  );
 
   registry.route(
     app,

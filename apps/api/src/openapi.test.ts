@@ -80,6 +80,7 @@ describe('GET /openapi.json', () => {
       '/me',
       '/media',
       '/media/{id}',
+      '/media/{id}/link',
       '/media/{id}/transcription',
       '/metrics',
       '/nodes/{id}',

@@ -31,7 +31,8 @@ export type ErrorCode =
   | 'media_quota_exceeded'
   | 'media_type_unsupported'
   | 'media_too_large'
-  | 'media_unreadable';
+  | 'media_unreadable'
+  | 'media_link_expired';
 
 export class AppError extends Error {
   readonly code: ErrorCode;

@@ -57,7 +57,7 @@ export {
 export { runPrune, sweepOrphans, type PruneCatalog, type PruneReport, type PruneDeps } from './prune-run.js';
 export { generateSpeech, MediaOwnerGoneError, NothingToSayError, type SpeechCatalog, type SpeechRequest } from './generate-speech.js';
 export { DEFAULT_SPEECH_LIMITS, DEFAULT_TTS_JOBS_PER_PERSON, speechRefusal, SpeechLimitError, type SpeechLimits } from './speech-limits.js';
-export { readMedia, latestPruneRun, readTranscription, queueTranscription } from './media-reads.js';
+export { readMedia, readLinkedMedia, latestPruneRun, readTranscription, queueTranscription } from './media-reads.js';
 export { queueSpeech, requireSpeechRoom, type SpeechQueueLimits, type SpeechQueueRequest, type SpeechRoomTx } from './speech-queue.js';
 export { createMixerChannel, changeMixerChannel, setLiveSession, requireRoomKind, type NewMixerChannel, type MixerChange, type LiveSession } from './mixer-channels.js';
 export { requireLevel } from './require-level.js';

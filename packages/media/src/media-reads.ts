@@ -6,6 +6,17 @@ import { requireLevel } from './require-level.js';
 import type { PruneReport } from './prune-run.js';
 
 /**
+ * GET /media/{id} with a signed link (docs/media.md "Links a browser can play"): the link's
+ * signature stands for a reader's access when it was made, so only the node's existence is
+ * checked here; a node deleted since is 404.
+ */
+export async function readLinkedMedia(store: MediaStore, id: string): Promise<MediaRecord> {
+  const media = await store.mediaById(id);
+  if (!media) throw new AppError('not_found', { detail: 'id' });
+  return media;
+}
+
+/**
  * GET /media/{id}: the media node when the caller may read it in full (the file is the node's
  * content, so a discoverable summary does not reach it); 404 otherwise, naming no reason.
  */

@@ -56,6 +56,7 @@ function memoryStore(levels: Record<string, AccessLevel | null>, text = 'Hei') {
   const store: MediaStore = {
     transaction: (work) => work(tx),
     readableMedia: async () => undefined,
+    mediaById: async () => undefined,
     deleteMedia: async () => {},
     transcriptionOf: async () => [],
     touchMediaAccess: async () => false,

@@ -141,6 +141,8 @@ export interface MediaStore {
   transaction<T>(work: (tx: MediaTx) => Promise<T>): Promise<T>;
   /** A media node the person may read in full (creator, an access row, or readable/open), or undefined. */
   readableMedia(personId: string, id: string): Promise<MediaRecord | undefined>;
+  /** A media node by id, whoever asks: only for a signed link, whose signature stands for a reader's access. */
+  mediaById(id: string): Promise<MediaRecord | undefined>;
   /** A media node's transcription segments in time order, at most `limit`. */
   transcriptionOf(id: string, limit: number): Promise<TranscriptSegment[]>;
   /** Deletes a media node (its edges go with it); nothing when there is none. */

@@ -50,6 +50,10 @@ export class PostgresMediaStore implements MediaStore {
     return readMediaFor(this.db, personId, id);
   }
 
+  mediaById(id: string) {
+    return anyMedia(this.db, id);
+  }
+
   transcriptionOf(id: string, limit: number) {
     return transcriptionSegments(this.db, id, limit);
   }
