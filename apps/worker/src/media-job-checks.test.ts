@@ -98,7 +98,7 @@ describe('render_mix checks its asker again when it runs', () => {
     await grantAccess(h.db, OPERATOR, { subject_id: guestId, object_id: kept, access: 'reader' });
     const roomId = await roomWithChannels(collectionId, [await audioSource(collectionId, tone(1)), await audioSource(kept, tone(2))]);
     const jobId = await queueMixdown(new PostgresMediaStore(h.db), { personId: guestId, isAdmin: false }, { room_id: roomId });
-    const { payload } = await h.db.selectFrom('job_queue').select('payload').where('id', '=', jobId).executeTakeFirstOrThrow();
+    const { payload } = await h.db.selectFrom('job_queue').select('payload').where('id', '=', String(jobId)).executeTakeFirstOrThrow();
     const request = payload as { room_id: string; requested_by?: string };
     expect(request.requested_by).toBe(guestId);
 
