@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
 import { uuidv7 } from '@inntak/core';
 import type { NodeQuery, Visibility } from '@inntak/graph';
-import { createPerson } from './graph-writes.js';
+import { createCollection, createPerson } from './graph-writes.js';
 import { openTestDatabase, type OpenTestDatabase } from '../testing/index.js';
 import { queryNodes, type QueryOptions } from './node-query.js';
 
@@ -23,6 +23,13 @@ afterAll(async () => {
 async function node(title: string, content: string, visibility: Visibility): Promise<string> {
   const id = uuidv7();
   await h.db.insertInto('nodes').values({ id, node_kind: 'content', title, content, visibility, metadata: '{}', created_by: owner }).execute();
+  return id;
+}
+
+async function member(collection: string, title: string, content: string, visibility: Visibility, creator = owner): Promise<string> {
+  const id = uuidv7();
+  await h.db.insertInto('nodes').values({ id, node_kind: 'content', title, content, visibility, metadata: '{}', created_by: creator }).execute();
+  await h.db.insertInto('edges').values({ id: uuidv7(), source_id: id, target_id: collection, edge_type: 'belongs_to', metadata: '{}', created_by: null }).execute();
   return id;
 }
 
@@ -99,5 +106,26 @@ describe('the read filter beside the search documents', () => {
     const row = await sql<{ readers: string; title: string }>`select readers::text, title_document::text as title from node_search where node_id = ${id}`.execute(h.db);
     expect(row.rows[0]).toEqual({ readers: `'${reader.replaceAll('-', '')}'`, title: `'ferdig':1A` });
     expect((await queryNodes(h.db, reader, { text: 'ferdig', limit: 5 })).rows.map((r) => r.node.id)).toEqual([id]);
+  });
+});
+
+describe('a search in a collection', () => {
+  it("walks the collection's members newest first in spans, each match once, found in its whole text or, seen as a summary, by its title", async () => {
+    const collection = (await createCollection(h.db, { title: 'samling', ownerId: owner })).id;
+    const granted = await member(collection, 'annet', 'felles ord', 'hidden');
+    await h.db.insertInto('node_access').values({ subject_id: reader, object_id: granted, access: 'reader', via_edge: null }).execute();
+    const own = await member(collection, 'annet', 'felles', 'hidden', reader);
+    const open = await member(collection, 'felles', 'tekst', 'open');
+    const byTitle = await member(collection, 'felles', 'tekst', 'discoverable');
+    await member(collection, 'annet', 'felles', 'discoverable'); // the word only in its body: not found
+    await member(collection, 'felles', 'felles', 'hidden'); // no access row: not found
+    await node('felles', 'utenfor samlingen', 'open'); // not a member
+    const expected = [granted, own, open, byTitle].sort();
+    for (const searchSpan of [2, undefined]) {
+      for (const strategy of ['walk', 'bitmap'] as const) {
+        const seen = await all(reader, { text: 'felles', collectionId: collection, limit: 2 }, { searchStrategy: strategy, searchSpan });
+        expect([strategy, searchSpan, [...seen].sort()]).toEqual([strategy, searchSpan, expected]);
+      }
+    }
   });
 });
