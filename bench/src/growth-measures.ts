@@ -110,7 +110,7 @@ export async function databaseSizes(url: string, nodes: number): Promise<string[
     return [
       `database ${mb(db)} (${perMillion(db)})`,
       ...tables.rows.map(
-        (t) => `  ${t.name.padEnd(12)} ${mb(t.total).padStart(9)} with indexes ${mb(t.indexes).padStart(8)}  (${perMillion(t.total)}; ${Number(t.dead).toLocaleString('en')} dead rows)`,
+        (t) => `  ${t.name.padEnd(12)} ${mb(t.total).padStart(9)}, of it indexes ${mb(t.indexes).padStart(8)}  (${perMillion(t.total)}; ${Number(t.dead).toLocaleString('en')} dead rows)`,
       ),
       `  biggest indexes: ${indexes.rows.map((i) => `${i.name} ${mb(i.size)}`).join(', ')}`,
     ];

@@ -26,8 +26,8 @@ const SYNCS = 20;
 const FAN_OUT_CLIENTS = 1000;
 const FAN_OUT_CHANGES = 20;
 const READS = 20;
-/** A real GitHub push (drone/go-scm's fixture, docs/templates.md); its ref names each delivery. */
-const PUSH = JSON.parse(readFileSync(process.env.BENCH_PUSH_FIXTURE ?? '/work/shared/fixtures/forge-push/github-push-one_commit.json', 'utf8')) as Record<string, unknown>;
+/** A real GitHub push, one commit (the templates' fixture from drone/go-scm); its ref names each delivery. */
+const PUSH = JSON.parse(readFileSync(new URL('../../packages/templates/fixtures/forge-push/github-push-one_commit.json', import.meta.url), 'utf8')) as Record<string, unknown>;
 
 const PUSH_HEADERS = { 'x-github-event': 'push' };
 
@@ -129,7 +129,7 @@ async function fanOut(api: ApiClient, scene: GrowthScene): Promise<Row[]> {
     }
     return [
       { measure: `/ws fan-out, last of ${FAN_OUT_CLIENTS} clients`, times: last, note: `POST → last receipt; connecting took ${(clients.connectMs / 1000).toFixed(1)} s` },
-      { measure: '/ws fan-out, each delivery', times: each, note: 'commit → receipt, per client' },
+      { measure: '/ws fan-out, each delivery', times: each, note: "the event's `at` → receipt, per client" },
     ];
   } finally {
     await closeWsClients(clients.worker);
