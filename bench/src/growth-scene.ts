@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { openDatabase } from '@inntak/postgres';
@@ -21,6 +21,7 @@ export interface GrowthScene {
   audience: string[];
   webhook: { id: string; token: string };
   publication: { id: string; slug: string };
+  /** The OIDC subject of a system administrator (GET /metrics). */
   admin: string;
 }
 
@@ -87,7 +88,6 @@ export async function growthObjects(
 /** The API as its own process (apps/api/dist/main.js, as in production), trusting the local issuer. */
 export interface ApiClient {
   url: string;
-  process: ChildProcess;
   /** A fetch with `subject`'s bearer token (none: anonymous); throws unless 2xx. */
   get(subject: string | undefined, path: string): Promise<{ status: number; text: string }>;
   post<T = unknown>(subject: string, path: string, body: unknown): Promise<T>;
@@ -108,7 +108,6 @@ export async function startApiProcess(databaseUrl: string, issuer: TestIssuer): 
   const headers = async (subject: string | undefined) => (subject ? { authorization: `Bearer ${await token(subject)}` } : undefined);
   const client: ApiClient = {
     url,
-    process: child,
     token,
     async get(subject, path) {
       const res = await fetch(url + path, { headers: await headers(subject) });
