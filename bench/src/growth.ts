@@ -126,7 +126,11 @@ async function fanOut(api: ApiClient, scene: GrowthScene): Promise<Row[]> {
       const received = clients.deliveredToAll(renderPayload('forge-push', { ...PUSH, ref }, PUSH_HEADERS).result!.title);
       const t0 = Date.now();
       await deliver(api, scene, ref);
-      const result = await received;
+      // A client that missed it (told to resync instead) would leave this waiting: fail instead.
+      const result = await Promise.race([
+        received,
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${ref} did not reach all ${FAN_OUT_CLIENTS} clients in 60 s`)), 60_000).unref()),
+      ]);
       if (i < 0) continue; // warm-up
       last.push(result.last - t0);
       each.push(...result.latencies);
