@@ -50,35 +50,57 @@ export async function runWsBench(
       tokens.push(await issuer.token(`bench-user-${u}`, { expiresIn: '10m' }));
     }
 
-    const connectStart = Date.now();
-    worker = new Worker(new URL('./ws-clients.js', import.meta.url), { workerData: { url: api.url, tokens, clientsPerToken: options.clientsPerUser } });
-    const waiting = new Map<string, (result: { latencies: number[]; last: number }) => void>();
-    await new Promise<void>((resolve, reject) => {
-      worker!.on('message', (message: { kind: string; key?: string; latencies?: number[]; last?: number; connected?: number; message?: string }) => {
-        if (message.kind === 'connected') resolve();
-        else if (message.kind === 'error') reject(new Error(message.message));
-        else if (message.kind === 'complete') waiting.get(message.key!)?.({ latencies: message.latencies!, last: message.last! });
-      });
-      worker!.on('error', reject);
-    });
+    const clients = await connectWsClients(api.url, tokens, options.clientsPerUser);
+    worker = clients.worker;
     await body({
       database,
       databaseUrl: scratch.url,
       api,
       author,
       clients: options.users * options.clientsPerUser,
-      connectMs: Date.now() - connectStart,
-      deliveredToAll: (key) => new Promise((resolve) => waiting.set(key, resolve)),
+      connectMs: clients.connectMs,
+      deliveredToAll: clients.deliveredToAll,
     });
     console.log(`total ${((Date.now() - started) / 1000).toFixed(1)} s on ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   } finally {
-    if (worker) {
-      worker.postMessage({ kind: 'close' });
-      await worker.terminate();
-    }
+    if (worker) await closeWsClients(worker);
     await api?.close();
     await database.close();
     await issuer.close();
     await scratch.drop();
   }
+}
+
+/**
+ * `clientsPerToken` /ws clients per token, connected from a worker thread (ws-clients.ts) so
+ * their JavaScript does not share the caller's event loop; resolves once all have their
+ * initial_sync. `deliveredToAll(key)` resolves once every client has the node titled `key`.
+ */
+export async function connectWsClients(
+  url: string,
+  tokens: string[],
+  clientsPerToken: number,
+): Promise<{ worker: Worker; connectMs: number; deliveredToAll(key: string): Promise<{ latencies: number[]; last: number }> }> {
+  const connectStart = Date.now();
+  const worker = new Worker(new URL('./ws-clients.js', import.meta.url), { workerData: { url, tokens, clientsPerToken } });
+  const waiting = new Map<string, (result: { latencies: number[]; last: number }) => void>();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      worker.on('message', (message: { kind: string; key?: string; latencies?: number[]; last?: number; connected?: number; message?: string }) => {
+        if (message.kind === 'connected') resolve();
+        else if (message.kind === 'error') reject(new Error(message.message));
+        else if (message.kind === 'complete') waiting.get(message.key!)?.({ latencies: message.latencies!, last: message.last! });
+      });
+      worker.on('error', reject);
+    });
+  } catch (err) {
+    await closeWsClients(worker);
+    throw err;
+  }
+  return { worker, connectMs: Date.now() - connectStart, deliveredToAll: (key) => new Promise((resolve) => waiting.set(key, resolve)) };
+}
+
+export async function closeWsClients(worker: Worker): Promise<void> {
+  worker.postMessage({ kind: 'close' });
+  await worker.terminate();
 }
