@@ -420,6 +420,7 @@ CREATE UNIQUE INDEX ab_tests_pkey ON public.ab_tests USING btree (publication_id
 CREATE INDEX auth_identities_node_idx ON public.auth_identities USING btree (node_id);
 CREATE UNIQUE INDEX auth_identities_pkey ON public.auth_identities USING btree (issuer, subject);
 CREATE UNIQUE INDEX disk_status_log_pkey ON public.disk_status_log USING btree (id);
+CREATE INDEX edges_created_by_idx ON public.edges USING btree (created_by) WHERE (created_by IS NOT NULL);
 CREATE UNIQUE INDEX edges_pkey ON public.edges USING btree (id);
 CREATE INDEX edges_published_in_idx ON public.edges USING btree (target_id, created_at DESC, id DESC) WHERE (edge_type = 'published_in'::text);
 CREATE UNIQUE INDEX edges_published_in_once_idx ON public.edges USING btree (source_id, target_id) WHERE (edge_type = 'published_in'::text);
@@ -439,6 +440,8 @@ CREATE UNIQUE INDEX job_workers_pkey ON public.job_workers USING btree (worker_i
 CREATE INDEX job_workers_process_idx ON public.job_workers USING btree (process_id);
 CREATE INDEX live_rooms_active_idx ON public.live_rooms USING btree (room_id) WHERE (ended_at IS NULL);
 CREATE UNIQUE INDEX live_rooms_pkey ON public.live_rooms USING btree (room_id);
+CREATE INDEX mixer_channels_created_by_idx ON public.mixer_channels USING btree (created_by) WHERE (created_by IS NOT NULL);
+CREATE INDEX mixer_channels_node_idx ON public.mixer_channels USING btree (node_id) WHERE (node_id IS NOT NULL);
 CREATE UNIQUE INDEX mixer_channels_pkey ON public.mixer_channels USING btree (id);
 CREATE INDEX mixer_channels_room_idx ON public.mixer_channels USING btree (room_id, created_at);
 CREATE INDEX node_access_object_idx ON public.node_access USING btree (object_id);
@@ -472,6 +475,7 @@ CREATE UNIQUE INDEX orchestration_runs_event_idx ON public.orchestration_runs US
 CREATE INDEX orchestration_runs_job_idx ON public.orchestration_runs USING btree (job_id);
 CREATE INDEX orchestration_runs_list_idx ON public.orchestration_runs USING btree (orchestration_id, created_at DESC, id);
 CREATE UNIQUE INDEX orchestration_runs_pkey ON public.orchestration_runs USING btree (id);
+CREATE INDEX orchestration_runs_rerun_of_idx ON public.orchestration_runs USING btree (rerun_of) WHERE (rerun_of IS NOT NULL);
 CREATE INDEX orchestration_schedules_due_idx ON public.orchestration_schedules USING btree (next_at);
 CREATE UNIQUE INDEX orchestration_schedules_pkey ON public.orchestration_schedules USING btree (orchestration_id);
 CREATE UNIQUE INDEX orchestration_secrets_pkey ON public.orchestration_secrets USING btree (orchestration_id, name);
