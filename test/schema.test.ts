@@ -1,7 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import { sql } from 'kysely';
-import { dumpSchema } from '@inntak/postgres';
+import { dumpSchema, withClient } from '@inntak/postgres';
 import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
 
 // db/schema.sql is the schema every migration adds up to, committed so each migration's effect
@@ -21,11 +20,13 @@ it('db/schema.sql is the schema the migrations make (npm run db:schema rewrites 
 });
 
 it('every foreign key has an index on its columns, so deleting the row it names reads no whole table', async () => {
-  const { rows } = await sql<{ name: string }>`
+  const { rows } = await withClient(database.url, (c) =>
+    c.query<{ name: string }>(`
     select c.conrelid::regclass || '.' || c.conname as name from pg_constraint c
      where c.contype = 'f' and c.connamespace = 'public'::regnamespace
        and not exists (select 1 from pg_index i
                         where i.indrelid = c.conrelid and (i.indkey::int2[])[0:cardinality(c.conkey) - 1] = c.conkey)
-     order by 1`.execute(database.db);
+     order by 1`),
+  );
   expect(rows.map((r) => r.name)).toEqual([]);
 });
