@@ -422,7 +422,7 @@ CREATE UNIQUE INDEX auth_identities_pkey ON public.auth_identities USING btree (
 CREATE UNIQUE INDEX disk_status_log_pkey ON public.disk_status_log USING btree (id);
 CREATE INDEX edges_created_by_idx ON public.edges USING btree (created_by) WHERE (created_by IS NOT NULL);
 CREATE UNIQUE INDEX edges_pkey ON public.edges USING btree (id);
-CREATE INDEX edges_published_in_idx ON public.edges USING btree (target_id, created_at DESC, id DESC) WHERE (edge_type = 'published_in'::text);
+CREATE INDEX edges_published_in_cover_idx ON public.edges USING btree (target_id, created_at DESC, id DESC) INCLUDE (source_id) WHERE (edge_type = 'published_in'::text);
 CREATE UNIQUE INDEX edges_published_in_once_idx ON public.edges USING btree (source_id, target_id) WHERE (edge_type = 'published_in'::text);
 CREATE INDEX edges_source_id_idx ON public.edges USING btree (source_id, id);
 CREATE INDEX edges_source_target_idx ON public.edges USING btree (source_id, target_id);

@@ -116,3 +116,30 @@ export async function databaseSizes(url: string, nodes: number): Promise<string[
     ];
   });
 }
+
+/**
+ * GET /pub/{slug}/sok of the large publication, anonymously, as bench:query's search classes
+ * (words of bench_words by frequency rank), the first page and deeper ones: page 26 starts the
+ * second window of 500 matches, page 100 the fifth.
+ */
+export async function publicSearchTimes(api: ApiClient, words: string[], articles: number): Promise<Row[]> {
+  const word = (from: number, to: number, i: number) => words[from + ((Math.abs(i) * 37) % (to - from))]!;
+  const cases: Array<[string, (i: number) => string]> = [
+    ['common word (top 10)', (i) => word(0, 10, i)],
+    ['mid-frequency word', (i) => word(200, 600, i)],
+    ['rare word', (i) => word(2000, 5000, i)],
+    ['two words', (i) => `${word(20, 100, i)} ${word(100, 300, i + 1)}`],
+    ['phrase', (i) => `"${word(0, 10, i)} ${word(0, 10, i + 3)}"`],
+  ];
+  const rows: Row[] = [];
+  const note = `GET /pub/{slug}/sok, ${articles.toLocaleString('en')} articles`;
+  for (const [name, q] of cases) {
+    const times = await timed(20, (i) => api.get(undefined, `/pub/storposten/sok?q=${encodeURIComponent(q(i))}`));
+    rows.push({ measure: `public search: ${name}`, times, note });
+  }
+  for (const page of [26, 100]) {
+    const times = await timed(20, (i) => api.get(undefined, `/pub/storposten/sok?q=${encodeURIComponent(word(0, 10, i))}&side=${page}`));
+    rows.push({ measure: `public search: common word, page ${page}`, times, note });
+  }
+  return rows;
+}

@@ -99,7 +99,8 @@ export async function startApiProcess(databaseUrl: string, issuer: TestIssuer): 
   const port = 20080 + Math.floor(Math.random() * 1000);
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [fileURLToPath(new URL('../../apps/api/dist/main.js', import.meta.url))], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', OIDC_ISSUER: issuer.issuer, OIDC_AUDIENCE: issuer.audience },
+    // One client measures /sok one search after another: the per-address limit would answer 429.
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', OIDC_ISSUER: issuer.issuer, OIDC_AUDIENCE: issuer.audience, PUB_SEARCHES_PER_MINUTE: '10000' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const tokens = new Map<string, string>();
@@ -134,4 +135,29 @@ export async function startApiProcess(databaseUrl: string, issuer: TestIssuer): 
     if (i > 300) throw new Error('the API did not come up in 30 s');
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** The large publication of the public search rows: a tenth of the graph's nodes published. */
+export const LARGE_SLUG = 'storposten';
+
+/**
+ * A publication holding one in ten of the graph's nodes (every other readable or open content
+ * node, published at its creation time), made through the API, its published_in edges written
+ * by SQL as the seed's are (a hundred thousand publish_article calls would take longer than
+ * the seed). Made once; a kept database reuses it.
+ */
+export async function largePublication(c: pg.Client, api: ApiClient, heavy: string): Promise<{ id: string; articles: number }> {
+  let publication = (await c.query<{ id: string }>(`select id from nodes where node_kind = 'collection' and metadata->'publication'->>'slug' = $1`, [LARGE_SLUG])).rows[0];
+  if (!publication) {
+    publication = await api.post<{ id: string }>(subjectOf(heavy), '/intentions/create_publication', { title: 'Storposten', slug: LARGE_SLUG });
+    await c.query(
+      `insert into edges (id, source_id, target_id, edge_type, metadata, system, created_by, created_at)
+       select gen_random_uuid(), n.id, $1, 'published_in', '{}', false, $2, n.created_at
+         from nodes n where n.node_kind = 'content' and n.visibility in ('readable', 'open') and hashtext(n.id::text) % 2 = 0`,
+      [publication.id, heavy],
+    );
+    await c.query('analyze edges');
+  }
+  const { rows } = await c.query<{ n: string }>(`select count(*) as n from edges where target_id = $1 and edge_type = 'published_in'`, [publication.id]);
+  return { id: publication.id, articles: Number(rows[0]!.n) };
 }

@@ -18,8 +18,8 @@ import { renderPayload } from '@inntak/templates';
 import { startTestIssuer } from '@inntak/test-support';
 import { closeWsClients, connectWsClients } from './bench-ws.js';
 import { collectionsOf, seededGraph } from './graph-seed.js';
-import { growthObjects, growthPersons, startApiProcess, subjectOf, type ApiClient, type GrowthScene } from './growth-scene.js';
-import { databaseSizes, frontPageTimes, metricsTimes, printTable, timed, type Row } from './growth-measures.js';
+import { growthObjects, growthPersons, largePublication, startApiProcess, subjectOf, type ApiClient, type GrowthScene } from './growth-scene.js';
+import { databaseSizes, frontPageTimes, metricsTimes, printTable, publicSearchTimes, timed, type Row } from './growth-measures.js';
 
 const INTAKES = Number(process.env.BENCH_INTAKES ?? 200);
 const SYNCS = 20;
@@ -41,6 +41,8 @@ async function main(): Promise<void> {
     api = await startApiProcess(graph.url, issuer);
     const objects = await withClient(graph.url, (c) => growthObjects(c, api!, persons));
     const scene: GrowthScene = { ...persons, ...objects };
+    const large = await withClient(graph.url, (c) => largePublication(c, api!, persons.heavy));
+    const words = await withClient(graph.url, async (c) => (await c.query<{ w: string }>('select w from bench_words order by k')).rows.map((r) => r.w));
     webhook = scene.webhook.id;
     const conditions = await withClient(graph.url, (c) =>
       c.query<{ nodes: string; access: string }>('select (select count(*) from nodes) as nodes, (select count(*) from node_access) as access'),
@@ -53,6 +55,7 @@ async function main(): Promise<void> {
       ...(await fanOut(api, scene)),
       ...(await reads(api, scene, graph.url)),
       ...(await frontPageTimes(api, scene, graph.url)),
+      ...(await publicSearchTimes(api, words, large.articles)),
       ...(await metricsTimes(api, scene)),
     ];
     const measuredS = (performance.now() - started) / 1000;

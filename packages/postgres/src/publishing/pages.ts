@@ -26,7 +26,7 @@ function toSummary(row: SummaryRow): ArticleSummary {
   return { id: row.id, title: row.title || UNTITLED, excerpt: excerptOf(row.content), publishedAt: row.published_at };
 }
 
-/** The publication's articles, newest published first (index edges_published_in_idx). */
+/** The publication's articles, newest published first (index edges_published_in_cover_idx). */
 export async function publishedArticles(db: Db, publicationId: string, window: PageWindow): Promise<ArticleSummary[]> {
   const { rows } = await sql<SummaryRow>`
     select n.id, n.title, left(n.content, ${EXCERPT_SOURCE_CHARS}) as content, e.created_at as published_at
@@ -129,38 +129,84 @@ export async function taggedArticles(db: Db, publicationId: string, tag: string,
  * migration 005: title above content), read with websearch_to_tsquery, which accepts any text.
  *
  * As in GET /query/nodes (packages/postgres/src/graph/node-search.ts), ranking every match
- * costs time per match, so matches are ranked in windows of the SEARCH_WINDOW newest published:
- * the first window's best first, then the next window's, and so on. Page n is rows
- * (n-1)·size… of that order, so a page reads one window (two where it straddles a boundary),
- * each found by walking the publication's edges newest first (edges_published_in_idx) and
- * stopping once the window is full, or from the words' bitmap when they are rare.
+ * costs time per match, so matches are ranked in windows of the PUB_SEARCH_WINDOW newest
+ * published: the first window's best first, then the next window's, and so on. Page n is rows
+ * (n-1)·size… of that order, so a page reads one window (two where it straddles a boundary).
+ *
+ * How the matches are found depends on how common the words are (issue 29; the planner's
+ * statistics, inntak_search_estimate): words in at most PUB_BITMAP_MATCHES nodes are read from
+ * their GIN bitmap, every match in the publication, at a cost of their matches; commoner words
+ * walk the publication's published articles newest first (edges_published_in_cover_idx), and
+ * that walk covers the PUB_SEARCH_SPAN newest articles at most, so a common word's search costs
+ * the same in a publication of any size and finds its matches among the newest articles.
  */
-export async function searchArticles(db: Db, publicationId: string, words: string, window: PageWindow): Promise<ArticleSummary[]> {
-  const first = Math.floor(window.offset / PUB_SEARCH_WINDOW);
-  const last = Math.floor((window.offset + window.limit - 1) / PUB_SEARCH_WINDOW);
+export async function searchArticles(db: Db, publicationId: string, words: string, window: PageWindow, options: PubSearchOptions = {}): Promise<ArticleSummary[]> {
+  const size = options.window ?? PUB_SEARCH_WINDOW;
+  const first = Math.floor(window.offset / size);
+  const last = Math.floor((window.offset + window.limit - 1) / size);
+  const { rows: estimate } = await sql<{ documents: number }>`
+    select e.documents from inntak_search_estimate(websearch_to_tsquery('simple', ${words})) e`.execute(db);
+  const walk = options.strategy ? options.strategy === 'walk' : estimate[0]!.documents > PUB_BITMAP_MATCHES;
+  const since = walk ? await spanStart(db, publicationId, options.span ?? PUB_SEARCH_SPAN) : undefined;
   const rows: SummaryRow[] = [];
   for (let k = first; k <= last; k++) {
-    const from = k === first ? window.offset - k * PUB_SEARCH_WINDOW : 0;
+    const from = k === first ? window.offset - k * size : 0;
     const wanted = window.limit - rows.length;
-    const found = await searchWindow(db, publicationId, words, k, from, wanted);
+    const found = await searchWindow(db, publicationId, words, since, { k, size }, from, wanted);
     rows.push(...found);
-    // A window short of what was asked was the last one with matches.
-    if (found.length < wanted) break;
+    // A window short of what was asked of it was the last one with matches.
+    if (found.length < Math.min(wanted, size - from)) break;
   }
   return rows.map(toSummary);
 }
 
+/** For tests: smaller windows and spans, and either way of finding the matches forced. */
+export interface PubSearchOptions {
+  window?: number;
+  span?: number;
+  strategy?: 'walk' | 'bitmap';
+}
+
 /** Matches ranked together on the public search page. */
 export const PUB_SEARCH_WINDOW = 500;
+/** Words in at most this many nodes are read from their bitmap (about 3.5 µs a match). */
+export const PUB_BITMAP_MATCHES = 10_000;
+/** Published articles a search of commoner words walks at most (about 3.5 µs an article). */
+export const PUB_SEARCH_SPAN = 10_000;
 
-async function searchWindow(db: Db, publicationId: string, words: string, k: number, from: number, limit: number): Promise<SummaryRow[]> {
+/**
+ * `null` is walked whole (the publication has at most PUB_SEARCH_SPAN articles); else
+ * the publishing time of its PUB_SEARCH_SPAN-th newest article, where the walk stops.
+ */
+async function spanStart(db: Db, publicationId: string, span: number): Promise<Date | null> {
+  const { rows } = await sql<{ at: Date }>`
+    select e.created_at as at from edges e where e.target_id = ${publicationId} and e.edge_type = ${PUBLISHED_IN}
+    order by e.created_at desc, e.id desc offset ${span - 1} limit 1`.execute(db);
+  return rows[0]?.at ?? null;
+}
+
+/**
+ * Window k of the matches. `since` undefined: from the words' bitmap. Else walked newest first
+ * (the match written `is true`, which no index answers, so the planner walks instead of reading
+ * a common word's whole posting list), down to `since` when it is a time.
+ */
+async function searchWindow(
+  db: Db,
+  publicationId: string,
+  words: string,
+  since: Date | null | undefined,
+  { k, size }: { k: number; size: number },
+  from: number,
+  limit: number,
+): Promise<SummaryRow[]> {
+  const match = since === undefined ? sql`s.document @@ q` : sql`(s.document @@ q) is true${since ? sql` and e.created_at >= ${since}` : sql``}`;
   const { rows } = await sql<SummaryRow>`
     select n.id, n.title, left(n.content, ${EXCERPT_SOURCE_CHARS}) as content, w.created_at as published_at
     from (select e.source_id, e.created_at, e.id, ts_rank(s.document, q) as rank
             from edges e join node_search s on s.node_id = e.source_id, websearch_to_tsquery('simple', ${words}) q
-           where e.target_id = ${publicationId} and e.edge_type = ${PUBLISHED_IN} and s.document @@ q
+           where e.target_id = ${publicationId} and e.edge_type = ${PUBLISHED_IN} and ${match}
            order by e.created_at desc, e.id desc
-           offset ${k * PUB_SEARCH_WINDOW} limit ${PUB_SEARCH_WINDOW}) w
+           offset ${k * size} limit ${size}) w
       join nodes n on n.id = w.source_id
     order by w.rank desc, w.created_at desc, w.id desc
     offset ${from} limit ${limit}`.execute(db);

@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { OPERATOR } from '@inntak/access';
+import { createNode, createPerson } from '../graph/index.js';
+import { openTestDatabase, type OpenTestDatabase } from '../testing/index.js';
+import { createPublication, publishArticle } from './use-cases.js';
+import { searchArticles, type PubSearchOptions } from './pages.js';
+
+let db: OpenTestDatabase;
+let ownerId: string;
+let publicationId: string;
+/** Published articles with "fjell", oldest first; "fjell" in the title of every third one. */
+const published: string[] = [];
+
+beforeAll(async () => {
+  db = await openTestDatabase();
+  ownerId = (await createPerson(db.db, { subject: 'search-owner' })).id;
+  publicationId = (await createPublication(db.db, { title: 'Søk', slug: 'sok-test', ownerId })).id;
+  const other = (await createPublication(db.db, { title: 'Annen', slug: 'annen', ownerId })).id;
+  const article = async (title: string, content: string) =>
+    (await createNode(db.db, { personId: ownerId, isAdmin: false }, { node_kind: 'content', title, content, visibility: 'open' })).id;
+  for (let i = 0; i < 9; i++) {
+    const id = await article(i % 3 === 0 ? `fjell ${i}` : `sak ${i}`, `fjell og dal ${i}`);
+    await publishArticle(db.db, OPERATOR, { publication_id: publicationId, node_id: id });
+    published.push(id);
+  }
+  await article('fjell upublisert', 'fjell'); // not published anywhere
+  await publishArticle(db.db, OPERATOR, { publication_id: other, node_id: await article('fjell annet sted', 'fjell') });
+});
+afterAll(() => db.dispose());
+
+/** Every page of a search, 2 per page. */
+async function all(words: string, options: PubSearchOptions): Promise<string[]> {
+  const seen: string[] = [];
+  for (let page = 0; page < 20; page++) {
+    const rows = await searchArticles(db.db, publicationId, words, { offset: page * 2, limit: 2 }, options);
+    seen.push(...rows.map((r) => r.id));
+    if (rows.length < 2) break;
+  }
+  return seen;
+}
+
+describe('the public search of a publication', () => {
+  it('pages through every published match once, the newest window first and best first within it, read from bitmaps or walked', async () => {
+    const newestFirst = [...published].reverse();
+    for (const strategy of ['bitmap', 'walk'] as const) {
+      const seen = await all('fjell', { window: 3, strategy });
+      // Windows of 3 newest matches; in each, the title hits (i = 6, 3, 0) rank first.
+      expect([strategy, seen.length, new Set(seen).size]).toEqual([strategy, 9, 9]);
+      for (let w = 0; w < 3; w++) expect(new Set(seen.slice(w * 3, w * 3 + 3))).toEqual(new Set(newestFirst.slice(w * 3, w * 3 + 3)));
+      expect([strategy, seen[0]]).toEqual([strategy, published[6]]);
+    }
+  });
+
+  it("walked, a common word's search covers the span of newest published articles and no older one", async () => {
+    const seen = await all('fjell', { window: 3, strategy: 'walk', span: 4 });
+    expect(new Set(seen)).toEqual(new Set(published.slice(-4)));
+    // From the bitmap, a rare word's search has no such bound.
+    expect(new Set(await all('fjell', { window: 3, strategy: 'bitmap', span: 4 }))).toEqual(new Set(published));
+  });
+});
