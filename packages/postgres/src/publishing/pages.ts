@@ -148,15 +148,8 @@ export async function searchArticles(db: Db, publicationId: string, words: strin
     select e.documents from inntak_search_estimate(websearch_to_tsquery('simple', ${words})) e`.execute(db);
   const walk = options.strategy ? options.strategy === 'walk' : estimate[0]!.documents > PUB_BITMAP_MATCHES;
   const since = walk ? await spanStart(db, publicationId, options.span ?? PUB_SEARCH_SPAN) : undefined;
-  const rows: SummaryRow[] = [];
-  for (let k = first; k <= last; k++) {
-    const from = k === first ? window.offset - k * size : 0;
-    const wanted = window.limit - rows.length;
-    const found = await searchWindow(db, publicationId, words, since, { k, size }, from, wanted);
-    rows.push(...found);
-    // A window short of what was asked of it was the last one with matches.
-    if (found.length < Math.min(wanted, size - from)) break;
-  }
+  // The windows the page reaches (two where it straddles a boundary) are read in one walk.
+  const rows = await searchWindows(db, publicationId, words, since, { first, count: last - first + 1, size }, window);
   return rows.map(toSummary);
 }
 
@@ -170,9 +163,9 @@ export interface PubSearchOptions {
 /** Matches ranked together on the public search page. */
 export const PUB_SEARCH_WINDOW = 500;
 /** Words in at most this many nodes are read from their bitmap (about 3.5 µs a match). */
-export const PUB_BITMAP_MATCHES = 10_000;
+export const PUB_BITMAP_MATCHES = 5_000;
 /** Published articles a search of commoner words walks at most (about 3.5 µs an article). */
-export const PUB_SEARCH_SPAN = 10_000;
+export const PUB_SEARCH_SPAN = 5_000;
 
 /**
  * `null` is walked whole (the publication has at most PUB_SEARCH_SPAN articles); else
@@ -186,30 +179,39 @@ async function spanStart(db: Db, publicationId: string, span: number): Promise<D
 }
 
 /**
- * Window k of the matches. `since` undefined: from the words' bitmap. Else walked newest first
- * (the match written `is true`, which no index answers, so the planner walks instead of reading
- * a common word's whole posting list), down to `since` when it is a time.
+ * The page's rows of windows first… of the matches, each window ranked. `since` undefined: from
+ * the words' bitmap. Else walked newest first (the match written `is true`, which no index
+ * answers, so the planner walks instead of reading a common word's whole posting list), down to
+ * `since` when it is a time.
  */
-async function searchWindow(
+async function searchWindows(
   db: Db,
   publicationId: string,
   words: string,
   since: Date | null | undefined,
-  { k, size }: { k: number; size: number },
-  from: number,
-  limit: number,
+  { first, count, size }: { first: number; count: number; size: number },
+  page: PageWindow,
 ): Promise<SummaryRow[]> {
-  const match = since === undefined ? sql`s.document @@ q` : sql`(s.document @@ q) is true${since ? sql` and e.created_at >= ${since}` : sql``}`;
+  const terms = sql`websearch_to_tsquery('simple', ${words})`;
+  const matches =
+    since === undefined
+      ? sql`(select s.node_id, s.document from node_search s where s.document @@ ${terms} offset 0) s
+            cross join lateral (select e.source_id, e.created_at, e.id from edges e
+              where e.source_id = s.node_id and e.target_id = ${publicationId} and e.edge_type = ${PUBLISHED_IN} limit 1) e`
+      : sql`edges e join node_search s on s.node_id = e.source_id
+            where e.target_id = ${publicationId} and e.edge_type = ${PUBLISHED_IN} and (s.document @@ ${terms}) is true
+            ${since ? sql`and e.created_at >= ${since}` : sql``}`;
   const { rows } = await sql<SummaryRow>`
     select n.id, n.title, left(n.content, ${EXCERPT_SOURCE_CHARS}) as content, w.created_at as published_at
-    from (select e.source_id, e.created_at, e.id, ts_rank(s.document, q) as rank
-            from edges e join node_search s on s.node_id = e.source_id, websearch_to_tsquery('simple', ${words}) q
-           where e.target_id = ${publicationId} and e.edge_type = ${PUBLISHED_IN} and ${match}
-           order by e.created_at desc, e.id desc
-           offset ${k * size} limit ${size}) w
+    from (select w.*, (row_number() over (order by w.created_at desc, w.id desc) - 1) / ${size} as k
+            from (select e.source_id, e.created_at, e.id from ${matches}
+                   order by e.created_at desc, e.id desc
+                   offset ${first * size} limit ${count * size}) w) w
       join nodes n on n.id = w.source_id
-    order by w.rank desc, w.created_at desc, w.id desc
-    offset ${from} limit ${limit}`.execute(db);
+      -- Ranked here, so only the windows' rows are: the rows an offset skips are computed too.
+      join node_search r on r.node_id = w.source_id
+    order by w.k, ts_rank(r.document, ${terms}) desc, w.created_at desc, w.id desc
+    offset ${page.offset - first * size} limit ${page.limit}`.execute(db);
   return rows;
 }
 
