@@ -12,11 +12,11 @@ import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import winston from 'winston';
 import { Logger as GraphileLogger, run, type WorkerEvents } from 'graphile-worker';
-import { DEFAULT_SPEECH_LIMITS } from '@inntak/media';
 import { openDatabase } from '@inntak/postgres';
 import { enqueueJob } from '@inntak/postgres/jobs';
 import { startWorker } from '@inntak/worker/worker';
 import { scratchDatabase } from './bench-database.js';
+import { benchWorkerConfig } from './bench-worker.js';
 
 const JOBS = Number(process.env.JOBS ?? 2000);
 
@@ -51,26 +51,7 @@ async function main(): Promise<void> {
       return JOBS / ((performance.now() - started) / 1000);
     };
 
-    const config = {
-      databaseUrl: scratch.url,
-      concurrency: 3,
-      logLevel: 'warn',
-      once: false,
-      pollIntervalMs: 100,
-      deferMs: 20,
-      heartbeatMs: 1000,
-      workerStaleMs: 30_000,
-      rulesCacheMs: 5000,
-      liveRoomCacheMs: 10_000,
-      shutdownGraceMs: 5000,
-      storageDir: '/tmp',
-      speech: DEFAULT_SPEECH_LIMITS,
-      crontab: '',
-      orchestrationHttpAllow: [],
-      orchestrationCliAllow: [],
-      orchestrationBudget: 100,
-      ttsJobsPerPerson: 2,
-    };
+    const config = benchWorkerConfig(scratch.url, { concurrency: 3, logLevel: 'warn' });
     const drain = async (workers: number) => {
       await pool.query("delete from job_queue where job_type = 'noop'");
       const enqueueRate = await enqueueAll('noop');

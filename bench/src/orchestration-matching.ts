@@ -6,6 +6,7 @@ import { OPERATOR } from '@inntak/access';
 import { openDatabase } from '@inntak/postgres';
 import { createCollection, createPerson, grantAccess } from '@inntak/postgres/graph';
 import { createWebhook } from '@inntak/postgres/intake';
+import { insertNeverMatchingOrchestrations } from '@inntak/postgres/testing';
 import { startTestIssuer } from '@inntak/test-support';
 import type { ApiServer } from '@inntak/api/dist/api-server.js';
 import { createLogger } from '@inntak/api/dist/logger.js';
@@ -65,23 +66,7 @@ async function main(): Promise<void> {
     };
     const bulk = async () => {
       const t0 = performance.now();
-      // A third observe the stranger's own collection, a third wait for content (which they
-      // cannot read here), a third for a tag never given: none matches the owner's writes.
-      await sql`
-        with made as (
-          insert into nodes (id, node_kind, title, content, metadata, created_by)
-          select gen_random_uuid(), 'orchestration', 'o' || i, 'steps: []',
-                 jsonb_build_object('trigger', jsonb_build_object('event', 'node.created', 'conditions',
-                   case i % 3 when 0 then '{"node_kind": "melding"}'::jsonb when 1 then '{"node_kind": "content"}'::jsonb else '{"has_tag": "aldri"}'::jsonb end)),
-                 ${stranger.id}::uuid
-          from generate_series(1, ${COUNT}) i
-          returning id, title
-        ), belongs as (
-          insert into edges (id, source_id, target_id, edge_type, created_by)
-          select gen_random_uuid(), id, ${theirs.id}::uuid, 'belongs_to', ${stranger.id}::uuid from made
-        )
-        insert into edges (id, source_id, target_id, edge_type, created_by)
-        select gen_random_uuid(), id, ${theirs.id}::uuid, 'observes', ${stranger.id}::uuid from made where substr(title, 2)::integer % 3 = 0`.execute(db);
+      await insertNeverMatchingOrchestrations(db, stranger.id, theirs.id, COUNT);
       return (performance.now() - t0) / 1000;
     };
     const matching = async (fn: 'inntak_matching_orchestrations' | 'bench_matching_011') => {

@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import winston from 'winston';
-import { DEFAULT_SPEECH_LIMITS } from '@inntak/media';
 import { createCollection, createNode } from '@inntak/postgres/graph';
 import { startWorker } from '@inntak/worker/worker';
 import { percentile } from './bench-database.js';
+import { benchWorkerConfig } from './bench-worker.js';
 import { runWsBench } from './bench-ws.js';
 
 // npm run bench:orchestration [-- BURST] — issue 27: events per second through matching and a
@@ -77,26 +77,7 @@ async function main(): Promise<void> {
     };
 
     const worker = await startWorker(
-      {
-        databaseUrl,
-        concurrency: 2,
-        logLevel: 'error',
-        once: false,
-        pollIntervalMs: 100,
-        deferMs: 20,
-        heartbeatMs: 1000,
-        workerStaleMs: 30_000,
-        rulesCacheMs: 5000,
-        liveRoomCacheMs: 10_000,
-        shutdownGraceMs: 5000,
-        storageDir: '/tmp',
-        speech: DEFAULT_SPEECH_LIMITS,
-        crontab: '',
-        orchestrationHttpAllow: [],
-        orchestrationCliAllow: [],
-        orchestrationBudget: 100,
-        ttsJobsPerPerson: 2,
-      },
+      benchWorkerConfig(databaseUrl, { concurrency: 2, logLevel: 'error' }),
       logger,
     );
     try {

@@ -8,6 +8,7 @@ import type { Express } from 'express';
 import { LocalFileStore } from '@inntak/files';
 import { DEFAULT_UPLOAD_LIMITS, fileKeyOf } from '@inntak/media';
 import { createCollection, createNode } from '@inntak/postgres/graph';
+import { addCollectionPeople } from './__tests__/collection-people.js';
 import { setupTestContext, type TestContext } from './__tests__/helpers.js';
 
 let ctx: TestContext;
@@ -26,15 +27,7 @@ beforeAll(async () => {
   storageDir = await mkdtemp(join(tmpdir(), 'inntak-upload-'));
   app = ctx.app({ files: new LocalFileStore(storageDir), uploads: LIMITS });
   owner = await ctx.ownerAuthorization();
-  member = await ctx.addPerson('medlem');
-  reader = await ctx.addPerson('leser');
-  stranger = await ctx.addPerson('fremmed');
-  for (const [person, access] of [
-    [member, 'member'],
-    [reader, 'reader'],
-  ] as const) {
-    await request(app).post('/intentions/grant_access').set('Authorization', owner).send({ subject_id: person.id, object_id: ctx.collectionId, access }).expect(200);
-  }
+  ({ member, reader, stranger } = await addCollectionPeople(ctx, app, owner));
 });
 afterAll(() => ctx.close());
 

@@ -5,6 +5,7 @@ import { createCollection, createNode } from '@inntak/postgres/graph';
 import { createMediaNode } from '@inntak/postgres/media';
 import { enqueueJob } from '@inntak/postgres/jobs';
 import { OWNER_SUBJECT, setupTestContext, type TestContext } from './__tests__/helpers.js';
+import { addCollectionPeople } from './__tests__/collection-people.js';
 import { connectStream, startApiInstance, type StreamClient } from './__tests__/realtime-helpers.js';
 import type { ApiServer } from './api-server.js';
 
@@ -21,15 +22,7 @@ beforeAll(async () => {
   ctx = await setupTestContext();
   api = await startApiInstance(ctx);
   owner = await ctx.ownerAuthorization();
-  member = await ctx.addPerson('medlem');
-  reader = await ctx.addPerson('leser');
-  stranger = await ctx.addPerson('fremmed');
-  for (const [person, access] of [
-    [member, 'member'],
-    [reader, 'reader'],
-  ] as const) {
-    await post('/intentions/grant_access', owner, { subject_id: person.id, object_id: ctx.collectionId, access }).expect(200);
-  }
+  ({ member, reader, stranger } = await addCollectionPeople(ctx, api.server, owner));
   roomId = (await createNode(ctx.database.db, { personId: ctx.ownerId, isAdmin: false }, { node_kind: 'communication', title: 'Studio A', collection_id: ctx.collectionId })).id;
 });
 afterAll(async () => {

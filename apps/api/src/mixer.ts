@@ -13,6 +13,7 @@ import {
   queueMixdown,
   setLiveSession,
   type MediaStore,
+  type MixerChange,
 } from '@inntak/media';
 import type { RouteRegistry } from './route-registry.js';
 import { Id, storableText, Timestamp } from './schemas.js';
@@ -24,6 +25,9 @@ const GainDb = z.number().min(GAIN_RANGE.min).max(GAIN_RANGE.max);
 const Role = z.enum(MIXER_ROLES);
 const EffectName = z.enum(EFFECT_NAMES as [string, ...string[]]);
 const OffsetMs = z.number().int().min(OFFSET_RANGE_MS.min).max(OFFSET_RANGE_MS.max);
+
+/** What a channel change carries besides its op. */
+type ChangeFields<Op extends MixerChange['op']> = Omit<Extract<MixerChange, { op: Op }>, 'op'>;
 
 /** One effect's settings as the caller sends them: any of its parameters, each in its range (mix-effects.ts). */
 function effectInput(params: Record<string, { min: number; max: number; default: number }>, partial: boolean) {
@@ -89,48 +93,29 @@ export function installMixer(app: Express, registry: RouteRegistry, auth: Reques
     (body, caller) => createMixerChannel(deps.media, caller, body),
     201,
   );
-  channelRoute(
-    '/intentions/set_gain',
-    'Set a channel’s gain, -60 to +12 dB (member on the room)',
-    z.strictObject({ channel_id: Id, gain_db: GainDb }),
-    (body, caller) => changeMixerChannel(deps.media, caller, body.channel_id, { op: 'set_gain', gain_db: body.gain_db }),
-  );
-  channelRoute(
-    '/intentions/set_mute',
-    'Mute or unmute a channel (member on the room)',
-    z.strictObject({ channel_id: Id, muted: z.boolean() }),
-    (body, caller) => changeMixerChannel(deps.media, caller, body.channel_id, { op: 'set_mute', muted: body.muted }),
-  );
-  channelRoute(
-    '/intentions/toggle_effect',
+  /** One change of a channel: POST /intentions/<op> with channel_id and the change's fields, zod-checked to fit the MixerChange of that op. */
+  const changeRoute = <Op extends MixerChange['op']>(op: Op, summary: string, fields: { [K in keyof ChangeFields<Op>]-?: z.ZodType<ChangeFields<Op>[K]> }) =>
+    channelRoute(`/intentions/${op}`, summary, z.strictObject({ channel_id: Id, ...fields }), (body, caller) => {
+      // `fields` is typed against the op's MixerChange, so the checked body is that change and channel_id.
+      const { channel_id, ...change } = body as { channel_id: string } & Record<string, unknown>;
+      return changeMixerChannel(deps.media, caller, channel_id, { op, ...change } as MixerChange);
+    });
+
+  changeRoute('set_gain', 'Set a channel’s gain, -60 to +12 dB (member on the room)', { gain_db: GainDb });
+  changeRoute('set_mute', 'Mute or unmute a channel (member on the room)', { muted: z.boolean() });
+  changeRoute(
+    'toggle_effect',
     'Turn one of a channel’s effects on or off (member on the room); an effect the channel does not have starts off with its defaults, so it turns on',
-    z.strictObject({ channel_id: Id, effect: EffectName }),
-    (body, caller) => changeMixerChannel(deps.media, caller, body.channel_id, { op: 'toggle_effect', effect: body.effect }),
+    { effect: EffectName },
   );
-  channelRoute(
-    '/intentions/set_effect',
+  changeRoute(
+    'set_effect',
     'Set an effect’s parameters and/or enabled (member on the room); parameters not given keep their value (or default)',
-    z.strictObject({ channel_id: Id, effect: EffectName, settings: z.record(z.string(), z.union([z.number(), z.boolean()])) }),
-    (body, caller) => changeMixerChannel(deps.media, caller, body.channel_id, { op: 'set_effect', effect: body.effect, settings: body.settings }),
+    { effect: EffectName, settings: z.record(z.string(), z.union([z.number(), z.boolean()])) },
   );
-  channelRoute(
-    '/intentions/set_channel_offset',
-    'Set where a channel’s source starts in the mix, 0 to 3 600 000 ms (member on the room)',
-    z.strictObject({ channel_id: Id, offset_ms: OffsetMs }),
-    (body, caller) => changeMixerChannel(deps.media, caller, body.channel_id, { op: 'set_channel_offset', offset_ms: body.offset_ms }),
-  );
-  channelRoute(
-    '/intentions/set_channel_source',
-    'Set a channel’s source: an audio media node the caller may read, or null (member on the room)',
-    z.strictObject({ channel_id: Id, node_id: Id.nullable() }),
-    (body, caller) => changeMixerChannel(deps.media, caller, body.channel_id, { op: 'set_channel_source', node_id: body.node_id }),
-  );
-  channelRoute(
-    '/intentions/set_mixer_role',
-    'Set a channel’s role (admin on the room)',
-    z.strictObject({ channel_id: Id, role: Role }),
-    (body, caller) => changeMixerChannel(deps.media, caller, body.channel_id, { op: 'set_mixer_role', role: body.role }),
-  );
+  changeRoute('set_channel_offset', 'Set where a channel’s source starts in the mix, 0 to 3 600 000 ms (member on the room)', { offset_ms: OffsetMs });
+  changeRoute('set_channel_source', 'Set a channel’s source: an audio media node the caller may read, or null (member on the room)', { node_id: Id.nullable() });
+  changeRoute('set_mixer_role', 'Set a channel’s role (admin on the room)', { role: Role });
 
   registry.route(
     app,

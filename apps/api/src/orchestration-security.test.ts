@@ -1,25 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import request from 'supertest';
-import type { Express } from 'express';
+import { describe, expect, it } from '@jest/globals';
 import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
-import { setupTestContext, type TestContext } from './__tests__/helpers.js';
+import { ctx, owner, post, setupOwnerScene } from './__tests__/owner-scene.js';
 
 // Managing orchestrations attacked as an outsider would (docs/security.md, "Third attack (this round)").
 
-let ctx: TestContext;
-let app: Express;
-let owner: string;
-
-beforeAll(async () => {
-  ctx = await setupTestContext();
-  app = ctx.app();
-  owner = await ctx.ownerAuthorization();
-});
-afterAll(() => ctx.close());
-
-function post(path: string, authorization: string, body: unknown) {
-  return request(app).post(path).set('Authorization', authorization).send(body as object);
-}
+setupOwnerScene();
 
 const POST_WITH_SECRET = (url: string) =>
   `steps:\n  - action: http_post\n    with: { url: "${url}", body: { tekst: "{event.input.tekst}" }, headers: { Authorization: "Bearer {secrets.CHAT_TOKEN}" } }\n`;

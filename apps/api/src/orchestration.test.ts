@@ -1,24 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import type { Express } from 'express';
 import { recordLogEntry } from '@inntak/postgres/orchestration';
-import { setupTestContext, type TestContext } from './__tests__/helpers.js';
+import { app, ctx, owner, post, setupOwnerScene } from './__tests__/owner-scene.js';
 import { loadConfig } from './config.js';
 
-let ctx: TestContext;
-let app: Express;
-let owner: string;
-
-beforeAll(async () => {
-  ctx = await setupTestContext();
-  app = ctx.app();
-  owner = await ctx.ownerAuthorization();
-});
-afterAll(() => ctx.close());
-
-function post(path: string, authorization: string, body: unknown) {
-  return request(app).post(path).set('Authorization', authorization).send(body as object);
-}
+setupOwnerScene();
 
 const SCRIPT = `steps:
   - action: create_node

@@ -2,15 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import type { Express } from 'express';
 import { sql } from 'kysely';
-import { openDatabase } from '@inntak/postgres';
 import { recordAbCounts, runAbEvaluation } from '@inntak/postgres/publishing';
 import { MAX_ARTICLE_CHARS } from '@inntak/publishing';
-import { BASE_URL, setupTestContext, type TestContext } from './__tests__/helpers.js';
+import { setupTestContext, type TestContext } from './__tests__/helpers.js';
+import { depsOnOwnPools } from './__tests__/own-pools.js';
 import { AbRecorder } from './ab-recorder.js';
 import { createApp } from './app.js';
-import { postgresAppDeps } from './api-server.js';
 import { loadConfig } from './config.js';
-import { OidcTokenVerifier } from './oidc-verifier.js';
 import { PageCache } from './page-cache.js';
 import { AbClientGate, ClientKeys, SearchLimiter, addressPrefix, networkPrefix } from './public-clients.js';
 
@@ -311,19 +309,7 @@ describe('public pages cost a bounded amount (finding 10)', () => {
   });
 
   it('searches run one at a time per address and PUB_SEARCH_CONCURRENCY at once in all; intake keeps its own pool meanwhile', async () => {
-    const database = openDatabase({ connectionString: ctx.testDb.url, logger: ctx.logger, max: 3 });
-    const intakeDatabase = openDatabase({ connectionString: ctx.testDb.url, logger: ctx.logger, max: 1 });
-    const deps = postgresAppDeps({
-      logger: ctx.logger,
-      database,
-      intakeDatabase,
-      verifier: new OidcTokenVerifier(ctx.issuer.issuer, ctx.issuer.audience, ctx.logger),
-      baseUrl: BASE_URL,
-      bodyLimitBytes: 1024 * 1024,
-      slowRequestMs: 200,
-      trustProxy: 'loopback',
-      publicPages: { searchConcurrency: 2 },
-    });
+    const { database, intakeDatabase, deps } = depsOnOwnPools(ctx, 3, { trustProxy: 'loopback', publicPages: { searchConcurrency: 2 } });
     const wired = createApp({ ...deps, publishing: { ...deps.publishing, pageCache: new PageCache() } });
     const pub = await publication();
     await article(pub.id, 'Treg sak');

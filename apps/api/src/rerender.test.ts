@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import request from 'supertest';
-import type { Express } from 'express';
-import { OWNER_SUBJECT, setupTestContext, type TestContext } from './__tests__/helpers.js';
+import { OWNER_SUBJECT } from './__tests__/helpers.js';
+import { app, ctx, owner, post, setupOwnerScene } from './__tests__/owner-scene.js';
 import { connectStream, startApiInstance } from './__tests__/realtime-helpers.js';
 
 // POST /intentions/rerender against real PostgreSQL (issue 17, Re-render).
@@ -10,18 +10,7 @@ import { connectStream, startApiInstance } from './__tests__/realtime-helpers.js
 const FIXTURES = new URL('../../../packages/templates/fixtures/', import.meta.url);
 const GITHUB_PUSH = readFileSync(new URL('forge-push/github-push-one_commit.json', FIXTURES), 'utf8');
 
-let ctx: TestContext;
-let app: Express;
-let owner: string;
-
-beforeAll(async () => {
-  ctx = await setupTestContext();
-  app = ctx.app();
-  owner = await ctx.ownerAuthorization();
-});
-afterAll(() => ctx.close());
-
-const post = (path: string, authorization: string, body: object) => request(app).post(path).set('Authorization', authorization).send(body);
+setupOwnerScene();
 
 async function pushTo(token: string) {
   const res = await request(app).post(`/api/webhook/${token}`).set({ 'Content-Type': 'application/json', 'X-GitHub-Event': 'push' }).send(GITHUB_PUSH);

@@ -2,12 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import type { Express } from 'express';
 import type pg from 'pg';
-import { openDatabase } from '@inntak/postgres';
-import { OidcTokenVerifier } from './oidc-verifier.js';
 import { createApp } from './app.js';
-import { postgresAppDeps, type ApiServer } from './api-server.js';
+import type { ApiServer } from './api-server.js';
 import { loadConfig } from './config.js';
-import { BASE_URL, setupTestContext, type TestContext } from './__tests__/helpers.js';
+import { setupTestContext, type TestContext } from './__tests__/helpers.js';
+import { depsOnOwnPools } from './__tests__/own-pools.js';
 import { connectStream, startApiInstance, type StreamClient } from './__tests__/realtime-helpers.js';
 
 /**
@@ -109,19 +108,8 @@ describe('one caller cannot starve the others (point 6)', () => {
   });
 
   it('intake answers from its own pool while reads hold every connection of the main one', async () => {
-    const database = openDatabase({ connectionString: ctx.testDb.url, logger: ctx.logger, max: 2 });
-    const intakeDatabase = openDatabase({ connectionString: ctx.testDb.url, logger: ctx.logger, max: 1 });
-    const wired = createApp(
-      postgresAppDeps({
-        logger: ctx.logger,
-        database,
-        intakeDatabase,
-        verifier: new OidcTokenVerifier(ctx.issuer.issuer, ctx.issuer.audience, ctx.logger),
-        baseUrl: BASE_URL,
-        bodyLimitBytes: 1024 * 1024,
-        slowRequestMs: 200,
-      }),
-    );
+    const { database, intakeDatabase, deps } = depsOnOwnPools(ctx, 2);
+    const wired = createApp(deps);
     const webhook = await ctx.addWebhook();
     const held: pg.PoolClient[] = await Promise.all([database.pool.connect(), database.pool.connect()]);
     try {

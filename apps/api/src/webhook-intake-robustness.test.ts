@@ -9,28 +9,10 @@ import { sql } from 'kysely';
 import { JSON_MAX_DEPTH } from '@inntak/core';
 import type { IntakeStore } from '@inntak/intake';
 import { PostgresIntakeStore } from '@inntak/postgres/intake';
-import { BASE_URL, setupTestContext, type TestContext } from './__tests__/helpers.js';
+import { BASE_URL } from './__tests__/helpers.js';
+import { countRows, ctx, node, setupIntakeScene, webhook } from './__tests__/intake-scene.js';
 
-let ctx: TestContext;
-let webhook: { id: string; token: string; edgeId: string };
-
-beforeAll(async () => {
-  ctx = await setupTestContext();
-  webhook = await ctx.addWebhook();
-});
-afterAll(() => ctx.close());
-
-async function countRows(): Promise<{ nodes: number; edges: number; access: number }> {
-  const row = await sql<{ nodes: string; edges: string; access: string }>`
-    select (select count(*) from nodes) as nodes, (select count(*) from edges) as edges,
-           (select count(*) from node_access) as access`.execute(ctx.database.db);
-  const r = row.rows[0]!;
-  return { nodes: Number(r.nodes), edges: Number(r.edges), access: Number(r.access) };
-}
-
-function node(id: string) {
-  return ctx.database.db.selectFrom('nodes').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-}
+setupIntakeScene();
 
 function post(token: string, body: string | Buffer, headers: Record<string, string> = {}) {
   let req = request(ctx.app()).post(`/api/webhook/${token}`).set('Content-Type', 'application/json');

@@ -1,30 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { sql } from 'kysely';
 import type { IntakeStore } from '@inntak/intake';
 import { PostgresIntakeStore } from '@inntak/postgres/intake';
-import { setupTestContext, type TestContext } from './__tests__/helpers.js';
+import { countRows, ctx, node, setupIntakeScene, webhook } from './__tests__/intake-scene.js';
 
-let ctx: TestContext;
-let webhook: { id: string; token: string; edgeId: string };
-
-beforeAll(async () => {
-  ctx = await setupTestContext();
-  webhook = await ctx.addWebhook();
-});
-afterAll(() => ctx.close());
-
-async function countRows(): Promise<{ nodes: number; edges: number; access: number }> {
-  const row = await sql<{ nodes: string; edges: string; access: string }>`
-    select (select count(*) from nodes) as nodes, (select count(*) from edges) as edges,
-           (select count(*) from node_access) as access`.execute(ctx.database.db);
-  const r = row.rows[0]!;
-  return { nodes: Number(r.nodes), edges: Number(r.edges), access: Number(r.access) };
-}
-
-function node(id: string) {
-  return ctx.database.db.selectFrom('nodes').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-}
+setupIntakeScene();
 
 describe('POST /api/webhook/{token}', () => {
   it('unknown token answers 404 Ugyldig webhook-token', async () => {

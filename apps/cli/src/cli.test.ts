@@ -7,9 +7,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
 import { findTemplate } from '@inntak/templates';
+import { CLI, runCli } from './__tests__/run-cli.js';
 
-// The CLI runs from its build (npm test builds first), as a user would run it.
-const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
 let h: OpenTestDatabase;
 beforeAll(async () => {
@@ -17,22 +16,10 @@ beforeAll(async () => {
 });
 afterAll(() => h.dispose());
 
-function inntak(...args: string[]): Promise<{ code: number | null; json: Record<string, unknown> & unknown[] }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: { ...process.env, DATABASE_URL: h.url, BASE_URL: 'https://inntak.example', LOG_LEVEL: 'error' },
-    });
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      try {
-        resolve({ code, json: JSON.parse(out) });
-      } catch {
-        reject(new Error(`not JSON on stdout: ${out}`));
-      }
-    });
-  });
+/** The exit code and the JSON answer (the tests compare exactly these two). */
+async function inntak(...args: string[]) {
+  const { code, json } = await runCli<Record<string, unknown> & unknown[]>(args, { ...process.env, DATABASE_URL: h.url, BASE_URL: 'https://inntak.example', LOG_LEVEL: 'error' });
+  return { code, json };
 }
 
 describe('inntak CLI', () => {

@@ -1,15 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { OPERATOR } from '@inntak/access';
 import { findWebhook, receiveWebhook } from '@inntak/intake';
 import { createCollection, createPerson } from '@inntak/postgres/graph';
 import { createWebhook, PostgresIntakeStore, setWebhookTemplate } from '@inntak/postgres/intake';
 import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { runCli } from './__tests__/run-cli.js';
 
 // `inntak webhook deliveries | set-secret | rerender` run as a user runs them (the build).
-const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const PUSH = JSON.parse(readFileSync(new URL('../../../packages/templates/fixtures/forge-push/github-push-one_commit.json', import.meta.url), 'utf8')) as unknown;
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 
@@ -22,23 +20,8 @@ beforeAll(async () => {
 });
 afterAll(() => h.dispose());
 
-function inntak(args: string[], stdin?: string): Promise<{ code: number | null; json: Record<string, unknown>; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, DATABASE_URL: h.url, LOG_LEVEL: 'error' } });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.stderr.on('data', (chunk) => (err += chunk));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      try {
-        resolve({ code, json: JSON.parse(out) as Record<string, unknown>, stderr: err });
-      } catch {
-        reject(new Error(`not JSON on stdout: ${out} ${err}`));
-      }
-    });
-    child.stdin.end(stdin ?? '');
-  });
+function inntak(args: string[], stdin?: string) {
+  return runCli(args, { ...process.env, DATABASE_URL: h.url, LOG_LEVEL: 'error' }, stdin ?? '');
 }
 
 /** A push delivered through the intake's own path (store and all), as the API would. */

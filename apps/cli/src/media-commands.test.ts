@@ -10,9 +10,9 @@ import { fileKeyOf, parseWav, type MediaMetadata } from '@inntak/media';
 import { createCollection, createNode, createPerson } from '@inntak/postgres/graph';
 import { createMediaNode } from '@inntak/postgres/media';
 import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { runCli } from './__tests__/run-cli.js';
 
 // The CLI and the worker run from their builds (npm test builds first), as a user would run them.
-const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const WORKER = fileURLToPath(new URL('../../worker/dist/main.js', import.meta.url));
 
 let h: OpenTestDatabase;
@@ -34,20 +34,8 @@ function inntak(...args: string[]): Promise<{ code: number | null; json: Record<
   return inntakWith({}, ...args);
 }
 
-function inntakWith(overrides: Record<string, string>, ...args: string[]): Promise<{ code: number | null; json: Record<string, unknown> }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: env(overrides) });
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      try {
-        resolve({ code, json: JSON.parse(out) });
-      } catch {
-        reject(new Error(`not JSON on stdout: ${out}`));
-      }
-    });
-  });
+function inntakWith(overrides: Record<string, string>, ...args: string[]) {
+  return runCli(args, env(overrides));
 }
 
 async function article(title: string, content: string): Promise<string> {

@@ -60,35 +60,28 @@ export const orchestrationUpdate: CommandSpec = {
   },
 };
 
-export const orchestrationEnable: CommandSpec = {
-  name: 'orchestration enable',
+/** A command taking one orchestration (--id) and nothing else: `act` is its one call of the services. */
+const onOrchestration = (name: string, summary: string, act: (services: CommandContext['services'], nodeId: string) => Promise<unknown>): CommandSpec => ({
+  name,
   args: '--id ID',
-  summary: 'turn an orchestration on again (events in between are not replayed)',
+  summary,
   options: { id: id('the orchestration') },
   async run(options, context) {
-    return context.services.setOrchestrationEnabled(await orchestrationId(context, options), true);
+    return act(context.services, await orchestrationId(context, options));
   },
-};
+});
 
-export const orchestrationDisable: CommandSpec = {
-  name: 'orchestration disable',
-  args: '--id ID',
-  summary: 'turn an orchestration off: it matches nothing, is not scheduled, queued runs are skipped',
-  options: { id: id('the orchestration') },
-  async run(options, context) {
-    return context.services.setOrchestrationEnabled(await orchestrationId(context, options), false);
-  },
-};
-
-export const orchestrationDelete: CommandSpec = {
-  name: 'orchestration delete',
-  args: '--id ID',
-  summary: 'delete an orchestration with its edges, log, runs, schedule and secrets',
-  options: { id: id('the orchestration') },
-  async run(options, context) {
-    return context.services.deleteOrchestration(await orchestrationId(context, options));
-  },
-};
+export const orchestrationEnable = onOrchestration('orchestration enable', 'turn an orchestration on again (events in between are not replayed)', (services, nodeId) =>
+  services.setOrchestrationEnabled(nodeId, true),
+);
+export const orchestrationDisable = onOrchestration(
+  'orchestration disable',
+  'turn an orchestration off: it matches nothing, is not scheduled, queued runs are skipped',
+  (services, nodeId) => services.setOrchestrationEnabled(nodeId, false),
+);
+export const orchestrationDelete = onOrchestration('orchestration delete', 'delete an orchestration with its edges, log, runs, schedule and secrets', (services, nodeId) =>
+  services.deleteOrchestration(nodeId),
+);
 
 export const orchestrationRun: CommandSpec = {
   name: 'orchestration run',

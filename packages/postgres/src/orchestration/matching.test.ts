@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
 import { createCollection, createEdge, createNode, createPerson, deleteEdge } from '../graph/index.js';
-import { openTestDatabase, type OpenTestDatabase } from '../testing/index.js';
+import { insertNeverMatchingOrchestrations, openTestDatabase, type OpenTestDatabase } from '../testing/index.js';
 
 // Issue 22, finding 8: matching probes an index of orchestrations (017) instead of testing every
 // one on every write. The rules themselves are apps/worker/src/orchestrate-matching.test.ts's.
@@ -89,24 +89,9 @@ describe("a stranger's many never-matching orchestrations (the issue's 10,000, s
   it('are bulk-inserted in one statement in linear time, and matching a write costs no more than without them', async () => {
     const probe = await content();
     const before = await matchingMedian(probe);
-    // A third observe the stranger's own collection, a third wait for content they cannot read,
-    // a third for a tag never given: none ever matches alice's hidden writes.
+    // None ever matches alice's hidden writes.
     const started = performance.now();
-    await sql`
-      with made as (
-        insert into nodes (id, node_kind, title, content, metadata, created_by)
-        select gen_random_uuid(), 'orchestration', 'o' || i, 'steps: []',
-               jsonb_build_object('trigger', jsonb_build_object('event', 'node.created', 'conditions',
-                 case i % 3 when 0 then '{"node_kind": "melding"}'::jsonb when 1 then '{"node_kind": "content"}'::jsonb else '{"has_tag": "aldri"}'::jsonb end)),
-               ${stranger.personId}::uuid
-        from generate_series(1, ${COUNT}) i
-        returning id, title
-      ), belongs as (
-        insert into edges (id, source_id, target_id, edge_type, created_by)
-        select gen_random_uuid(), id, ${theirs}::uuid, 'belongs_to', ${stranger.personId}::uuid from made
-      )
-      insert into edges (id, source_id, target_id, edge_type, created_by)
-      select gen_random_uuid(), id, ${theirs}::uuid, 'observes', ${stranger.personId}::uuid from made where substr(title, 2)::integer % 3 = 0`.execute(h.db);
+    await insertNeverMatchingOrchestrations(h.db, stranger.personId, theirs, COUNT);
     const bulkMs = performance.now() - started;
     // Before 017 every one of the 3,000 creations and 4,000 edges was tested against every
     // orchestration at commit (21 million pairs).

@@ -1,12 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
-import pg from 'pg';
 import type { Logger } from '@inntak/core';
-import { createTestDatabase, type TestDatabase } from '../testing/index.js';
+import { admin, setupAdminScene, testDb } from '../__tests__/index.js';
 import { openDatabase } from './database.js';
 
-let testDb: TestDatabase;
-let admin: pg.Client;
 const lines: string[] = [];
 const logger: Logger = {
   error: (message) => lines.push(message),
@@ -15,16 +12,7 @@ const logger: Logger = {
   debug: () => {},
 };
 
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  admin = new pg.Client({ connectionString: process.env.INNTAK_TEST_ADMIN_URL });
-  await admin.connect();
-});
-afterAll(async () => {
-  await admin.query(`alter database "${testDb.name}" allow_connections true`);
-  await admin.end();
-  await testDb.drop();
-});
+setupAdminScene();
 
 async function connections(): Promise<number> {
   const res = await admin.query<{ n: string }>('select count(*) as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [testDb.name]);

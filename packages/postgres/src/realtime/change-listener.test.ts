@@ -1,12 +1,10 @@
 import { once, EventEmitter } from 'node:events';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import type { Logger } from '@inntak/core';
-import { createTestDatabase, type TestDatabase } from '../testing/index.js';
+import { admin, setupAdminScene, testDb } from '../__tests__/index.js';
 import { ChangeListener, LISTENER_APPLICATION_NAME, type ChangeNotice } from './change-listener.js';
 
-let testDb: TestDatabase;
-let admin: pg.Client;
 const lines: Array<{ level: string; message: string }> = [];
 const logger: Logger = {
   error: (message) => lines.push({ level: 'error', message }),
@@ -15,16 +13,7 @@ const logger: Logger = {
   debug: (message) => lines.push({ level: 'debug', message }),
 };
 
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  admin = new pg.Client({ connectionString: process.env.INNTAK_TEST_ADMIN_URL });
-  await admin.connect();
-});
-afterAll(async () => {
-  await admin.query(`alter database "${testDb.name}" allow_connections true`);
-  await admin.end();
-  await testDb.drop();
-});
+setupAdminScene();
 afterEach(async () => {
   await admin.query(`alter database "${testDb.name}" allow_connections true`);
   lines.length = 0;

@@ -1,2 +1,3 @@
 // Test-database helpers: not part of the runtime barrel.
 export { createTestDatabase, openTestDatabase, type TestDatabase, type OpenTestDatabase } from './test-database.js';
+export { insertNeverMatchingOrchestrations } from './never-matching-orchestrations.js';
