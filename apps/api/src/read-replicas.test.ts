@@ -118,6 +118,47 @@ maybe('reads on a streaming replica (READ_DATABASE_URL)', () => {
     expect(read.body.ids).toHaveLength(1);
   });
 
+  it("across API processes: a write's answer carries its WAL position, and a read sending it back is not answered from a replica behind it", async () => {
+    // Two API processes, each with its own memory of writes: the write goes through one, the
+    // read through the other (a load balancer without stickiness).
+    const appOf = () => {
+      const router = replicas({ waitMs: 100 });
+      const store = new PostgresNodeQueryStore(primary.db, {}, () => router.reader());
+      const app = express();
+      app.use(readRouting(router, logger));
+      app.post('/write', (_req, res, next) => {
+        openNode('andre prosess').then((id) => res.json({ id }), next);
+      });
+      app.get('/read', (_req, res, next) => {
+        Promise.all([store.queryNodes(writer, { limit: 10, text: 'prosess' }), router.reader().then(server)]).then(
+          ([page, where]) => res.json({ ids: page.rows.map((r) => r.node.id), where }),
+          next,
+        );
+      });
+      app.use(((err, _req, res, _next) => res.status(400).json({ error: (err as Error).message })) as express.ErrorRequestHandler);
+      return { app, router };
+    };
+    const [one, two] = [appOf(), appOf()];
+    await Promise.all([one.router.check(), two.router.check()]);
+    await sql`select pg_wal_replay_pause()`.execute(standby.db);
+    try {
+      const written = await request(one.app).post('/write').set('Authorization', 'Bearer writer');
+      const position = written.headers['inntak-write-position'];
+      expect(position).toMatch(/^[0-9A-F]+\/[0-9A-F]+$/);
+      // Without the position the other process knows nothing of the write: the standby answers, stale.
+      expect((await request(two.app).get('/read').set('Authorization', 'Bearer writer')).body).toEqual({ ids: [], where: 'standby' });
+      // With it, the standby (paused before the write) cannot serve: the primary answers, with the write.
+      const read = await request(two.app).get('/read').set('Authorization', 'Bearer writer').set('Inntak-Read-After', position);
+      expect(read.body).toEqual({ ids: [written.body.id], where: 'primary' });
+      const anonymous = await request(two.app).get('/read').set('Inntak-Read-After', position);
+      expect(anonymous.body.where).toBe('primary');
+      const bad = await request(two.app).get('/read').set('Inntak-Read-After', 'i går');
+      expect([bad.status, bad.body.error]).toEqual([400, expect.stringContaining('Inntak-Read-After')]);
+    } finally {
+      await sql`select pg_wal_replay_resume()`.execute(standby.db);
+    }
+  });
+
   it('a replica that is down leaves rotation, logged, and reads go on from the primary', async () => {
     const router = replicas();
     await router.check();

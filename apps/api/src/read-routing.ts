@@ -1,25 +1,42 @@
 import { createHash } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
+import { AppError } from '@inntak/core';
 import type { Logger } from '@inntak/core';
 
 /** What the routing needs of the read replicas (ReadReplicas in @inntak/postgres). */
 export interface ReadRouter {
-  withCaller<T>(key: string, fn: () => T): T;
+  withCaller<T>(key: string | undefined, fn: () => T, after?: string): T;
   beginWrite(key: string): void;
   endWrite(key: string): Promise<void>;
+  position(): Promise<string>;
 }
 
+/** A write's answer: the primary's WAL position once it committed. */
+export const WRITE_POSITION_HEADER = 'Inntak-Write-Position';
+/** A read's request: answer from a database that has replayed at least this position. */
+export const READ_AFTER_HEADER = 'Inntak-Read-After';
+/** A WAL position as PostgreSQL prints it (`16/B374D848`): two hexadecimal 32-bit halves. */
+const WAL_POSITION = /^[0-9A-F]{1,8}\/[0-9A-F]{1,8}$/i;
+
 /**
- * Read-your-writes across replicas (READ_DATABASE_URL, docs/scaling.md): every request with
- * credentials runs as its caller (a hash of the Authorization header, so no token is kept), and
- * a request that may write (anything but GET and HEAD) marks the caller as writing until it has
- * ended and the primary's WAL position after it is known. The caller's reads meanwhile go to
- * the primary, and afterwards to a replica only once it has replayed that position.
+ * Read-your-writes across replicas (READ_DATABASE_URL, docs/scaling.md). Within one API
+ * process: every request with credentials runs as its caller (a hash of the Authorization
+ * header, so no token is kept), and a request that may write (anything but GET and HEAD) marks
+ * the caller as writing until it has ended and the primary's WAL position after it is known.
+ * The caller's reads meanwhile go to the primary, and afterwards to a replica only once it has
+ * replayed that position. Across processes (a load balancer without stickiness): a write's
+ * answer carries that position in `Inntak-Write-Position`, and a read that sends it back in
+ * `Inntak-Read-After` is answered from a replica that has replayed it, or from the primary.
  */
 export function readRouting(router: ReadRouter, logger: Logger): RequestHandler {
   return (req, res, next) => {
+    const asked = req.headers[READ_AFTER_HEADER.toLowerCase()];
+    if (asked !== undefined && (typeof asked !== 'string' || !WAL_POSITION.test(asked))) {
+      return next(new AppError('invalid_input', { detail: `${READ_AFTER_HEADER}: en WAL-posisjon slik ${WRITE_POSITION_HEADER} gir den, f.eks. 16/B374D848` }));
+    }
+    const after = asked?.toUpperCase();
     const authorization = req.headers.authorization;
-    if (!authorization) return next();
+    if (!authorization) return router.withCaller(undefined, next, after);
     const key = createHash('sha256').update(authorization).digest('base64url');
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       router.beginWrite(key);
@@ -31,7 +48,28 @@ export function readRouting(router: ReadRouter, logger: Logger): RequestHandler 
       };
       res.once('finish', end);
       res.once('close', end);
+      answerWithPosition(router, res, logger);
     }
-    router.withCaller(key, next);
+    router.withCaller(key, next, after);
   };
+}
+
+/**
+ * A handler answers after its transaction committed, so the primary's position when the answer
+ * is sent includes the write: read it then and send it as a header (one round trip to the
+ * primary per write, only where replicas are configured). Answers not sent through `res.send`
+ * (streams) go without it.
+ */
+function answerWithPosition(router: ReadRouter, res: Response, logger: Logger): void {
+  const send = res.send.bind(res);
+  res.send = ((body?: unknown) => {
+    res.send = send;
+    if (res.headersSent) return send(body);
+    router
+      .position()
+      .then((lsn) => res.setHeader(WRITE_POSITION_HEADER, lsn))
+      .catch((err: unknown) => logger.warn('could not read the primary WAL position for a write answer', { error: (err as Error).message }))
+      .finally(() => send(body));
+    return res;
+  }) as Response['send'];
 }

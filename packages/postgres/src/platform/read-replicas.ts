@@ -28,6 +28,18 @@ interface Writer {
   lsn?: string;
 }
 
+/** A WAL position as PostgreSQL prints it (`16/B374D848`: two hexadecimal 32-bit halves) as a number. */
+function walOrdinal(lsn: string): bigint {
+  const [high, low] = lsn.split('/') as [string, string];
+  return (BigInt(`0x${high}`) << 32n) + BigInt(`0x${low}`);
+}
+
+/** The later of two WAL positions (either may be absent). */
+function laterOf(a: string | undefined, b: string | undefined): string | undefined {
+  if (a === undefined || b === undefined) return a ?? b;
+  return walOrdinal(a) >= walOrdinal(b) ? a : b;
+}
+
 /** Callers whose last write is remembered (the oldest are forgotten first). */
 const WRITERS_KEPT = 10_000;
 
@@ -50,7 +62,7 @@ const WRITERS_KEPT = 10_000;
 export class ReadReplicas {
   private readonly inRotation: boolean[];
   private readonly writers = new Map<string, Writer>();
-  private readonly caller = new AsyncLocalStorage<string>();
+  private readonly caller = new AsyncLocalStorage<{ key?: string; after?: string }>();
   private turn = 0;
   private timer: NodeJS.Timeout | undefined;
 
@@ -69,9 +81,18 @@ export class ReadReplicas {
     clearInterval(this.timer);
   }
 
-  /** Runs `fn` with reads attributed to `key` (one caller: e.g. a hash of its credentials). */
-  withCaller<T>(key: string, fn: () => T): T {
-    return this.caller.run(key, fn);
+  /**
+   * Runs `fn` with reads attributed to `key` (one caller: e.g. a hash of its credentials) and,
+   * when the request names one, a WAL position its reads must include (`after`: a position an
+   * earlier write's answer gave, from this API process or another).
+   */
+  withCaller<T>(key: string | undefined, fn: () => T, after?: string): T {
+    return this.caller.run({ key, after }, fn);
+  }
+
+  /** The primary's WAL position now: after a write that has committed, a position that includes it. */
+  position(): Promise<string> {
+    return this.primaryPosition();
   }
 
   /** A write by the current caller begins: until it is recorded, the caller reads the primary. */
@@ -95,10 +116,10 @@ export class ReadReplicas {
 
   /** The database for a read by the current caller (see the class comment). */
   async reader(): Promise<Db> {
-    const key = this.caller.getStore();
+    const { key, after } = this.caller.getStore() ?? {};
     const writer = key === undefined ? undefined : this.writers.get(key);
     if (writer && writer.pending > 0) return this.options.primary.db;
-    return this.replicaAt(writer?.lsn);
+    return this.replicaAt(laterOf(writer?.lsn, after));
   }
 
   /** The database for a read that must include every change committed before it began. */
