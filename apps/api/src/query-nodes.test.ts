@@ -318,6 +318,19 @@ describe('invalid parameters answer 400 Ugyldig forespørsel: <field>: <problem>
     expect([mixed1.status, mixed2.status]).toEqual([400, 400]);
     expect(mixed1.body.error).toMatch(/^Ugyldig forespørsel: cursor: /);
   });
+
+  it("a search's cursor is bound to its words and filters: another query's (other words, a collection, a filter) answers 400; another page size is fine", async () => {
+    await addNode({ title: 'bundet', visibility: 'open' });
+    await addNode({ title: 'bundet', visibility: 'open' });
+    const first = await get(OWNER_SUBJECT, { q: 'bundet', limit: 1 });
+    const cursor = first.body.next_cursor as string;
+    const others: Array<Record<string, string>> = [{ q: 'annet' }, { q: 'bundet', visibility: 'open' }, { q: 'bundet', collection: '019a5f3e-0000-7000-8000-000000000000' }];
+    for (const other of others) {
+      const res = await get(OWNER_SUBJECT, { ...other, cursor });
+      expect([res.status, res.body.error]).toEqual([400, expect.stringMatching(/^Ugyldig forespørsel: cursor: /)]);
+    }
+    expect((await get(OWNER_SUBJECT, { q: 'bundet', limit: 5, cursor })).status).toBe(200);
+  });
 });
 
 describe('limit', () => {

@@ -85,20 +85,27 @@ export function installQueryNodes(app: Express, registry: RouteRegistry, auth: R
     async ({ query, caller }) => {
       const key = await deps.cursorKey();
       const page = await deps.store.queryNodes(caller.personId, toNodeQuery(query, key));
+      const bound = cursorContext(query);
       const nodes = page.rows.flatMap((row) => {
         const seen = nodeForReader(row.node, { creator: row.creator, access: row.access });
         return seen ? [seen] : [];
       });
       return {
         nodes: nodes.map((n) => ({ ...n, created_at: n.created_at.toISOString() })),
-        next_cursor: page.next ? encodeCursor(page.next, key) : null,
+        next_cursor: page.next ? encodeCursor(page.next, key, bound) : null,
       };
     },
   );
 }
 
+/** What a cursor is bound to: the query's words and filters (not its page size). */
+function cursorContext(params: z.output<typeof queryNodesParams>): string {
+  const { q, node_kind, visibility, created_by, collection, created_from, created_before } = params;
+  return JSON.stringify([q, node_kind, visibility, created_by?.toLowerCase(), collection?.toLowerCase(), created_from, created_before]);
+}
+
 function toNodeQuery(params: z.output<typeof queryNodesParams>, key: Uint8Array): NodeQuery {
-  const after = params.cursor === undefined ? undefined : decodeCursor(params.cursor, key);
+  const after = params.cursor === undefined ? undefined : decodeCursor(params.cursor, key, cursorContext(params));
   // A search pages by (rank, id), a listing by id alone: a cursor only fits the kind it came from.
   if (after && (after.rank !== undefined) !== (params.q !== undefined)) {
     throw new AppError('invalid_input', { detail: `cursor: belongs to a ${after.rank === undefined ? 'listing' : 'search'}, not this query` });

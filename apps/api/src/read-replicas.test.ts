@@ -129,6 +129,9 @@ maybe('reads on a streaming replica (READ_DATABASE_URL)', () => {
       app.post('/write', (_req, res, next) => {
         openNode('andre prosess').then((id) => res.json({ id }), next);
       });
+      app.post('/refuse', (_req, res) => {
+        res.status(403).json({ error: 'nei' });
+      });
       app.get('/read', (_req, res, next) => {
         Promise.all([store.queryNodes(writer, { limit: 10, text: 'prosess' }), router.reader().then(server)]).then(
           ([page, where]) => res.json({ ids: page.rows.map((r) => r.node.id), where }),
@@ -154,6 +157,9 @@ maybe('reads on a streaming replica (READ_DATABASE_URL)', () => {
       expect(anonymous.body.where).toBe('primary');
       const bad = await request(two.app).get('/read').set('Inntak-Read-After', 'i går');
       expect([bad.status, bad.body.error]).toEqual([400, expect.stringContaining('Inntak-Read-After')]);
+      // A refused write learns no position.
+      const refused = await request(one.app).post('/refuse').set('Authorization', 'Bearer writer');
+      expect([refused.status, refused.headers['inntak-write-position']]).toEqual([403, undefined]);
     } finally {
       await sql`select pg_wal_replay_resume()`.execute(standby.db);
     }

@@ -64,12 +64,23 @@ function answerWithPosition(router: ReadRouter, res: Response, logger: Logger): 
   const send = res.send.bind(res);
   res.send = ((body?: unknown) => {
     res.send = send;
-    if (res.headersSent) return send(body);
-    router
-      .position()
+    // Only a write that succeeded has a position worth reading back (and a refused request
+    // learns nothing of others' writes).
+    if (res.headersSent || res.statusCode < 200 || res.statusCode >= 300) return send(body);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer from the primary in ${POSITION_WAIT_MS} ms`)), POSITION_WAIT_MS);
+    });
+    Promise.race([router.position(), late])
       .then((lsn) => res.setHeader(WRITE_POSITION_HEADER, lsn))
-      .catch((err: unknown) => logger.warn('could not read the primary WAL position for a write answer', { error: (err as Error).message }))
-      .finally(() => send(body));
+      .catch((err: unknown) => logger.warn('answering a write without its WAL position', { error: (err as Error).message }))
+      .finally(() => {
+        clearTimeout(timer);
+        send(body);
+      });
     return res;
   }) as Response['send'];
 }
+
+/** How long a write's answer waits for the primary's position before it goes without it. */
+const POSITION_WAIT_MS = 100;

@@ -90,21 +90,28 @@ const RANK_PATTERN = /^(?:\d+(?:\.\d+)?(?:e[-+]?\d+)?)$/i;
  * 12-byte nonce, 16-byte tag, then the sealed JSON array [id], [id, rank] or
  * [id, rank, window top, window floor, walked].
  */
-export function encodeCursor(keyset: Keyset, key: Uint8Array): string {
+export function encodeCursor(keyset: Keyset, key: Uint8Array, query = ''): string {
   const w = keyset.window;
   const parts = keyset.rank === undefined ? [keyset.id] : w === undefined ? [keyset.id, keyset.rank] : [keyset.id, keyset.rank, w.top, w.floor, w.walk];
   const nonce = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, nonce);
+  cipher.setAAD(Buffer.from(query, 'utf8'));
   const sealed = Buffer.concat([cipher.update(JSON.stringify(parts), 'utf8'), cipher.final()]);
   return Buffer.concat([nonce, cipher.getAuthTag(), sealed]).toString('base64url');
 }
 
-/** Throws invalid_input for anything encodeCursor did not make with this key. */
-export function decodeCursor(cursor: string, key: Uint8Array): Keyset {
+/**
+ * Throws invalid_input for anything encodeCursor did not make with this key for this `query`.
+ * `query` (the request's text and filters, authenticated with the cursor but not inside it)
+ * binds a cursor to the query it came from: a search window read back by another query's words
+ * or collection would be walked without the bound it was made under (docs/query.md).
+ */
+export function decodeCursor(cursor: string, key: Uint8Array, query = ''): Keyset {
   let parts: unknown;
   try {
     const raw = Buffer.from(cursor, 'base64url');
     const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+    decipher.setAAD(Buffer.from(query, 'utf8'));
     decipher.setAuthTag(raw.subarray(12, 28));
     parts = JSON.parse(Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8'));
   } catch {

@@ -110,7 +110,7 @@ describe('the read filter beside the search documents', () => {
 });
 
 describe('a search in a collection', () => {
-  it("walks the collection's members newest first in spans, each match once, found in its whole text or, seen as a summary, by its title", async () => {
+  it("walks the collection's members newest first in spans, each match once (also a node in it by two edges), found in its whole text or, seen as a summary, by its title", async () => {
     const collection = (await createCollection(h.db, { title: 'samling', ownerId: owner })).id;
     const granted = await member(collection, 'annet', 'felles ord', 'hidden');
     await h.db.insertInto('node_access').values({ subject_id: reader, object_id: granted, access: 'reader', via_edge: null }).execute();
@@ -119,12 +119,16 @@ describe('a search in a collection', () => {
     const byTitle = await member(collection, 'felles', 'tekst', 'discoverable');
     await member(collection, 'annet', 'felles', 'discoverable'); // the word only in its body: not found
     await member(collection, 'felles', 'felles', 'hidden'); // no access row: not found
+    // A second belongs_to edge to the same collection: still found once.
+    await h.db.insertInto('edges').values({ id: uuidv7(), source_id: open, target_id: collection, edge_type: 'belongs_to', metadata: '{}', created_by: null }).execute();
     await node('felles', 'utenfor samlingen', 'open'); // not a member
     const expected = [granted, own, open, byTitle].sort();
     for (const searchSpan of [2, undefined]) {
       for (const strategy of ['walk', 'bitmap'] as const) {
-        const seen = await all(reader, { text: 'felles', collectionId: collection, limit: 2 }, { searchStrategy: strategy, searchSpan });
-        expect([strategy, searchSpan, [...seen].sort()]).toEqual([strategy, searchSpan, expected]);
+        for (const [searchWindow, limit] of [[1, 2], [2, 2], [undefined, 2], [undefined, 10]] as const) {
+          const seen = await all(reader, { text: 'felles', collectionId: collection, limit }, { searchStrategy: strategy, searchSpan, searchWindow });
+          expect([strategy, searchSpan, searchWindow, limit, [...seen].sort()]).toEqual([strategy, searchSpan, searchWindow, limit, expected]);
+        }
       }
     }
   });

@@ -204,8 +204,10 @@ async function readWindow(
     const where = sql.join(clauses, sql` and `);
     // Walking: the index's order, stopping at a window. Bitmap: `offset 0` keeps the planner
     // from walking (it underrates a text match per row); the few matches are sorted after.
+    // A node may belong to a collection by more than one edge: a walk of its members takes
+    // each once (`distinct on` keeps the walk's order), so a window's limit counts nodes.
     const read = part.walk
-      ? sql<WindowRow>`select s.node_id as id, ${full} as full_view, ${rank} as rank
+      ? sql<WindowRow>`select ${part.inCollection ? sql`distinct on (${part.orderKey})` : sql``} s.node_id as id, ${full} as full_view, ${rank} as rank
           from ${part.from} where ${where} order by ${part.orderKey} desc limit ${size}`
       : sql<WindowRow>`select p.id, p.full_view, p.rank from (select s.node_id as id, ${full} as full_view, ${rank} as rank
           from ${part.from} where ${where} offset 0) p order by p.id desc limit ${size}`;
