@@ -144,19 +144,30 @@ export async function searchArticles(db: Db, publicationId: string, words: strin
   const size = options.window ?? PUB_SEARCH_WINDOW;
   const first = Math.floor(window.offset / size);
   const last = Math.floor((window.offset + window.limit - 1) / size);
+  // The planner estimates words ANDed (or a phrase) as if independent; words that go together
+  // match far more often. A bitmap costs the true matches, so without OR or NOT the choice
+  // also takes the rarest single word's count, an upper bound (the first 8 words: still one).
   const { rows: estimate } = await sql<{ documents: number }>`
-    select e.documents from inntak_search_estimate(websearch_to_tsquery('simple', ${words})) e`.execute(db);
-  const walk = options.strategy ? options.strategy === 'walk' : estimate[0]!.documents > PUB_BITMAP_MATCHES;
+    select greatest(e.documents, coalesce(u.least, 0)) as documents
+      from websearch_to_tsquery('simple', ${words}) q
+      cross join inntak_search_estimate(q) e
+      left join lateral (
+        select min(x.documents) as least
+          from (select w from unnest(tsvector_to_array(to_tsvector('simple', ${words}))) w limit 8) l
+          cross join inntak_search_estimate(to_tsquery('simple', quote_literal(l.w))) x
+         where q::text !~ '[|!]') u on true`.execute(db);
+  const walk = options.strategy ? options.strategy === 'walk' : estimate[0]!.documents > (options.bitmapMatches ?? PUB_BITMAP_MATCHES);
   const since = walk ? await spanStart(db, publicationId, options.span ?? PUB_SEARCH_SPAN) : undefined;
   // The windows the page reaches (two where it straddles a boundary) are read in one walk.
   const rows = await searchWindows(db, publicationId, words, since, { first, count: last - first + 1, size }, window);
   return rows.map(toSummary);
 }
 
-/** For tests: smaller windows and spans, and either way of finding the matches forced. */
+/** For tests: smaller windows, spans and bitmap bound, and either way of finding the matches forced. */
 export interface PubSearchOptions {
   window?: number;
   span?: number;
+  bitmapMatches?: number;
   strategy?: 'walk' | 'bitmap';
 }
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { sql } from 'kysely';
 import { OPERATOR } from '@inntak/access';
 import { createNode, createPerson } from '../graph/index.js';
 import { openTestDatabase, type OpenTestDatabase } from '../testing/index.js';
@@ -56,5 +57,30 @@ describe('the public search of a publication', () => {
     expect(new Set(seen)).toEqual(new Set(published.slice(-4)));
     // From the bitmap, a rare word's search has no such bound.
     expect(new Set(await all('fjell', { window: 3, strategy: 'bitmap', span: 4 }))).toEqual(new Set(published));
+  });
+});
+
+describe('how the public search finds its matches', () => {
+  it('words that go together are not taken for rare: the rarest single word bounds the estimate, so they are walked', async () => {
+    // 600 articles with "nord" and "lys" always together, in a database of a few thousand nodes:
+    // independent, the planner would expect them together in a few.
+    await sql`insert into nodes (id, node_kind, title, content, visibility, metadata, created_by)
+      select gen_random_uuid(), 'content', 'nord lys', 'tekst', 'open', '{}', ${ownerId} from generate_series(1, 600)`.execute(db.db);
+    await sql`insert into nodes (id, node_kind, title, content, visibility, metadata, created_by)
+      select gen_random_uuid(), 'content', 'annet ' || i, 'tekst', 'open', '{}', ${ownerId} from generate_series(1, 3000) i`.execute(db.db);
+    await sql`analyze node_search`.execute(db.db);
+    const estimate = async (words: string) =>
+      (await sql<{ planner: number }>`select documents as planner from inntak_search_estimate(websearch_to_tsquery('simple', ${words}))`.execute(db.db)).rows[0]!.planner;
+    expect(await estimate('nord lys')).toBeLessThan(300);
+    // The walk reads the span's newest articles only: with a span of 1 it finds the newest match alone.
+    const id = (await createNode(db.db, { personId: ownerId, isAdmin: false }, { node_kind: 'content', title: 'nord lys', content: 'x', visibility: 'open' })).id;
+    await publishArticle(db.db, OPERATOR, { publication_id: publicationId, node_id: id });
+    const older = (await createNode(db.db, { personId: ownerId, isAdmin: false }, { node_kind: 'content', title: 'sak', content: 'x', visibility: 'open' })).id;
+    await publishArticle(db.db, OPERATOR, { publication_id: publicationId, node_id: older });
+    // Bitmaps up to 300 matches: the planner's estimate alone would choose one.
+    const rows = await searchArticles(db.db, publicationId, 'nord lys', { offset: 0, limit: 10 }, { span: 1, bitmapMatches: 300 });
+    // Walked over the single newest article ("sak"), nothing; from the bitmap it would have found "nord lys".
+    expect(rows).toEqual([]);
+    expect((await searchArticles(db.db, publicationId, 'nord lys', { offset: 0, limit: 10 }, { span: 1, bitmapMatches: 1000 })).map((r) => r.id)).toEqual([id]);
   });
 });
