@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from '@inntak/test-support';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
@@ -18,16 +18,6 @@ beforeAll(async () => {
 });
 afterAll(() => db.dispose());
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe('AB events on SIGTERM', () => {
   it('a real API process writes every impression and click it counted before it exits 0', async () => {

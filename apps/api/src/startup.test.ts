@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -9,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { openDevIssuer } from '@inntak/dev-issuer';
 import { createPerson } from '@inntak/postgres/graph';
 import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
-import { startTestIssuer, type TestIssuer } from '@inntak/test-support';
+import { freePort, startTestIssuer, type TestIssuer } from '@inntak/test-support';
 
 // The API as its own process (its build, as `npm start` runs it), started with the settings
 // under test, on a real database.
@@ -38,13 +37,6 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** Starts the API and resolves with its log lines once it listens, and its URL. */
 async function startApi(env: Record<string, string>): Promise<{ lines: Line[]; url: string }> {

@@ -1,8 +1,8 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './free-port.js';
 
 /** Debian's PostgreSQL 15 binaries (package postgresql-15). */
 export const POSTGRES_BIN = '/usr/lib/postgresql/15/bin';
@@ -83,16 +83,6 @@ function osUser(name: string): { uid: number; gid: number } | undefined {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Waits until the server accepts connections (pg_isready), up to 30 s. */
 async function ready(port: number): Promise<void> {
