@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Express, Request, Response } from 'express';
 import { z } from 'zod';
 import { countsAsView, selectVariant, stickyRandom } from '@inntak/ab-testing';
-import { storable, type Logger } from '@inntak/core';
+import { isUuid, storable, type Logger } from '@inntak/core';
 import { normalizeTag } from '@inntak/graph';
 import {
   hostName,
@@ -158,7 +158,6 @@ export function installPublishedPages(app: Express, registry: RouteRegistry, dep
 const FEED_ITEMS = 30;
 const SITEMAP_ITEMS = 1000;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** One request's view of the pages: cached reads, rendering, cache headers. */
 class Pages {
@@ -222,7 +221,7 @@ class Pages {
         ),
       );
     }
-    if (section === 'artikkel' && parts.length === 2 && UUID.test(param!)) {
+    if (section === 'artikkel' && parts.length === 2 && isUuid(param)) {
       // Rendered once per model and base path, like the front page: a request sends cached bytes.
       const article = await this.cached(
         pub.id,
@@ -237,8 +236,8 @@ class Pages {
       if (this.fresh(req, res, article.etag)) return;
       return this.send(res, article.page);
     }
-    if (section === 't' && parts.length === 2 && UUID.test(param!)) {
-      const variant = typeof req.query.v === 'string' && UUID.test(req.query.v) ? req.query.v : undefined;
+    if (section === 't' && parts.length === 2 && isUuid(param)) {
+      const variant = isUuid(req.query.v) ? req.query.v : undefined;
       const impression = typeof req.query.i === 'string' && req.query.i.length <= 100 ? req.query.i : undefined;
       // Counts only with the signed id of a counted impression of this variant, once
       // (AbClientGate): no impression, no click; an unsigned click redirects and counts nothing.
@@ -295,7 +294,7 @@ class Pages {
       res.status(200).type(feed ? 'application/rss+xml; charset=utf-8' : 'application/xml; charset=utf-8').send(doc.body);
       return;
     }
-    if (section === 'medier' && parts.length === 2 && UUID.test(param!) && this.deps.mediaFiles) {
+    if (section === 'medier' && parts.length === 2 && isUuid(param) && this.deps.mediaFiles) {
       // Public because the article is: only media an article published here owns (has_media).
       const media = await pages.publishedMedia(pub.id, param!);
       if (!media) return this.notFound(res, ctx);

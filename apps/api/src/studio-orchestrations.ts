@@ -1,18 +1,16 @@
-import type { Response, Router } from 'express';
-import { AppError } from '@inntak/core';
-import type { Caller } from '@inntak/access';
+import type { Router } from 'express';
+import { AppError, isUuid } from '@inntak/core';
 import { html } from '@inntak/publishing';
 import { listOrchestrationRuns, readOrchestrationLog, setOrchestrationEnabled, type LogEntryView, type OrchestrationStore, type RunView } from '@inntak/orchestration';
 import type { OrchestrationEntry, StudioReads } from '@inntak/studio';
 import { actionButton, layout, sendPage, timeTag, type StudioView } from './studio-html.js';
-import { studioOf, viewOf } from './studio-session.js';
+import { studioCaller, viewOf } from './studio-session.js';
 
 export interface StudioOrchestrationDeps {
   orchestrationStore: OrchestrationStore;
   studio: { reads: StudioReads };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const RUN_PAGE = 20;
 /** Log rows read with a page of runs: enough for 20 runs of the longest scripts in practice, bounded. */
 const LOG_ROWS = 200;
@@ -26,12 +24,8 @@ const RUN_STATUS: Record<string, string> = {
   skipped: 'hoppet over',
 };
 
-function callerOf(res: Response): Caller {
-  return studioOf(res)!.caller;
-}
-
 function orchestrationId(raw: unknown): string {
-  if (typeof raw !== 'string' || !UUID.test(raw)) throw new AppError('not_found', { detail: 'id' });
+  if (!isUuid(raw)) throw new AppError('not_found', { detail: 'id' });
   return raw;
 }
 
@@ -39,7 +33,7 @@ function orchestrationId(raw: unknown): string {
 export function installStudioOrchestrations(router: Router, deps: StudioOrchestrationDeps): void {
   router.get('/orkestreringer', async (req, res) => {
     const view = viewOf(res);
-    const all = await deps.studio.reads.orchestrations(callerOf(res), 500);
+    const all = await deps.studio.reads.orchestrations(studioCaller(res), 500);
     const byCollection = new Map<string, OrchestrationEntry[]>();
     for (const o of all) byCollection.set(o.collectionId ?? 'ingen', [...(byCollection.get(o.collectionId ?? 'ingen') ?? []), o]);
     const sections = [...byCollection].map(
@@ -53,8 +47,8 @@ export function installStudioOrchestrations(router: Router, deps: StudioOrchestr
 
   router.get('/orkestreringer/:id', async (req, res) => {
     const id = orchestrationId(req.params.id);
-    const caller = callerOf(res);
-    const cursor = typeof req.query.cursor === 'string' && UUID.test(req.query.cursor) ? req.query.cursor : undefined;
+    const caller = studioCaller(res);
+    const cursor = isUuid(req.query.cursor) ? req.query.cursor : undefined;
     // The API's use cases: admin on the orchestration (404/403 as GET /admin/orchestrations/{id}/runs and /log).
     const runs = await listOrchestrationRuns(deps.orchestrationStore, caller, id, { limit: RUN_PAGE, before: cursor });
     const log = await readOrchestrationLog(deps.orchestrationStore, caller, id, { limit: LOG_ROWS });
@@ -72,7 +66,7 @@ ${runs.next_cursor ? html`<p><a href="/studio/orkestreringer/${id}?cursor=${runs
     const id = orchestrationId(req.params.id);
     const form = req.body as Record<string, unknown>;
     const enabled = form.enabled === 'true';
-    await setOrchestrationEnabled(deps.orchestrationStore, callerOf(res), id, enabled);
+    await setOrchestrationEnabled(deps.orchestrationStore, studioCaller(res), id, enabled);
     const back = form.tilbake === `/studio/orkestreringer/${id}` ? form.tilbake : '/studio/orkestreringer';
     res.redirect(303, `${back}?ok=${enabled ? 'pa' : 'av'}`);
   });

@@ -1,13 +1,12 @@
 import type { Response, Router } from 'express';
-import { AppError } from '@inntak/core';
-import type { Caller } from '@inntak/access';
+import { AppError, isUuid } from '@inntak/core';
 import { abOverride, createVariant, html, publishArticle, unpublishArticle, type PublishingStore } from '@inntak/publishing';
 import { abResults, type AbResultsStore, type TestResult } from '@inntak/ab-testing';
 import { cumulativeCtr, formatPercent, lineChart, loneViews, testViewOf, type ArticleEntry, type PublicationEntry, type StudioReads, type TestView, type VariantHour } from '@inntak/studio';
 import { CreateVariantBody } from './publishing-intentions.js';
 import { parseInput } from './route-registry.js';
 import { actionButton, csrfField, layout, sendPage, timeTag, type StudioView } from './studio-html.js';
-import { studioOf, viewOf } from './studio-session.js';
+import { studioCaller, viewOf } from './studio-session.js';
 
 export interface StudioPublicationDeps {
   publishingStore: PublishingStore;
@@ -19,7 +18,6 @@ export interface StudioPublicationDeps {
 const ARTICLES_PER_PAGE = 10;
 /** The chart covers the last two weeks of counted hours. */
 const CHART_HOURS = 24 * 14;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const NOTICES: Record<string, string> = {
   vinner: 'Vinneren er valgt; de andre variantene er trukket tilbake. Forsiden viser vinneren.',
@@ -28,12 +26,8 @@ const NOTICES: Record<string, string> = {
   variant: 'Varianten er lagt til.',
 };
 
-function callerOf(res: Response): Caller {
-  return studioOf(res)!.caller;
-}
-
 function formId(value: unknown, field: string): string {
-  if (typeof value !== 'string' || !UUID.test(value.trim())) throw new AppError('invalid_input', { detail: `${field}: forventet UUID` });
+  if (typeof value !== 'string' || !isUuid(value.trim())) throw new AppError('invalid_input', { detail: `${field}: forventet UUID` });
   return value.trim();
 }
 
@@ -42,14 +36,14 @@ export function installStudioPublications(router: Router, deps: StudioPublicatio
   const { reads } = deps.studio;
 
   async function publicationFor(res: Response, raw: unknown): Promise<PublicationEntry> {
-    const id = typeof raw === 'string' && UUID.test(raw) ? raw : undefined;
-    const publication = id && (await reads.publication(callerOf(res), id));
+    const id = isUuid(raw) ? raw : undefined;
+    const publication = id && (await reads.publication(studioCaller(res), id));
     if (!publication) throw new AppError('not_found', { detail: 'publikasjonen' });
     return publication;
   }
 
   router.get('/publikasjoner', async (_req, res) => {
-    const publications = await reads.publications(callerOf(res), 200);
+    const publications = await reads.publications(studioCaller(res), 200);
     const body = publications.length
       ? html`<ul>${publications.map((p) => html`<li><a href="/studio/publikasjoner/${p.id}">${p.title}</a> (/pub/${p.slug}; ${p.level ?? 'systemadministrator'})</li>`)}</ul>`
       : html`<p>Du er ikke medlem av noen publikasjon.</p>`;
@@ -57,7 +51,7 @@ export function installStudioPublications(router: Router, deps: StudioPublicatio
   });
 
   router.get('/publikasjoner/:id', async (req, res) => {
-    const caller = callerOf(res);
+    const caller = studioCaller(res);
     const publication = await publicationFor(res, req.params.id);
     const page = Math.min(Math.max(Number.parseInt(String(req.query.side ?? '1'), 10) || 1, 1), 1000);
     const articles = await reads.articles(publication.id, { limit: ARTICLES_PER_PAGE + 1, offset: (page - 1) * ARTICLES_PER_PAGE });
@@ -72,19 +66,19 @@ export function installStudioPublications(router: Router, deps: StudioPublicatio
 
   router.post('/publikasjoner/:id/vinner', async (req, res) => {
     const publication = await publicationFor(res, req.params.id);
-    await abOverride(deps.publishingStore, callerOf(res), { edge_id: formId((req.body as Record<string, unknown>).edge_id, 'edge_id') });
+    await abOverride(deps.publishingStore, studioCaller(res), { edge_id: formId((req.body as Record<string, unknown>).edge_id, 'edge_id') });
     res.redirect(303, `/studio/publikasjoner/${publication.id}?ok=vinner`);
   });
 
   router.post('/publikasjoner/:id/publiser', async (req, res) => {
     const publication = await publicationFor(res, req.params.id);
-    await publishArticle(deps.publishingStore, callerOf(res), { publication_id: publication.id, node_id: formId((req.body as Record<string, unknown>).node_id, 'node_id') });
+    await publishArticle(deps.publishingStore, studioCaller(res), { publication_id: publication.id, node_id: formId((req.body as Record<string, unknown>).node_id, 'node_id') });
     res.redirect(303, `/studio/publikasjoner/${publication.id}?ok=publisert`);
   });
 
   router.post('/publikasjoner/:id/avpubliser', async (req, res) => {
     const publication = await publicationFor(res, req.params.id);
-    await unpublishArticle(deps.publishingStore, callerOf(res), { edge_id: formId((req.body as Record<string, unknown>).edge_id, 'edge_id') });
+    await unpublishArticle(deps.publishingStore, studioCaller(res), { edge_id: formId((req.body as Record<string, unknown>).edge_id, 'edge_id') });
     res.redirect(303, `/studio/publikasjoner/${publication.id}?ok=avpublisert`);
   });
 
@@ -93,7 +87,7 @@ export function installStudioPublications(router: Router, deps: StudioPublicatio
     const form = req.body as Record<string, unknown>;
     // The API's own body schema: the same 400 for the same bad input.
     const body = parseInput(CreateVariantBody, { publication_id: publication.id, article_id: form.article_id, variant_type: form.variant_type, title: form.title, teaser: form.teaser || null }, 'body');
-    await createVariant(deps.publishingStore, callerOf(res), body);
+    await createVariant(deps.publishingStore, studioCaller(res), body);
     res.redirect(303, `/studio/publikasjoner/${publication.id}?ok=variant`);
   });
 }

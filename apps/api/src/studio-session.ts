@@ -69,6 +69,11 @@ export function studioOf(res: Response): StudioLocals | undefined {
   return res.locals.studio as StudioLocals | undefined;
 }
 
+/** The signed-in caller of a page behind the session check (requireStudioSession). */
+export function studioCaller(res: Response): Caller {
+  return studioOf(res)!.caller;
+}
+
 export function viewOf(res: Response): StudioView {
   const studio = studioOf(res);
   return studio ? { caller: studio.caller, csrf: studio.csrf } : {};

@@ -1,12 +1,11 @@
-import type { Response, Router } from 'express';
+import type { Router } from 'express';
 import { AppError } from '@inntak/core';
-import type { Caller } from '@inntak/access';
 import { cancelJob, diskStatus, JOB_STATUSES, listJobs, resourceStatus, retryJob, updateRule, type JobRule, type JobStatus } from '@inntak/jobs';
 import { html } from '@inntak/publishing';
 import { lineChart } from '@inntak/studio';
 import type { JobAdminDeps } from './job-admin.js';
 import { actionButton, csrfField, layout, sendPage, timeTag, type StudioView } from './studio-html.js';
-import { studioOf, viewOf } from './studio-session.js';
+import { studioCaller, viewOf } from './studio-session.js';
 
 export interface StudioSystemDeps {
   jobAdmin: JobAdminDeps;
@@ -23,16 +22,12 @@ const RULE_FIELDS: Array<[key: keyof JobRule, form: string, label: string]> = [
   ['timeoutSeconds', 'timeout', 'Tidsavbrudd (s)'],
 ];
 
-function callerOf(res: Response): Caller {
-  return studioOf(res)!.caller;
-}
-
 /** System administrators: jobs (retry, cancel), resources with the disk history, priority rules (update_rule). */
 export function installStudioSystem(router: Router, deps: StudioSystemDeps): void {
   const { store } = deps.jobAdmin;
 
   router.get('/system', async (req, res) => {
-    const caller = callerOf(res);
+    const caller = studioCaller(res);
     const status = (JOB_STATUSES as readonly unknown[]).includes(req.query.status) ? (req.query.status as JobStatus) : undefined;
     const cursor = /^\d{1,15}$/.test(String(req.query.cursor ?? '')) ? Number(req.query.cursor) : undefined;
     // Each use case refuses anyone but a system administrator (403), as the API's routes.
@@ -68,7 +63,7 @@ ${rulesSection(view, resources.rules)}`,
     const id = /^\d{1,15}$/.test(String(req.params.id)) ? Number(req.params.id) : undefined;
     const act = req.params.action === 'prov-igjen' ? retryJob : req.params.action === 'avbryt' ? cancelJob : undefined;
     if (id === undefined || !act) throw new AppError('not_found', { detail: 'jobb' });
-    await act(store, callerOf(res), id);
+    await act(store, studioCaller(res), id);
     res.redirect(303, '/studio/system?ok=jobb');
   });
 
@@ -82,7 +77,7 @@ ${rulesSection(view, resources.rules)}`,
     };
     const jobType = typeof form.job_type === 'string' ? form.job_type : '';
     if (!/^[a-z][a-z0-9_]{0,62}$/.test(jobType)) throw new AppError('invalid_input', { detail: 'job_type' });
-    await updateRule(store, callerOf(res), {
+    await updateRule(store, studioCaller(res), {
       jobType,
       basePriority: number('base_priority'),
       cpuWeight: number('cpu_weight'),

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Response, Router } from 'express';
-import { AppError } from '@inntak/core';
-import type { Caller } from '@inntak/access';
+import { AppError, isUuid } from '@inntak/core';
 import type { NodeQueryStore } from '@inntak/graph';
 import {
   findAdministeredWebhook,
@@ -22,7 +21,7 @@ import {
 import { html, Html } from '@inntak/publishing';
 import { listTemplates, renderPayload, TEMPLATE_HEADERS } from '@inntak/templates';
 import { actionButton, csrfField, layout, pageHeaders, sendPage, timeTag, type StudioView } from './studio-html.js';
-import { studioOf, viewOf } from './studio-session.js';
+import { studioCaller, viewOf } from './studio-session.js';
 
 export interface StudioWebhookDeps {
   webhookAdmin: WebhookAdminStore;
@@ -44,14 +43,9 @@ const STATUS_CHOICES: Array<[string, string]> = [
   ['415', '415 koding'],
   ['429', '429 for mange'],
 ];
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function callerOf(res: Response): Caller {
-  return studioOf(res)!.caller;
-}
 
 function idParam(value: unknown, field: string): string {
-  if (typeof value !== 'string' || !UUID.test(value)) throw new AppError('not_found', { detail: field });
+  if (!isUuid(value)) throw new AppError('not_found', { detail: field });
   return value;
 }
 
@@ -66,7 +60,7 @@ export function installStudioWebhooks(router: Router, deps: StudioWebhookDeps): 
   const urlOf = (w: AdministeredWebhook) => intakeUrl(deps.baseUrl, w.token);
 
   router.get('/webhooks', async (_req, res) => {
-    const webhooks = await listWebhooks(deps.webhookAdmin, callerOf(res));
+    const webhooks = await listWebhooks(deps.webhookAdmin, studioCaller(res));
     const rows = webhooks.map(
       (w) => html`<tr><td><a href="/studio/webhooks/${w.id}">${w.title ?? 'Uten navn'}</a></td><td>${w.template_id ?? 'generisk'}</td><td>${w.signature_scheme ?? 'ingen'}</td><td>${timeTag(w.created_at)}</td></tr>`,
     );
@@ -78,9 +72,9 @@ export function installStudioWebhooks(router: Router, deps: StudioWebhookDeps): 
 
   router.get('/webhooks/:id', async (req, res) => {
     const id = idParam(req.params.id, 'id');
-    const caller = callerOf(res);
+    const caller = studioCaller(res);
     const status = statusFilter(req.query.status);
-    const cursor = typeof req.query.cursor === 'string' && UUID.test(req.query.cursor) ? req.query.cursor : undefined;
+    const cursor = isUuid(req.query.cursor) ? req.query.cursor : undefined;
     // The log's use case answers 404/403 exactly as GET /admin/webhooks/{id}/deliveries does.
     const log = await listDeliveries(deps.deliveries, caller, id, { limit: PAGE_SIZE, before: cursor, status });
     const webhook = (await findAdministeredWebhook(deps.webhookAdmin, caller, id))!;
@@ -91,12 +85,12 @@ export function installStudioWebhooks(router: Router, deps: StudioWebhookDeps): 
     const id = idParam(req.params.id, 'id');
     const raw = (req.body as Record<string, unknown>).template_id;
     const templateId = typeof raw === 'string' && raw !== '' ? raw : null;
-    await setWebhookTemplate(deps.webhookAdmin, callerOf(res), { webhook_id: id, template_id: knownTemplateId(templateId) });
+    await setWebhookTemplate(deps.webhookAdmin, studioCaller(res), { webhook_id: id, template_id: knownTemplateId(templateId) });
     res.redirect(303, `/studio/webhooks/${id}?ok=mal`);
   });
 
   router.post('/webhooks/:id/nytt-token', async (req, res) => {
-    const webhook = await rotateWebhookToken(deps.webhookAdmin, callerOf(res), { webhook_id: idParam(req.params.id, 'id') });
+    const webhook = await rotateWebhookToken(deps.webhookAdmin, studioCaller(res), { webhook_id: idParam(req.params.id, 'id') });
     const body = html`<p class="notice" role="status">Nytt token. Den gamle adressen svarer 404 fra nå av; gi avsenderen den nye:</p>
 ${copyable('ny-url', urlOf(webhook))}
 <p><a href="/studio/webhooks/${webhook.id}">Tilbake til webhooken</a></p>`;
@@ -109,7 +103,7 @@ ${copyable('ny-url', urlOf(webhook))}
     const scheme = (SIGNATURE_SCHEMES as readonly unknown[]).includes(form.scheme) ? (form.scheme as (typeof SIGNATURE_SCHEMES)[number]) : 'none';
     const typed = typeof form.secret === 'string' ? form.secret : '';
     const secret = scheme === 'none' ? null : typed || generatedSecret(scheme);
-    await setWebhookSecret(deps.deliveries, callerOf(res), { webhook_id: id, scheme, secret });
+    await setWebhookSecret(deps.deliveries, studioCaller(res), { webhook_id: id, scheme, secret });
     const body =
       secret === null
         ? html`<p class="notice" role="status">Signering er slått av: usignerte forespørsler tas imot.</p>`
@@ -120,7 +114,7 @@ ${copyable('ny-url', urlOf(webhook))}
   router.get('/webhooks/:id/noder/:node', async (req, res) => {
     const id = idParam(req.params.id, 'id');
     const nodeId = idParam(req.params.node, 'node_id');
-    const caller = callerOf(res);
+    const caller = studioCaller(res);
     // Only the webhook's administrators (404/403 as the delivery log), then the node as the read filter shows it.
     await listDeliveries(deps.deliveries, caller, id, { limit: 1 });
     const found = await deps.nodeQueries.readNode(caller.personId, nodeId, { limit: 1 });
@@ -133,7 +127,7 @@ ${copyable('ny-url', urlOf(webhook))}
   router.post('/webhooks/:id/noder/:node/gjengi', async (req, res) => {
     const id = idParam(req.params.id, 'id');
     const nodeId = idParam(req.params.node, 'node_id');
-    await rerenderNode(deps.deliveries, callerOf(res), nodeId);
+    await rerenderNode(deps.deliveries, studioCaller(res), nodeId);
     res.redirect(303, `/studio/webhooks/${id}/noder/${nodeId}?ok=gjengitt`);
   });
 
@@ -243,7 +237,7 @@ ${actionButton(view, `${base}/gjengi`, 'Gjengi noden på nytt med webhookens mal
  * readable without a script, and the browser shows each line as it comes.
  */
 async function rerenderAll(res: Response, deps: StudioWebhookDeps, webhookId: string): Promise<void> {
-  const caller = callerOf(res);
+  const caller = studioCaller(res);
   const nodeIds = new Set<string>();
   let before: string | undefined;
   for (;;) {
