@@ -146,7 +146,8 @@ export async function searchArticles(db: Db, publicationId: string, words: strin
   const last = Math.floor((window.offset + window.limit - 1) / size);
   // The planner estimates words ANDed (or a phrase) as if independent; words that go together
   // match far more often. A bitmap costs the true matches, so without OR or NOT the choice
-  // also takes the rarest single word's count, an upper bound (the first 8 words: still one).
+  // also takes the rarest single word's count, an upper bound (the first 8 words: still one;
+  // a single word's own estimate is already that, so it is not asked twice).
   const { rows: estimate } = await sql<{ documents: number }>`
     select greatest(e.documents, coalesce(u.least, 0)) as documents
       from websearch_to_tsquery('simple', ${words}) q
@@ -155,7 +156,7 @@ export async function searchArticles(db: Db, publicationId: string, words: strin
         select min(x.documents) as least
           from (select w from unnest(tsvector_to_array(to_tsvector('simple', ${words}))) w limit 8) l
           cross join inntak_search_estimate(to_tsquery('simple', quote_literal(l.w))) x
-         where q::text !~ '[|!]') u on true`.execute(db);
+         where numnode(q) > 1 and q::text !~ '[|!]') u on true`.execute(db);
   const walk = options.strategy ? options.strategy === 'walk' : estimate[0]!.documents > (options.bitmapMatches ?? PUB_BITMAP_MATCHES);
   const since = walk ? await spanStart(db, publicationId, options.span ?? PUB_SEARCH_SPAN) : undefined;
   // The windows the page reaches (two where it straddles a boundary) are read in one walk.
