@@ -319,6 +319,15 @@ describe('invalid parameters answer 400 Ugyldig forespørsel: <field>: <problem>
     expect(mixed1.body.error).toMatch(/^Ugyldig forespørsel: cursor: /);
   });
 
+  it('a search with more matches than one window pages on through its cursor to the last match, each once', async () => {
+    // SEARCH_WINDOW is 500: 510 matches make a second window, whose cursor names the window.
+    await sql`insert into nodes (id, node_kind, title, content, visibility, metadata, created_by)
+      select gen_random_uuid(), 'content', 'vindusord ' || i, null, 'open', '{}', null from generate_series(1, 510) i`.execute(ctx.database.db);
+    const seen = await allPages(OWNER_SUBJECT, { q: 'vindusord', limit: 100 });
+    expect(seen).toHaveLength(510);
+    expect(new Set(seen.map((n) => n.id)).size).toBe(510);
+  });
+
   it("a search's cursor is bound to its words and filters: another query's (other words, a collection, a filter) answers 400; another page size is fine", async () => {
     await addNode({ title: 'bundet', visibility: 'open' });
     await addNode({ title: 'bundet', visibility: 'open' });

@@ -30,6 +30,9 @@ const instant = z
   .transform((text) => new Date(text))
   .optional();
 
+/** Longer than any cursor this endpoint makes (a search's, with its window: ≈ 220). */
+const MAX_CURSOR_CHARS = 400;
+
 /** GET /query/nodes query parameters (docs/query.md). Unknown parameters are refused. */
 export const queryNodesParams = z.strictObject({
   q: storableText(z.string().trim().min(1).max(500)).optional(),
@@ -40,7 +43,8 @@ export const queryNodesParams = z.strictObject({
   created_from: instant,
   created_before: instant,
   limit: z.coerce.number().int().min(1).max(MAX_QUERY_LIMIT).default(DEFAULT_QUERY_LIMIT),
-  cursor: z.string().max(200).optional(),
+  // A search's cursor also names its window (two ids): about 220 characters sealed.
+  cursor: z.string().max(MAX_CURSOR_CHARS).optional(),
 });
 
 /** One node as the caller may see it: a discoverable summary has null content and {} metadata. */
