@@ -1,4 +1,5 @@
 /** @jest-config-loader esbuild-register */
+import { availableParallelism } from 'node:os';
 import type { Config } from 'jest';
 
 // One project per package/app on a shared base: TypeScript through swc as native ESM, and
@@ -25,6 +26,11 @@ function project(dir: string): Config {
 }
 
 const config: Config = {
+  // Most of a test file's time is spent waiting on PostgreSQL, child processes and sockets, not
+  // on the CPU: jest's default (one worker fewer than the cores: one on a 2-core machine) left
+  // the cores idle. Two workers a core, at most 8 so the test server's connections (default
+  // max_connections 100) hold. Measured on 2 cores: the api project 265 s → 94 s.
+  maxWorkers: Math.min(8, 2 * availableParallelism()),
   globalSetup: '<rootDir>/test/global-setup.js',
   globalTeardown: '<rootDir>/test/global-teardown.js',
   testTimeout: 30_000,
