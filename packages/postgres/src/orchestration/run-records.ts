@@ -18,7 +18,9 @@ export async function startRun(db: Db, ref: RunRef, runsAs: string): Promise<{ f
     returning r.from_step, r.outputs, r.rerun_of, (select f.runs_as from orchestration_runs f where f.id = r.rerun_of) as rerun_of_runs_as`.execute(db);
   const row = rows[0];
   if (!row) return undefined;
-  return { fromStep: row.from_step, outputs: row.outputs, ...(row.rerun_of !== null ? { rerunOfRunsAs: row.rerun_of_runs_as } : {}) };
+  // A re-run whose first run is gone (rerun_of set null) still carries its state: whom it was for is then unknown (null).
+  const rerun = row.rerun_of !== null || row.from_step > 1;
+  return { fromStep: row.from_step, outputs: row.outputs, ...(rerun ? { rerunOfRunsAs: row.rerun_of_runs_as } : {}) };
 }
 
 export async function finishRun(db: Db, ref: RunRef, result: { status: RunStatus; failedStep?: number; outputs?: Record<string, JsonObject> }): Promise<void> {
