@@ -175,7 +175,8 @@ create table orchestration_runs (
   failed_step integer,
   outputs jsonb not null default '{}'::jsonb,
   rerun_of uuid,
-  from_step integer not null default 1
+  from_step integer not null default 1,
+  runs_as uuid
 );
 create table orchestration_schedules (
   orchestration_id uuid not null,

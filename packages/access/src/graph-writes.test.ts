@@ -52,6 +52,8 @@ function memoryTx(g: MemoryGraph): GraphTx {
     chainBelow: async (id) => below(id),
     explicitGrantEdges: async (s, o) => g.edges.filter((e) => e.source_id === s && e.target_id === o && (e.edge_type === 'owner' || e.edge_type === 'member_of')),
     ownersForUpdate: async (o) => g.edges.filter((e) => e.target_id === o && e.edge_type === 'owner').map((e) => e.source_id),
+    isPublished: async (id) => g.edges.some((e) => e.source_id === id && e.edge_type === 'published_in'),
+    belongsToTargets: async (id) => g.edges.filter((e) => e.source_id === id && e.edge_type === 'belongs_to').map((e) => e.target_id),
   };
   return tx as GraphTx;
 }

@@ -1,9 +1,10 @@
 import { AppError } from '@inntak/core';
 import { edgeMetadataProblem, jsonProblem, type JsonObject, type Visibility } from '@inntak/graph';
-import { requireAnyOf, requireEnd, requireEnds } from './authorize.js';
+import { requireAnyOf, requireEnd, requireEnds, requireLevel } from './authorize.js';
 import { keepAnOwner } from './grant-access.js';
 import { belongsToCap } from './grants.js';
 import type { Actor } from './identity.js';
+import type { AccessLevel } from './levels.js';
 import type { GraphStore, GraphTx } from './ports.js';
 import { deleteAlternatives, edgeRule, LAST_OBSERVES_DETAIL, requireCreateNode, requireEdgeOperation, requireObservable } from './write-policy.js';
 
@@ -86,7 +87,9 @@ export async function createEdge(store: GraphStore, actor: Actor, input: NewEdge
   const problem = edgeMetadataProblem(input.metadata ?? {});
   if (problem) throw new AppError('invalid_input', { detail: `metadata: ${problem}` });
   return store.transaction(async (tx) => {
-    const source = await requireEnds(tx, actor, input, edgeRule(input.edge_type).create, ['source_id', 'target_id']);
+    const rule = edgeRule(input.edge_type);
+    const source = await requireEnds(tx, actor, input, rule.create, ['source_id', 'target_id']);
+    if (rule.publishes) await requireMayPublishTarget(tx, actor, input, rule.publishes);
     if (input.edge_type === 'observes') requireObservable((await tx.nodeKind(input.target_id))!, 'target_id');
     let metadata = input.metadata ?? {};
     if (input.edge_type === 'belongs_to') {
@@ -97,6 +100,26 @@ export async function createEdge(store: GraphStore, actor: Actor, input: NewEdge
     const id = await tx.insertEdge({ ...input, metadata, created_by: actor.personId });
     return { id };
   });
+}
+
+/**
+ * An edge that shows its target on a published source's pages (has_media) is drawn from a
+ * published node only by whoever may publish the target: `level` on it and on every node it
+ * belongs_to (issue 35, finding 1). Else a member of a hidden collection could put its media on
+ * their own public page. The pages check the same again when they serve it (packages/postgres
+ * publishing/pages.ts), so an edge drawn before publishing, or whose maker lost the level, does not count.
+ */
+async function requireMayPublishTarget(tx: GraphTx, actor: Actor, input: NewEdgeInput, level: AccessLevel): Promise<void> {
+  if (!(await tx.isPublished(input.source_id))) return;
+  const above = await tx.belongsToTargets(input.target_id);
+  // The source's own media (it belongs to the source alone) was published with it.
+  if (above.length > 0 && above.every((id) => id === input.source_id)) return;
+  const refused = new AppError('forbidden', { detail: `target_id: fra en publisert node krever ${input.edge_type} ${level} på mediet og på alt det hører til` });
+  for (const id of [input.target_id, ...above]) {
+    await requireLevel(tx, actor, id, level, 'target_id').catch(() => {
+      throw refused;
+    });
+  }
 }
 
 /**

@@ -82,6 +82,10 @@ export interface GraphTx {
   explicitGrantEdges(subjectId: string, objectId: string): Promise<Array<{ id: string; edge_type: string }>>;
   /** The sources of the object's owner edges, each edge locked for update. */
   ownersForUpdate(objectId: string): Promise<string[]>;
+  /** Whether the node has a published_in edge (it is on a publication's public pages). */
+  isPublished(nodeId: string): Promise<boolean>;
+  /** The targets of the node's belongs_to edges. */
+  belongsToTargets(nodeId: string): Promise<string[]>;
   /** The tag's node (made, open and owned by nobody, when it does not exist yet): its id. */
   tagNodeId(tag: string): Promise<string>;
 }

@@ -39,6 +39,15 @@ export interface EdgeRule {
   cleanup: AccessLevel | null;
   /** Further conditions of deleting it (in words, for the docs). */
   deleteAlso?: string;
+  /**
+   * For an edge that puts its target on the public pages of a published source (has_media): the
+   * level its maker must hold on the target and on every node the target belongs_to — what
+   * publishing it would take. Checked when it is drawn from a published node, and by the pages
+   * whenever they serve the target, against the maker's rights then, so it ends with them. The
+   * target's own owner edge (the target belongs to the source alone) needs nothing more: publishing
+   * the source published it. (Issue 35, finding 1.)
+   */
+  publishes?: AccessLevel;
 }
 
 /** The row for any edge type not named in EDGE_RULES (user-defined types). */
@@ -101,6 +110,7 @@ export const EDGE_RULES: Readonly<Record<string, EdgeRule>> = {
     delete: MEMBER_BOTH,
     cleanup: 'admin',
     deleteAlso: 'a system edge: admin on its target',
+    publishes: 'admin',
   },
   host_of: {
     createdBy: GENERIC,
@@ -321,6 +331,10 @@ function needText(need: EndNeed): string {
   return need === null ? '–' : need === 'exists' ? 'exists' : need;
 }
 
+function publishesText(level: AccessLevel): string {
+  return `public pages: from a published node it counts only while its maker holds ${level} on the target and on every node the target belongs_to (checked when drawn from a published node, and when served), unless the target belongs to the source alone`;
+}
+
 /** The tables as markdown, for docs/access.md ("Write policy"). */
 export function writePolicyMarkdown(): string {
   const lines = [
@@ -328,7 +342,7 @@ export function writePolicyMarkdown(): string {
     '|---|---|---|---|---|---|---|',
   ];
   for (const [type, r] of Object.entries(EDGE_RULES)) {
-    const also = [r.createAlso && `create: ${r.createAlso}`, r.deleteAlso && `delete: ${r.deleteAlso}`].filter(Boolean).join('; ');
+    const also = [r.createAlso && `create: ${r.createAlso}`, r.deleteAlso && `delete: ${r.deleteAlso}`, r.publishes && publishesText(r.publishes)].filter(Boolean).join('; ');
     lines.push(
       `| \`${type}\` | ${r.createdBy.join(', ')} | ${needText(r.create.source)} / ${needText(r.create.target)} | ${r.deletedBy.join(', ')} | ${needText(r.delete.source)} / ${needText(r.delete.target)} | ${r.cleanup ? 'yes' : 'no'} | ${also || '–'} |`,
     );

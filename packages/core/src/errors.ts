@@ -32,7 +32,8 @@ export type ErrorCode =
   | 'media_type_unsupported'
   | 'media_too_large'
   | 'media_unreadable'
-  | 'media_link_expired';
+  | 'media_link_expired'
+  | 'rerun_other_actor';
 
 export class AppError extends Error {
   readonly code: ErrorCode;

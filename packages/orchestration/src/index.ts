@@ -16,6 +16,7 @@ export {
   deleteOrchestration,
   runOrchestration,
   rerunOrchestration,
+  sameRunner,
   listOrchestrationRuns,
   setOrchestrationSecret,
   planScheduledRuns,

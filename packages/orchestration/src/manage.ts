@@ -126,7 +126,10 @@ export async function runOrchestration(store: OrchestrationStore, actor: Actor, 
 /**
  * rerun_orchestration: a failed (stopped) run again, from the step that failed, with the same
  * event and the outputs the steps before it had. A new run (rerun_of names the first) and its own
- * root event, so it has a fresh budget; only a run that stopped at a step can be re-run.
+ * root event, so it has a fresh budget; only a run that stopped at a step can be re-run, and only
+ * while the orchestration runs as the one that run acted as (issue 35, finding 2): an admin who
+ * took it over must not feed the first run's outputs (a server's answers to the creator's
+ * requests) to their own script. The worker checks it again when the run starts (sameRunner).
  */
 export async function rerunOrchestration(store: OrchestrationStore, actor: Actor, runId: string): Promise<{ run_id: string; job_id: number }> {
   return store.transaction(async (tx) => {
@@ -137,9 +140,18 @@ export async function rerunOrchestration(store: OrchestrationStore, actor: Actor
       throw new AppError('conflict', { detail: `bare en kjøring som stoppet ved et steg kan kjøres igjen (denne er ${run.status})` });
     }
     const current = await tx.orchestrationNode(run.orchestration_id);
+    if (!sameRunner(run.runs_as, current.created_by)) throw new AppError('rerun_other_actor');
     if (current.metadata.enabled === false) throw new AppError('conflict', { detail: 'orkestreringen er slått av' });
     return tx.queueRun(run.orchestration_id, () => run.event, { rerunOf: run.id, fromStep: run.failed_step, outputs: run.outputs });
   });
+}
+
+/**
+ * Whether a re-run of a run that acted as `runAs` may act as `runsAsNow` with its outputs: only
+ * as the same person. A run from before 028 (null: nobody knows whom its outputs were for) never.
+ */
+export function sameRunner(runAs: string | null | undefined, runsAsNow: string | null): boolean {
+  return runAs != null && runAs === runsAsNow;
 }
 
 /** GET /admin/orchestrations/{id}/runs: newest first, with status and duration. */

@@ -65,7 +65,10 @@ export interface OrchestrationTx extends GraphTx, SpeechRoomTx {
     event: (runId: string) => EventRef,
     rerun?: { rerunOf: string; fromStep: number; outputs: Record<string, JsonObject> },
   ): Promise<{ run_id: string; job_id: number }>;
-  runRow(runId: string): Promise<{ id: string; orchestration_id: string; status: RunStatus; event: EventRef; failed_step: number | null; outputs: Record<string, JsonObject> } | undefined>;
+  /** A run's row; `runs_as`: the person it acted as (null before it started, or for a run from before 028). */
+  runRow(
+    runId: string,
+  ): Promise<{ id: string; orchestration_id: string; status: RunStatus; event: EventRef; failed_step: number | null; outputs: Record<string, JsonObject>; runs_as: string | null } | undefined>;
   runsPage(orchestrationId: string, page: { limit: number; before?: string }): Promise<RunView[]>;
   setSecret(id: string, name: string, value: string): Promise<void>;
   /** Drops every secret of the orchestration (a takeover by another admin: manage.ts). */
@@ -109,8 +112,11 @@ export interface OrchestrationStore {
   recordLogEntry(entry: { orchestrationId: string; jobId: number | null; event: EventRef; record: StepRecord }): Promise<void>;
   /** True when one of the (lower-case) tokens is a webhook's token (own-webhooks.ts). */
   isWebhookToken(tokens: string[]): Promise<boolean>;
-  /** Marks the run running; where a re-run starts and the outputs it starts with (undefined: no row, a job from before 023). */
-  startRun(ref: RunRef): Promise<{ fromStep: number; outputs: Record<string, JsonObject> } | undefined>;
+  /**
+   * Marks the run running as `runsAs`; where a re-run starts, the outputs it starts with and, for a
+   * re-run, whom the run it re-runs acted as (undefined: no row, a job from before 023).
+   */
+  startRun(ref: RunRef, runsAs: string): Promise<{ fromStep: number; outputs: Record<string, JsonObject>; rerunOfRunsAs?: string | null } | undefined>;
   finishRun(ref: RunRef, result: { status: RunStatus; failedStep?: number; outputs?: Record<string, JsonObject> }): Promise<void>;
   /** The orchestration's secrets by name: for the worker only, never answered by a route. */
   secretsOf(orchestrationId: string): Promise<Map<string, string>>;

@@ -29,7 +29,7 @@ export interface RunDeps {
 }
 
 export type RunOutcome = ({ kind: 'completed'; steps: number } | { kind: 'stopped'; step: number; error: string } | { kind: 'filtered'; step: number; reason: string }) & {
-  /** Each step's output by number (for a re-run from a failed step). */
+  /** Each step's output by number (for a re-run from a failed step), every secret's value redacted as in the log. */
   outputs: Map<number, JsonObject>;
 };
 
@@ -45,10 +45,19 @@ const REDACTED = '[hemmelig]';
  * as done: its fallback's output is `{steps.n.output}` and the run goes on.
  */
 export async function runScript(script: Script, event: EventVariables, deps: RunDeps): Promise<RunOutcome> {
+  const outcome = await runSteps(script, event, deps);
+  // The outputs are stored on the run for a re-run (issue 35, finding 2): redacted like the log,
+  // so a server's echo of `Bearer {secrets.X}` is not kept where another script could read it.
+  const hide = hider(deps.secrets);
+  return hide ? { ...outcome, outputs: new Map([...outcome.outputs].map(([n, output]) => [n, hideInJson(output, hide)])) } : outcome;
+}
+
+async function runSteps(script: Script, event: EventVariables, deps: RunDeps): Promise<RunOutcome> {
   const outputs = new Map<number, JsonObject>(deps.outputs ?? []);
   const now = deps.now ?? (() => performance.now());
   const secrets = deps.secrets ?? new Map<string, string>();
-  const record = (entry: StepRecord) => deps.record(redact(entry, secrets));
+  const hide = hider(secrets);
+  const record = (entry: StepRecord) => deps.record(hide ? redact(entry, hide) : entry);
   const sleep = deps.sleep ?? ((ms: number, signal: AbortSignal) => setTimeout(ms, undefined, { signal }));
   type Attempt = { ok: true; output: JsonObject; ms: number } | { ok: false; error: string; ms: number; skipped?: true };
 
@@ -164,15 +173,23 @@ export async function runScript(script: Script, event: EventVariables, deps: Run
   return { kind: 'completed', steps: script.steps.length, outputs };
 }
 
-/** A log row with every secret's value replaced (as text, and as it is written inside JSON). */
-function redact(entry: StepRecord, secrets: ReadonlyMap<string, string>): StepRecord {
-  const values = [...secrets.values()].filter((v) => v.length > 0);
-  if (values.length === 0) return entry;
-  const hide = (text: string) => values.reduce((t, v) => t.replaceAll(v, REDACTED).replaceAll(JSON.stringify(v).slice(1, -1), REDACTED), text);
+/** Replaces every secret's value in a text (as written, and as written inside JSON); undefined when there are none. */
+function hider(secrets: ReadonlyMap<string, string> | undefined): ((text: string) => string) | undefined {
+  const values = [...(secrets?.values() ?? [])].filter((v) => v.length > 0);
+  if (values.length === 0) return undefined;
+  return (text) => values.reduce((t, v) => t.replaceAll(v, REDACTED).replaceAll(JSON.stringify(v).slice(1, -1), REDACTED), text);
+}
+
+function hideInJson(value: JsonObject, hide: (text: string) => string): JsonObject {
+  return JSON.parse(hide(JSON.stringify(value))) as JsonObject;
+}
+
+/** A log row with every secret's value replaced. */
+function redact(entry: StepRecord, hide: (text: string) => string): StepRecord {
   return {
     ...entry,
     ...(entry.error !== undefined ? { error: hide(entry.error) } : {}),
-    ...(entry.output !== undefined ? { output: JSON.parse(hide(JSON.stringify(entry.output))) as JsonObject } : {}),
+    ...(entry.output !== undefined ? { output: hideInJson(entry.output, hide) } : {}),
   };
 }
 

@@ -8,6 +8,7 @@ import {
   requireNotOwnWebhook,
   runGraphAction,
   runScript,
+  sameRunner,
   type ActionInputs,
   type ActionPort,
   type OrchestrationStore,
@@ -47,7 +48,7 @@ export function orchestrate(deps: OrchestrateDeps): JobBody<JobPayloads['orchest
       logger.info('orchestration gone before its job ran', { orchestration_id: payload.orchestration_id, job_id: jobId });
       return;
     }
-    const started = await store.startRun(runRef);
+    const started = await store.startRun(runRef, orchestration.actor.personId);
     const record = (entry: StepRecord) => store.recordLogEntry({ orchestrationId: orchestration.id, jobId, event: ref, record: entry });
     const skip = async (error: string, status: 'failed' | 'skipped') => {
       await record({ step: null, action: null, fallback: null, status, error, duration_ms: 0 });
@@ -55,6 +56,11 @@ export function orchestrate(deps: OrchestrateDeps): JobBody<JobPayloads['orchest
     };
     if (!orchestration.enabled) {
       await skip('Ikke kjørt: orkestreringen er slått av', 'skipped');
+      return;
+    }
+    // A re-run queued before someone else took the orchestration over gets none of the first run's outputs (manage.ts).
+    if (started && 'rerunOfRunsAs' in started && !sameRunner(started.rerunOfRunsAs, orchestration.actor.personId)) {
+      await skip('Ikke kjørt: kjøringen ble gjort som en annen enn den orkestreringen nå kjører som', 'skipped');
       return;
     }
 

@@ -126,6 +126,16 @@ export class PostgresGraphTx implements GraphTx {
     return edge?.id;
   }
 
+  async isPublished(nodeId: string): Promise<boolean> {
+    const edge = await this.db.selectFrom('edges').select('id').where('source_id', '=', nodeId).where('edge_type', '=', 'published_in').executeTakeFirst();
+    return edge !== undefined;
+  }
+
+  async belongsToTargets(nodeId: string): Promise<string[]> {
+    const rows = await this.db.selectFrom('edges').select('target_id').where('source_id', '=', nodeId).where('edge_type', '=', 'belongs_to').execute();
+    return rows.map((r) => r.target_id);
+  }
+
   async hasOtherObservesEdge(sourceId: string, exceptEdgeId: string): Promise<boolean> {
     const other = await this.db
       .selectFrom('edges')

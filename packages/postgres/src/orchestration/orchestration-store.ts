@@ -43,8 +43,8 @@ export class PostgresOrchestrationStore implements OrchestrationStore {
     return rows.length > 0;
   }
 
-  startRun(ref: RunRef): ReturnType<OrchestrationStore['startRun']> {
-    return startRun(this.db, ref);
+  startRun(ref: RunRef, runsAs: string): ReturnType<OrchestrationStore['startRun']> {
+    return startRun(this.db, ref, runsAs);
   }
 
   finishRun(ref: RunRef, result: { status: RunStatus; failedStep?: number; outputs?: Record<string, JsonObject> }): Promise<void> {
@@ -167,7 +167,7 @@ class PostgresOrchestrationTx extends PostgresGraphTx implements OrchestrationTx
     const row = await this.db.selectFrom('orchestration_runs').selectAll().where('id', '=', runId).executeTakeFirst();
     if (!row) return undefined;
     const event = (row.event as unknown as EventRef | null) ?? { type: row.event_type as EventRef['type'], id: row.subject_id, depth: row.depth };
-    return { id: row.id, orchestration_id: row.orchestration_id, status: row.status, event, failed_step: row.failed_step, outputs: row.outputs as Record<string, JsonObject> };
+    return { id: row.id, orchestration_id: row.orchestration_id, status: row.status, event, failed_step: row.failed_step, outputs: row.outputs as Record<string, JsonObject>, runs_as: row.runs_as };
   }
 
   runsPage(orchestrationId: string, page: { limit: number; before?: string }): Promise<RunView[]> {

@@ -11,12 +11,16 @@ function byRun(ref: RunRef) {
   return ref.runId !== undefined ? sql`id = ${ref.runId}::uuid` : sql`job_id = ${String(ref.jobId)}`;
 }
 
-export async function startRun(db: Db, ref: RunRef): Promise<{ fromStep: number; outputs: Record<string, JsonObject> } | undefined> {
-  const { rows } = await sql<{ from_step: number; outputs: Record<string, JsonObject> }>`
-    update orchestration_runs set status = 'running', started_at = now()
-    where ${byRun(ref)} returning from_step, outputs`.execute(db);
+export async function startRun(db: Db, ref: RunRef, runsAs: string): Promise<{ fromStep: number; outputs: Record<string, JsonObject>; rerunOfRunsAs?: string | null } | undefined> {
+  const { rows } = await sql<{ from_step: number; outputs: Record<string, JsonObject>; rerun_of: string | null; rerun_of_runs_as: string | null }>`
+    update orchestration_runs r set status = 'running', started_at = now(), runs_as = ${runsAs}
+    where ${byRun(ref)}
+    returning r.from_step, r.outputs, r.rerun_of, (select f.runs_as from orchestration_runs f where f.id = r.rerun_of) as rerun_of_runs_as`.execute(db);
   const row = rows[0];
-  return row ? { fromStep: row.from_step, outputs: row.outputs } : undefined;
+  if (!row) return undefined;
+  // A re-run whose first run is gone (rerun_of set null) still carries its state: whom it was for is then unknown (null).
+  const rerun = row.rerun_of !== null || row.from_step > 1;
+  return { fromStep: row.from_step, outputs: row.outputs, ...(rerun ? { rerunOfRunsAs: row.rerun_of_runs_as } : {}) };
 }
 
 export async function finishRun(db: Db, ref: RunRef, result: { status: RunStatus; failedStep?: number; outputs?: Record<string, JsonObject> }): Promise<void> {

@@ -302,6 +302,8 @@ export interface OrchestrationRunsTable {
   outputs: ColumnType<JsonObject, string | undefined, string>;
   rerun_of: string | null;
   from_step: Generated<number>;
+  /** 028: the person the run acted as, set when it starts (a re-run must act as the same one). */
+  runs_as: string | null;
 }
 
 /** When each scheduled orchestration is next due (023). */

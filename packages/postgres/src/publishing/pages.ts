@@ -1,4 +1,5 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
+import { edgeRule } from '@inntak/access';
 import { isAbStatus } from '@inntak/ab-testing';
 import { clipArticle, excerptOf, MAX_ARTICLE_CHARS, UNTITLED, type Article, type ArticleMedia, type ArticleSummary, type FrontPageEntry, type FrontPageVariant, type PageWindow } from '@inntak/publishing';
 import { TAG_NODE_KIND as TAG_KIND, TAGGED_EDGE_TYPE as TAGGED } from '@inntak/graph';
@@ -82,6 +83,7 @@ export async function publishedArticle(db: Db, publicationId: string, articleId:
     select m.id, m.title, m.metadata ->> 'mime' as mime
     from edges h join nodes m on m.id = h.target_id
     where h.source_id = ${articleId} and h.edge_type = ${HAS_MEDIA} and m.node_kind = 'media' and m.metadata ->> 'mime' is not null
+      and ${mediaEdgeCounts()}
     order by m.id limit ${MAX_MEDIA}`.execute(db);
   return { ...toSummary(row), ...clipArticle(row.content ?? ''), tags: tags.map((t) => t.tag), media: media.flatMap(toArticleMedia) };
 }
@@ -90,14 +92,35 @@ export async function publishedArticle(db: Db, publicationId: string, articleId:
 const MAX_MEDIA = 20;
 const HAS_MEDIA = 'has_media';
 
+/**
+ * True when has_media edge `h` puts media node `m` on a public page: the source's own media (it
+ * belongs to the source alone, so publishing the source published it), or the edge's maker holds
+ * now what publishing the media takes (the write policy's `publishes`: admin on it and on every
+ * node it belongs_to; a system administrator). Read at serve time, so an edge drawn by a member,
+ * or by an admin since revoked, does not count (issue 35, finding 1): the owner, who cannot see
+ * an edge from a node hidden from them, need not find it.
+ */
+function mediaEdgeCounts(): RawBuilder<boolean> {
+  const level = edgeRule(HAS_MEDIA).publishes!;
+  const holds = (object: RawBuilder<string>) => sql<boolean>`exists (select 1 from node_access acc
+    where acc.object_id = ${object} and acc.subject_id = h.created_by and acc.access >= ${level}::access_level)`;
+  return sql<boolean>`(
+    (exists (select 1 from edges b where b.source_id = m.id and b.edge_type = 'belongs_to' and b.target_id = h.source_id)
+      and not exists (select 1 from edges b where b.source_id = m.id and b.edge_type = 'belongs_to' and b.target_id <> h.source_id))
+    or exists (select 1 from system_admins sa where sa.node_id = h.created_by)
+    or (${holds(sql`m.id`)} and not exists (select 1 from edges b where b.source_id = m.id and b.edge_type = 'belongs_to'
+      and not ${holds(sql`b.target_id`)})))`;
+}
+
 function toArticleMedia(row: { id: string; title: string | null; mime: string }): ArticleMedia[] {
   const kind = row.mime.startsWith('audio/') ? 'audio' : row.mime.startsWith('video/') ? 'video' : row.mime.startsWith('image/') ? 'image' : undefined;
   return kind ? [{ id: row.id, kind, mime: row.mime, ...(row.title ? { title: row.title } : {}) }] : [];
 }
 
 /**
- * A media node that an article published in the publication owns (has_media): what the pages may
- * serve to anyone (docs/publishing.md#media); undefined for any other id.
+ * A media node that an article published in the publication owns (has_media, an edge that counts:
+ * mediaEdgeCounts): what the pages may serve to anyone (docs/publishing.md#media); undefined for
+ * any other id.
  */
 export async function publishedMedia(db: Db, publicationId: string, mediaId: string): Promise<{ id: string; mime: string } | undefined> {
   const { rows } = await sql<{ id: string; mime: string }>`
@@ -106,6 +129,7 @@ export async function publishedMedia(db: Db, publicationId: string, mediaId: str
       join edges h on h.target_id = m.id and h.edge_type = ${HAS_MEDIA}
       join edges p on p.source_id = h.source_id and p.edge_type = ${PUBLISHED_IN} and p.target_id = ${publicationId}
     where m.id = ${mediaId} and m.node_kind = 'media' and m.metadata ->> 'mime' is not null
+      and ${mediaEdgeCounts()}
     limit 1`.execute(db);
   return rows[0];
 }
