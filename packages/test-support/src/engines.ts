@@ -21,7 +21,7 @@ export const POCKETSPHINX_MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';
 interface Engine {
   /** Debian packages that bring it. */
   packages: string[];
-  /** What is missing, as "<name> (<file or command>)", or undefined when it is all there. */
+  /** What is missing (its name, the file or command in brackets where that helps), or undefined. */
   missing(): string | undefined;
 }
 
