@@ -4,7 +4,7 @@ import type { Config } from 'jest';
 // `npm run test:e2e`: the published pages in a real browser (Debian's chromium through
 // playwright-core), against a real API and PostgreSQL, on the same global setup as `npm test`.
 const config: Config = {
-  globalSetup: '<rootDir>/test/global-setup.js',
+  globalSetup: '<rootDir>/test/e2e/global-setup.js',
   globalTeardown: '<rootDir>/test/global-teardown.js',
   testTimeout: 60_000,
   displayName: 'e2e',

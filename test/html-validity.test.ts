@@ -1,10 +1,4 @@
 import { describe, expect, it } from '@jest/globals';
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
 import {
   prepareFrontPage,
   renderAbout,
@@ -16,13 +10,12 @@ import {
   renderTooManySearches,
   type PageContext,
 } from '@inntak/publishing';
+import { describeWithEngine, htmlErrors } from '@inntak/test-support';
 
 /**
- * Every page kind through the W3C Nu HTML Checker (npm vnu-jar, run by the machine's Java 17):
- * no errors. All pages go to one run of the checker (one JVM start, ≈ 5–10 s on this machine).
+ * Every page kind through the W3C Nu HTML Checker (npm vnu-jar, run by Java; README, "Optional
+ * engines"): no errors. All pages go to one run of the checker (one JVM start).
  */
-const VNU_JAR = join(dirname(createRequire(import.meta.url).resolve('vnu-jar')), 'build/dist/vnu.jar');
-const run = promisify(execFile);
 
 const MEDIA = ['0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c', '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5d'];
 const LONG_WORD = 'Donaudampfschifffahrtsgesellschaftskapitän'.repeat(5);
@@ -69,26 +62,10 @@ function pages(language: 'nb' | 'en'): Record<string, string> {
   };
 }
 
-describe('the published pages are valid HTML', () => {
+describeWithEngine('java', describe, 'the published pages are valid HTML', () => {
   it('the Nu HTML Checker reports no errors on any page kind, in nb and en', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'inntak-vnu-'));
-    try {
-      const files: string[] = [];
-      for (const language of ['nb', 'en'] as const) {
-        for (const [name, html] of Object.entries(pages(language))) {
-          const file = join(dir, `${language}-${name}.html`);
-          await writeFile(file, html);
-          files.push(file);
-        }
-      }
-      // --exit-zero-always: the JSON report says what is wrong, not the exit code.
-      const { stderr } = await run('java', ['-jar', VNU_JAR, '--errors-only', '--exit-zero-always', '--format', 'json', ...files], { maxBuffer: 16 * 1024 * 1024 });
-      const report = JSON.parse(stderr) as { messages: Array<{ type: string; url: string; message: string; extract?: string }> };
-      const errors = report.messages.filter((m) => m.type === 'error' || m.type === 'non-document-error');
-      expect(errors.map((m) => `${m.url.slice(m.url.lastIndexOf('/') + 1)}: ${m.message} ${m.extract ?? ''}`)).toEqual([]);
-      expect(files).toHaveLength(22);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const all = Object.fromEntries((['nb', 'en'] as const).flatMap((language) => Object.entries(pages(language)).map(([name, html]) => [`${language}-${name}`, html])));
+    expect(Object.keys(all)).toHaveLength(22);
+    expect(await htmlErrors(all)).toEqual([]);
   }, 120_000);
 });

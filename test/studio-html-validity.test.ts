@@ -1,20 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
 import request from 'supertest';
+import { describeWithEngine, htmlErrors } from '@inntak/test-support';
 import { setupTestContext, type TestContext } from '../apps/api/src/__tests__/helpers.js';
 import { get, logIn, postForm, studioApp, type Browser } from '../apps/api/src/__tests__/studio-scene.js';
 
 /**
- * Every console page through the W3C Nu HTML Checker (npm vnu-jar, Java 17), as the published
+ * Every console page through the W3C Nu HTML Checker (npm vnu-jar, run by Java), as the published
  * pages are (html-validity.test.ts): no errors. A system administrator sees every page with content.
  */
-const VNU_JAR = join(dirname(createRequire(import.meta.url).resolve('vnu-jar')), 'build/dist/vnu.jar');
-const run = promisify(execFile);
 
 let ctx: TestContext;
 let app: ReturnType<typeof studioApp>;
@@ -43,7 +36,7 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-describe('the console pages are valid HTML', () => {
+describeWithEngine('java', describe, 'the console pages are valid HTML', () => {
   it('every page the console has, with content in it', async () => {
     const pages: Record<string, string> = {
       login: (await request(app).get('/studio/login')).text,
@@ -63,21 +56,6 @@ describe('the console pages are valid HTML', () => {
     };
     expect(pages.publication).toContain('<svg');
     expect(pages.system).toContain('<svg');
-    const dir = await mkdtemp(join(tmpdir(), 'inntak-studio-vnu-'));
-    try {
-      const files = await Promise.all(
-        Object.entries(pages).map(async ([name, html]) => {
-          const file = join(dir, `${name}.html`);
-          await writeFile(file, html);
-          return file;
-        }),
-      );
-      const { stderr } = await run('java', ['-jar', VNU_JAR, '--errors-only', '--exit-zero-always', '--format', 'json', ...files], { maxBuffer: 16 * 1024 * 1024 });
-      const report = JSON.parse(stderr) as { messages: Array<{ type: string; url: string; message: string; extract?: string }> };
-      const errors = report.messages.filter((m) => m.type === 'error' || m.type === 'non-document-error');
-      expect(errors.map((m) => `${m.url.slice(m.url.lastIndexOf('/') + 1)}: ${m.message} ${m.extract ?? ''}`)).toEqual([]);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    expect(await htmlErrors(pages)).toEqual([]);
   }, 120_000);
 });

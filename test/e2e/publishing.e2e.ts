@@ -6,15 +6,15 @@ import { OPERATOR } from '@inntak/access';
 import { createNode, createPerson, tagNode } from '@inntak/postgres/graph';
 import { createPublication, createVariant, publishArticle } from '@inntak/postgres/publishing';
 import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { CHROMIUM_PATH } from '@inntak/test-support';
 import { startApiServer, type ApiServer } from '../../apps/api/src/api-server.js';
 import { NoIssuerVerifier } from '../../apps/api/src/oidc-verifier.js';
 
 /**
  * The published pages in a real browser. Debian's chromium (`apt-get install -y chromium`;
- * .ci/run installs it when missing); CHROMIUM_PATH names another binary. Without a browser this
- * test fails, it never passes silently.
+ * .ci/run installs it when missing); CHROMIUM_PATH names another binary. Without a browser
+ * test/e2e/global-setup.js stops the run, saying so: it never passes silently.
  */
-const BROWSER = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const RESULTS = fileURLToPath(new URL('../../test-results/', import.meta.url));
 const DOMAIN = 'avisa.e2e.test';
 
@@ -26,9 +26,6 @@ let base: string;
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
-  if (!existsSync(BROWSER)) {
-    throw new Error(`test:e2e trenger en nettleser: fant ikke ${BROWSER}. Installer den med "apt-get update && apt-get install -y chromium" eller sett CHROMIUM_PATH.`);
-  }
   const logger = { error() {}, warn() {}, info() {}, debug() {} };
   db = await openTestDatabase(logger);
   api = await startApiServer(
@@ -67,7 +64,7 @@ beforeAll(async () => {
   ids.variant = (await createVariant(db.db, OPERATOR, { publication_id: pub.id, article_id: ids.bridge!, variant_type: 'headline', title: 'Endelig: brua er klar!', teaser: 'Åpner i morgen.' })).edge_id;
 
   browser = await chromium.launch({
-    executablePath: BROWSER,
+    executablePath: CHROMIUM_PATH,
     // Running as root in CI; the custom domain resolves to the test server.
     args: ['--no-sandbox', `--host-resolver-rules=MAP ${DOMAIN} 127.0.0.1`],
   });

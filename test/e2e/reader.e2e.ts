@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import { createNode, createPerson } from '@inntak/postgres/graph';
 import { createMediaNode } from '@inntak/postgres/media';
 import { createPublication, publishArticle } from '@inntak/postgres/publishing';
 import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { CHROMIUM_PATH } from '@inntak/test-support';
 import { startApiServer, type ApiServer } from '../../apps/api/src/api-server.js';
 import { NoIssuerVerifier } from '../../apps/api/src/oidc-verifier.js';
 
@@ -18,7 +18,6 @@ import { NoIssuerVerifier } from '../../apps/api/src/oidc-verifier.js';
  * Issue 25 in a real browser: Markdown on the page, a 320 px phone with 200-character words
  * and URLs, an article's audio that plays, and the RSS feed.
  */
-const BROWSER = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const LONG_WORD = 'Donaudampfschifffahrtsgesellschaftskapitänsmütze'.repeat(5).slice(0, 200);
 const LONG_URL = `https://eksempel.no/${'sti'.repeat(70)}`.slice(0, 200);
 
@@ -52,7 +51,6 @@ function toneWav(): Uint8Array {
 }
 
 beforeAll(async () => {
-  if (!existsSync(BROWSER)) throw new Error(`test:e2e trenger en nettleser: fant ikke ${BROWSER}. Installer den med "apt-get update && apt-get install -y chromium" eller sett CHROMIUM_PATH.`);
   const logger = { error() {}, warn() {}, info() {}, debug() {} };
   db = await openTestDatabase(logger);
   const storageDir = await mkdtemp(join(tmpdir(), 'inntak-e2e-media-'));
@@ -85,7 +83,7 @@ beforeAll(async () => {
   await files.commit(await files.writeTemp(key, wav), key);
   const lastAccessed = new Date().toISOString();
   await createMediaNode(db.db, { id: audioId, ownerId: articleId, title: 'Opplesning', metadata: { media_type: 'audio', mime: 'audio/wav', bytes: wav.length, generated: true, regenerable: true, last_accessed_at: lastAccessed } });
-  browser = await chromium.launch({ executablePath: BROWSER, args: ['--no-sandbox', '--autoplay-policy=no-user-gesture-required'] });
+  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox', '--autoplay-policy=no-user-gesture-required'] });
   // The narrowest phone the issue names.
   page = await browser.newPage({ viewport: { width: 320, height: 640 } });
 });

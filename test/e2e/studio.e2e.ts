@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import axe from 'axe-core';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -10,6 +9,7 @@ import { enqueueJob, recordDiskStatus } from '@inntak/postgres/jobs';
 import { recordLogEntry } from '@inntak/postgres/orchestration';
 import { createPublication, createVariant, publishArticle } from '@inntak/postgres/publishing';
 import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { CHROMIUM_PATH } from '@inntak/test-support';
 import { startApiServer, type ApiServer } from '../../apps/api/src/api-server.js';
 import { NoIssuerVerifier } from '../../apps/api/src/oidc-verifier.js';
 import { OidcStudioLogin } from '../../apps/api/src/studio-oidc.js';
@@ -19,7 +19,6 @@ import { startTestProvider, type TestProvider } from './oidc-provider.js';
  * The console in a real browser (Debian's chromium), logged in through a real OpenID provider
  * (oidc-provider, its own login form), with axe-core checking every console page it opens.
  */
-const BROWSER = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 let db: OpenTestDatabase;
 let api: ApiServer;
@@ -37,7 +36,6 @@ async function freePort(): Promise<number> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(BROWSER)) throw new Error(`test:e2e trenger en nettleser: fant ikke ${BROWSER}. Installer den med "apt-get install -y chromium" eller sett CHROMIUM_PATH.`);
   const logger = { error() {}, warn() {}, info() {}, debug() {} };
   db = await openTestDatabase(logger);
   provider = await startTestProvider();
@@ -91,7 +89,7 @@ beforeAll(async () => {
   const event = { type: 'node.created' as const, id: article.id, depth: 0 };
   await recordLogEntry(db.db, { orchestrationId: orchestration.id, jobId: null, event, record: { step: 1, action: 'create_node', fallback: null, status: 'failed', error: 'nei', duration_ms: 4 } });
 
-  browser = await chromium.launch({ executablePath: BROWSER, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
 });
 
 afterAll(async () => {

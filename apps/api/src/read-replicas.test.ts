@@ -5,14 +5,12 @@ import { sql } from 'kysely';
 import { uuidv7 } from '@inntak/core';
 import { migrate, openDatabase, ReadReplicas, type DatabaseHandle } from '@inntak/postgres';
 import { createPerson, PostgresNodeQueryStore } from '@inntak/postgres/graph';
-import { hotStandbyUnavailable, startHotStandby, type HotStandby } from '@inntak/test-support';
+import { describeWithEngine, engineUnavailable, startHotStandby, type HotStandby } from '@inntak/test-support';
 import { readRouting } from './read-routing.js';
 
-// A real primary and streaming hot standby from Debian's PostgreSQL binaries. Where they are
-// missing the tests below cannot run: say why once, loudly, and skip them.
-const unavailable = hotStandbyUnavailable();
-if (unavailable) console.warn(`read replica tests skipped: ${unavailable}`);
-const maybe = unavailable ? describe.skip : describe;
+// A real primary and streaming hot standby from Debian's PostgreSQL binaries (README, "Optional
+// engines"). Where they are missing the tests below are skipped, saying why in one line.
+const unavailable = engineUnavailable('postgres');
 
 const logged: Array<{ message: string; fields: Record<string, unknown> }> = [];
 const logger = {
@@ -56,7 +54,7 @@ async function openNode(title: string): Promise<string> {
   return id;
 }
 
-maybe('reads on a streaming replica (READ_DATABASE_URL)', () => {
+describeWithEngine('postgres', describe, 'reads on a streaming replica (READ_DATABASE_URL)', () => {
   it('a read goes to the replica in rotation; replay paused past the lag limit takes it out, logged, and reads go to the primary', async () => {
     const router = replicas({ maxLagBytes: 0 });
     // No lag allowed at all: wait for the standby to have replayed the setup's writes.

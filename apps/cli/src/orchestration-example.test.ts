@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { describeWithEngine } from '@inntak/test-support';
 import { freePort, killGroup, npmStart, REPO_ROOT, type Started } from './__tests__/processes.js';
 
 // docs/orchestration.md's worked example, read from the doc and run as a user pastes it from the
@@ -18,9 +19,10 @@ const killLine = rest.pop()!;
 let h: OpenTestDatabase;
 let started: Started;
 let env: NodeJS.ProcessEnv;
-const dataDir = mkdtempSync(join(tmpdir(), 'inntak-orchestration-doc-'));
+let dataDir: string;
 
 beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'inntak-orchestration-doc-'));
   h = await openTestDatabase();
   env = { ...process.env, DATABASE_URL: h.url, PORT: String(await freePort()), HOOK_PORT: String(await freePort()), INNTAK_DATA_DIR: dataDir, LOG_LEVEL: 'info' };
   delete env.BASE_URL;
@@ -36,7 +38,8 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-describe('docs/orchestration.md worked example', () => {
+// The block uses curl and jq, which npm does not install (README, "Optional engines").
+describeWithEngine('curl-jq', describe, 'docs/orchestration.md worked example', () => {
   it('is a block that starts like the README (npm start in the background) and ends with kill %1', () => {
     expect(startLine).toBe('npm ci && INNTAK_DEV_ISSUER=1 ORCHESTRATION_HTTP_ALLOW=localhost npm start &   # wait for "api listening"');
     expect(killLine).toMatch(/^kill %1 %2\b/);

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { describeWithEngine } from '@inntak/test-support';
 import { freePort, killGroup, npmStart, REPO_ROOT, type Started } from './__tests__/processes.js';
 
 // README's "Try it" block, read from README.md, run as a user types it from the repository root
@@ -25,9 +26,10 @@ let started: Started;
 let env: NodeJS.ProcessEnv;
 /** $P and $URL as the Try it block left them, for the publishing block. */
 let tried: { P: string; URL: string } | undefined;
-const dataDir = mkdtempSync(join(tmpdir(), 'inntak-readme-'));
+let dataDir: string;
 
 beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'inntak-readme-'));
   h = await openTestDatabase();
   env = { ...process.env, DATABASE_URL: h.url, PORT: String(await freePort()), INNTAK_DATA_DIR: dataDir, LOG_LEVEL: 'info' };
   delete env.BASE_URL;
@@ -42,7 +44,8 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-describe('README "Try it"', () => {
+// The block uses curl and jq, which npm does not install (README, "Optional engines").
+describeWithEngine('curl-jq', describe, 'README "Try it"', () => {
   it('starts with npm start in the background and ends with kill %1', () => {
     expect(startLine).toMatch(/^npm ci && (\w+=\S+ )*npm start &/);
     expect(startEnv).toEqual({ INNTAK_DEV_ISSUER: '1' });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalFileStore } from '@inntak/files';
@@ -8,12 +8,10 @@ import { createCollection, createPerson } from '@inntak/postgres/graph';
 import { enqueueJob, getJob } from '@inntak/postgres/jobs';
 import { createMediaNode, transcriptionSegments } from '@inntak/postgres/media';
 import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { describeWithEngine, POCKETSPHINX_MODEL_DIR as MODEL_DIR } from '@inntak/test-support';
 import { runGovernedOnce } from './__tests__/run-governed-once.js';
 import { EspeakSpeechSynthesizer } from './espeak-speech-synthesizer.js';
 import { findPocketsphinxModel, parsePocketsphinxTimes, PocketsphinxSpeechRecognizer } from './pocketsphinx-speech-recognizer.js';
-
-/** Debian's pocketsphinx-en-us (installed by .ci/run and the README's set-up): a real offline model. */
-const MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';
 
 let h: OpenTestDatabase;
 let files: LocalFileStore;
@@ -45,7 +43,8 @@ async function transcribe(mediaId: string, recognizer?: SpeechRecognizer) {
   return getJob(h.db, jobId);
 }
 
-describe('speech_transcription with PocketSphinx (a real offline engine)', () => {
+// Debian's pocketsphinx and pocketsphinx-en-us (README, "Optional engines"): a real offline engine.
+describeWithEngine('pocketsphinx', describe, 'speech_transcription with PocketSphinx (a real offline engine)', () => {
   it('turns spoken audio into timed segments stored with the node and sets transcribed', async () => {
     const sentence = 'The new bridge over the fjord opens for traffic tomorrow morning.';
     const wav = await espeak.synthesize(sentence, { voice: 'en-us', rate: 160 });
@@ -65,6 +64,10 @@ describe('speech_transcription with PocketSphinx (a real offline engine)', () =>
     // measured by npm run bench:tts, not asserted); both programs are deterministic.
     expect(heard).toMatch(/\bthe new bridge\b/);
     expect(await metadataOf(mediaId)).toMatchObject({ transcribed: true, transcription_segments: segments.length, transcription_engine: `pocketsphinx:${MODEL_DIR}` });
+  });
+
+  it("finds the installed en-us model's acoustic model, language model and dictionary", () => {
+    expect(findPocketsphinxModel(MODEL_DIR)).toEqual({ hmm: `${MODEL_DIR}/en-us`, lm: `${MODEL_DIR}/en-us.lm.bin`, dict: `${MODEL_DIR}/cmudict-en-us.dict` });
   });
 });
 
@@ -112,6 +115,16 @@ describe('the PocketSphinx adapter', () => {
   it('a model directory without a model is refused at start-up, naming what is missing', () => {
     expect(() => findPocketsphinxModel('/nonexistent/model')).toThrow('TRANSCRIPTION_MODEL_DIR /nonexistent/model does not exist');
     expect(() => findPocketsphinxModel(tmpdir())).toThrow(/has no acoustic model \(a directory with mdef\), language model \(\*\.lm\.bin\), dictionary \(\*\.dict\)/);
-    expect(findPocketsphinxModel(MODEL_DIR)).toEqual({ hmm: `${MODEL_DIR}/en-us`, lm: `${MODEL_DIR}/en-us.lm.bin`, dict: `${MODEL_DIR}/cmudict-en-us.dict` });
+  });
+
+  it("finds a model laid out as Debian's pocketsphinx-en-us is, passing over the phone language model", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'inntak-model-'));
+    await mkdir(join(dir, 'en-us'));
+    for (const file of ['en-us/mdef', 'en-us-phone.lm.bin', 'en-us.lm.bin', 'cmudict-en-us.dict']) await writeFile(join(dir, file), '');
+    try {
+      expect(findPocketsphinxModel(dir)).toEqual({ hmm: join(dir, 'en-us'), lm: join(dir, 'en-us.lm.bin'), dict: join(dir, 'cmudict-en-us.dict') });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

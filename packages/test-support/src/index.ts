@@ -1,3 +1,5 @@
 export { startTestIssuer, type TestIssuer } from './issuer.js';
-export { startHotStandby, hotStandbyUnavailable, POSTGRES_BIN, type HotStandby } from './hot-standby.js';
+export { startHotStandby, type HotStandby } from './hot-standby.js';
 export { freePort } from './free-port.js';
+export { CHROMIUM_PATH, describeWithEngine, engineUnavailable, ENGINES, POCKETSPHINX_MODEL_DIR, POSTGRES_BIN, type EngineName } from './engines.js';
+export { htmlErrors } from './html-checker.js';
