@@ -7,6 +7,7 @@ import { normalizeTag } from '@inntak/graph';
 import {
   hostName,
   normalizeDomain,
+  PAGE_CSP,
   pageWindow,
   paginate,
   parsePage,
@@ -192,6 +193,7 @@ class Pages {
     const page = parsePage(req.query.side);
     const [section, param] = parts;
     nameRoute(res, pageRoute(ctx, section));
+    pageSecurity(res);
 
     if (parts.length === 0) {
       if (page === undefined) return this.notFound(res, ctx);
@@ -321,8 +323,14 @@ class Pages {
   }
 
   notFound(res: Response, ctx: PageContext | undefined): void {
+    pageSecurity(res);
     res.status(404).set('Cache-Control', 'no-cache').type('html').send(renderNotFound(ctx));
   }
+}
+
+/** No script, no sniffing, no framing (PAGE_CSP); a media file answered here sets its own. */
+function pageSecurity(res: Response): void {
+  res.set({ 'Content-Security-Policy': PAGE_CSP, 'X-Content-Type-Options': 'nosniff' });
 }
 
 /** The first-party cookie that keeps a visitor's variants (docs/publishing.md "One variant per visitor"). */
