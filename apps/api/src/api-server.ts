@@ -7,7 +7,7 @@ import type { TokenVerifier } from '@inntak/access';
 import { GroupCommit } from '@inntak/intake';
 import { cachedLiveRoomStatus } from '@inntak/jobs';
 import { cachedDatabaseStats, type DatabaseHandle, type ReadReplicas } from '@inntak/postgres';
-import { PostgresGraphStore, PostgresIdentityDirectory, PostgresNodeQueryStore, queryCursorKey } from '@inntak/postgres/graph';
+import { abVisitorKey, PostgresGraphStore, PostgresIdentityDirectory, PostgresNodeQueryStore, queryCursorKey } from '@inntak/postgres/graph';
 import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
 import { PostgresIntakeStore, PostgresWebhookAdminStore } from '@inntak/postgres/intake';
 import { PostgresDeliveriesStore } from '@inntak/postgres/deliveries';
@@ -157,6 +157,7 @@ export function postgresAppDeps(
         clientsPerAddress: limits.abClientsPerAddress,
       }),
       searches: new SearchLimiter({ concurrency: limits.searchConcurrency, perMinute: limits.searchesPerMinute }),
+      visitorKey: abVisitorKey(database.db),
     },
   };
 }
