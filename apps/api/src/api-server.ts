@@ -7,7 +7,7 @@ import type { TokenVerifier } from '@inntak/access';
 import { GroupCommit } from '@inntak/intake';
 import { cachedLiveRoomStatus } from '@inntak/jobs';
 import { cachedDatabaseStats, type DatabaseHandle, type ReadReplicas } from '@inntak/postgres';
-import { PostgresGraphStore, PostgresIdentityDirectory, PostgresNodeQueryStore, queryCursorKey } from '@inntak/postgres/graph';
+import { abVisitorKey, PostgresGraphStore, PostgresIdentityDirectory, PostgresNodeQueryStore, queryCursorKey } from '@inntak/postgres/graph';
 import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
 import { PostgresIntakeStore, PostgresWebhookAdminStore } from '@inntak/postgres/intake';
 import { PostgresDeliveriesStore } from '@inntak/postgres/deliveries';
@@ -80,6 +80,13 @@ export interface ApiServer {
   close(): Promise<void>;
 }
 
+/**
+ * How long a stopping API lets in-flight requests finish before it ends their connections
+ * (README, "Running in production"): an upload whose sender stalled, or a connection left
+ * half-read, would otherwise keep the process alive after SIGTERM for good (issue 35, finding 10).
+ */
+export const SHUTDOWN_GRACE_MS = 10_000;
+
 const DEFAULT_STORAGE_DIR = fileURLToPath(new URL('../../../.data/media', import.meta.url));
 
 /** The app's dependencies on PostgreSQL adapters: one wiring for main.ts, the tests and the benchmarks. */
@@ -150,6 +157,7 @@ export function postgresAppDeps(
         clientsPerAddress: limits.abClientsPerAddress,
       }),
       searches: new SearchLimiter({ concurrency: limits.searchConcurrency, perMinute: limits.searchesPerMinute }),
+      visitorKey: abVisitorKey(database.db),
     },
   };
 }
@@ -188,8 +196,11 @@ export async function startApiServer(options: ApiServerOptions, port: number, ho
     url: `http://${host ?? 'localhost'}:${address.port}`,
     async close() {
       await hub.stop();
-      // close() stops accepting, lets in-flight requests finish and drops idle keep-alive sockets.
+      // close() stops accepting, lets in-flight requests finish and drops idle keep-alive sockets;
+      // what has not finished within the grace is cut off.
+      const cutOff = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      clearTimeout(cutOff);
       // After the last request: every impression and click counted is written before exit.
       await deps.publishing.recorder.close();
       await pageCache.stop();

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler } from 'express';
 import { AppError, coerceError, JSON_MAX_DEPTH, type ErrorCode, type Logger } from '@inntak/core';
 import { requestLogger, routeOf } from './request-logging.js';
+import { closeUnreadBody } from './unread-body.js';
 
 /**
  * The one table from failure to HTTP answer. Texts marked (spec) are contract; keep them exact.
@@ -69,7 +70,7 @@ export function errorHandler(appLogger: Logger): ErrorRequestHandler {
     }
     // A body left unread (refused before or while reading it) is not worth receiving: close
     // the connection after the answer instead of draining it.
-    if (!req.complete && hasBody(req.headers)) res.setHeader('Connection', 'close');
+    if (!req.complete && hasBody(req.headers)) closeUnreadBody(req, res);
     if (appError.code === 'method_not_allowed') res.setHeader('Allow', 'POST');
     if (appError.code === 'busy') res.setHeader('Retry-After', '1');
     if (appError.code === 'tts_jobs_busy') res.setHeader('Retry-After', '10');

@@ -5,7 +5,7 @@ import type { TokenVerifier } from '@inntak/access';
 import { NoIssuerVerifier, OidcTokenVerifier } from './oidc-verifier.js';
 import { DevIssuerVerifier } from './dev-issuer-verifier.js';
 import { OidcStudioLogin } from './studio-oidc.js';
-import { startApiServer, type ApiServer } from './api-server.js';
+import { SHUTDOWN_GRACE_MS, startApiServer, type ApiServer } from './api-server.js';
 import { loadConfig, type ApiConfig } from './config.js';
 import { createLogger } from './logger.js';
 
@@ -120,7 +120,13 @@ api = started;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
-  logger.info('draining in-flight requests', { signal });
+  logger.info('draining in-flight requests', { signal, grace_ms: SHUTDOWN_GRACE_MS });
+  // The last bound: whatever still holds the process (a database that does not answer its close)
+  // does not keep it past the grace and a little more.
+  setTimeout(() => {
+    logger.error('api did not stop within its grace; exiting', { grace_ms: SHUTDOWN_GRACE_MS });
+    process.exit(1);
+  }, SHUTDOWN_GRACE_MS + 5000).unref();
   await started.close();
   readReplicas?.stop();
   await Promise.all(replicaDatabases.map((r) => r.database.close()));

@@ -1,13 +1,32 @@
 import { pipeline } from 'node:stream/promises';
 import type { Request, Response } from 'express';
 import { AppError, type Logger } from '@inntak/core';
-import { fileKeyOf, type FileStore } from '@inntak/media';
+import { fileKeyOf, UPLOAD_MIMES, type FileStore } from '@inntak/media';
 
 export interface MediaFileDeps {
   files: FileStore;
   logger: Logger;
   /** Reading a file counts as access for pruning (metadata.last_accessed_at, at most once a minute). */
   touch(mediaId: string): Promise<unknown>;
+}
+
+/**
+ * Types a browser only plays or shows (what uploads take; speech and mixes are audio/wav): these
+ * open inline, anything else is a download. None of them can run a script, but a media row of
+ * another type (a future kind, a hand-made row) must not become a page on this origin.
+ */
+const INLINE_MIMES: ReadonlySet<string> = new Set(UPLOAD_MIMES);
+
+/**
+ * What a browser may do with a media file, on an origin it shares with the console and the
+ * published pages (issue 35, finding 8): no sniffing it into another type, no script, nothing
+ * loaded, and no page of its own (sandbox) even when opened directly; its name is the store's
+ * (the id and an extension), never a title someone typed.
+ */
+function mediaFileHeaders(res: Response, key: string, mime: string): void {
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
+  res.setHeader('Content-Disposition', `${INLINE_MIMES.has(mime) ? 'inline' : 'attachment'}; filename="${key}"`);
 }
 
 /**
@@ -25,6 +44,7 @@ export async function sendMediaFile(req: Request, res: Response, media: { id: st
     throw new AppError('not_found', { detail: 'id' });
   }
   deps.touch(media.id).catch((error: Error) => deps.logger.warn('last_accessed_at not updated', { media_id: media.id, error: error.message }));
+  mediaFileHeaders(res, key, media.mime);
   res.setHeader('Accept-Ranges', 'bytes');
   res.setHeader('ETag', `"${media.id}-${size}"`);
   res.setHeader('Cache-Control', cacheControl);

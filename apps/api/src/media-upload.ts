@@ -13,6 +13,7 @@ import {
   uploadTypeOf,
   type FileStore,
   type MediaStore,
+  type SniffedType,
   type UploadLimits,
 } from '@inntak/media';
 import { callerOf } from './auth.js';
@@ -54,31 +55,41 @@ const UploadedSchema = z.object({
 });
 
 /**
- * Reads an upload into memory, deciding as soon as the first bytes are in: an unknown type is
- * refused with 415 and a file past its kind's limit with 413, without reading the rest.
+ * What a multipart body may carry besides its file (boundaries, part headers, a title): a
+ * Content-Length more than this past a kind's limit cannot hold a file within it.
  */
-async function readUpload(stream: Readable, limits: UploadLimits): Promise<Uint8Array> {
+const MULTIPART_SLACK = 64 * 1024;
+
+/**
+ * Reads an upload into memory, deciding as soon as the first bytes are in: an unknown type is
+ * refused with 415, and a file past its kind's limit with 413 — at once when `declaredAtLeast`
+ * (what the Content-Length says the file is at least) already passes it, else as soon as the
+ * bytes do. A refusal leaves the stream undestroyed and unread: destroying a request destroys
+ * its socket, and the 413 was never sent (issue 35, finding 10); errors.ts closes it after the
+ * answer.
+ */
+async function readUpload(stream: Readable, limits: UploadLimits, declaredAtLeast: number): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
   let total = 0;
-  let max = Math.max(limits.audio, limits.image, limits.video);
-  let sniffed = false;
-  for await (const chunk of stream) {
+  const max = Math.max(limits.audio, limits.image, limits.video);
+  let type: SniffedType | undefined;
+  for await (const chunk of stream.iterator({ destroyOnReturn: false })) {
     chunks.push(chunk as Buffer);
     total += (chunk as Buffer).byteLength;
-    if (!sniffed && total >= SNIFF_BYTES) {
-      const type = await uploadTypeOf(Buffer.concat(chunks));
-      max = limits[type.media_type];
-      sniffed = true;
+    if (!type && total >= SNIFF_BYTES) {
+      type = await uploadTypeOf(Buffer.concat(chunks));
+      requireUploadSize(limits, type, declaredAtLeast);
     }
-    if (total > max) throw new AppError('media_too_large', { detail: `høyst ${max} byte` });
+    if (type) requireUploadSize(limits, type, total);
+    else if (total > max) throw new AppError('media_too_large', { detail: `høyst ${max} byte` });
   }
   const bytes = new Uint8Array(Buffer.concat(chunks));
-  if (!sniffed) requireUploadSize(limits, await uploadTypeOf(bytes), bytes.byteLength);
+  if (!type) requireUploadSize(limits, await uploadTypeOf(bytes), bytes.byteLength);
   return bytes;
 }
 
 /** The file part of a multipart/form-data body (the first file; a `title` field before it is kept). */
-function readMultipart(req: Request, limits: UploadLimits): Promise<{ bytes: Uint8Array; title?: string }> {
+function readMultipart(req: Request, limits: UploadLimits, declared: number): Promise<{ bytes: Uint8Array; title?: string }> {
   return new Promise((resolve, reject) => {
     let title: string | undefined;
     let file: Promise<Uint8Array> | undefined;
@@ -87,9 +98,12 @@ function readMultipart(req: Request, limits: UploadLimits): Promise<{ bytes: Uin
       if (name === 'title') title = value;
     });
     parser.on('file', (_name, stream) => {
-      file = readUpload(stream, limits);
-      // A refusal mid-file: stop parsing, let the rest of the body go.
-      file.catch(() => stream.resume());
+      file = readUpload(stream, limits, declared - MULTIPART_SLACK);
+      // A refusal mid-file answers at once: busboy would wait for a file stream nobody reads.
+      file.catch((err: unknown) => {
+        req.unpipe(parser);
+        reject(err as Error);
+      });
     });
     parser.on('error', () => reject(new AppError('unreadable_body')));
     parser.on('close', () => {
@@ -130,11 +144,14 @@ export function installMediaUpload(app: Express, registry: RouteRegistry, auth: 
     const caller = callerOf(res);
     const collectionId = req.query.collection_id;
     if (typeof collectionId !== 'string' || !isUuid(collectionId)) throw new AppError('invalid_input', { detail: 'collection_id: forventet en UUID' });
-    const declared = Number(req.headers['content-length']);
-    if (declared > Math.max(limits.audio, limits.image, limits.video) + 64 * 1024) throw new AppError('media_too_large', { detail: `høyst ${Math.max(limits.audio, limits.image, limits.video)} byte` });
+    // Past every kind's limit, refused before a byte of the body; past its own kind's, as soon as
+    // the first bytes name the kind (readUpload).
+    const declared = Number(req.headers['content-length'] ?? 0) || 0;
+    const largest = Math.max(limits.audio, limits.image, limits.video);
+    if (declared > largest + MULTIPART_SLACK) throw new AppError('media_too_large', { detail: `høyst ${largest} byte` });
     await checkUploadTarget(deps.media, caller, collectionId);
     const multipart = req.is('multipart/form-data') === 'multipart/form-data';
-    const { bytes, title } = multipart ? await readMultipart(req, limits) : { bytes: await readUpload(req, limits), title: undefined };
+    const { bytes, title } = multipart ? await readMultipart(req, limits, declared) : { bytes: await readUpload(req, limits, declared), title: undefined };
     const queryTitle = typeof req.query.title === 'string' ? req.query.title : undefined;
     const uploaded = await uploadMedia({ store: deps.media, files: deps.files, limits }, caller, { collection_id: collectionId, bytes, title: title ?? queryTitle ?? null });
     res.status(201).json(uploaded);

@@ -58,6 +58,7 @@ export function installMedia(app: Express, registry: RouteRegistry, auth: Reques
     summary: 'The file of a media node, to callers who may read the node',
     description:
       'Streams the file with its Content-Type and an ETag (304 on If-None-Match); Range requests (one range) answer 206, an unsatisfiable range 416. ' +
+        "Every answer has X-Content-Type-Options: nosniff, Content-Security-Policy: default-src 'none'; sandbox, and Content-Disposition (inline for audio, images and video, else attachment; the file name is <id>.<ext>). " +
       'A caller who may not read the media node gets 404. Reading moves metadata.last_accessed_at, at most once a minute. ' +
       'Instead of a Bearer header, the query of a signed link from GET /media/{id}/link (expires, signature): a wrong signature is 401, an expired link 403.',
     tags: TAGS,

@@ -30,7 +30,7 @@ describe('one variant per visitor', () => {
     const { pub, id, a, b } = await abTest();
     const first = await request(app).get(`/pub/${pub.slug}`).set('User-Agent', BROWSER);
     const cookie = first.headers['set-cookie']![0]!;
-    expect(cookie).toMatch(new RegExp(`^inntak_ab=[A-Za-z0-9_-]{22}; Path=/pub/${pub.slug}; Max-Age=\\d+; HttpOnly; SameSite=Lax$`));
+    expect(cookie).toMatch(new RegExp(`^inntak_ab=[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{22}; Path=/pub/${pub.slug}; Max-Age=\\d+; HttpOnly; SameSite=Lax$`));
     expect(first.headers['cache-control']).toBe('private, no-cache');
     const seen = clickLink(first.text, id).includes(a) ? a : b;
     const visitor = request.agent(app);

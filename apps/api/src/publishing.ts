@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Express, Request, Response } from 'express';
 import { z } from 'zod';
 import { countsAsView, selectVariant, stickyRandom } from '@inntak/ab-testing';
@@ -7,6 +7,7 @@ import { normalizeTag } from '@inntak/graph';
 import {
   hostName,
   normalizeDomain,
+  PAGE_CSP,
   pageWindow,
   paginate,
   parsePage,
@@ -28,6 +29,7 @@ import type { AbRecorder } from './ab-recorder.js';
 import { ROUTING, type PageCache } from './page-cache.js';
 import { AbClientGate, ClientKeys, SearchLimiter, type PublicClient } from './public-clients.js';
 import { sendMediaFile, type MediaFileDeps } from './media-file.js';
+import { VisitorCookies } from './ab-visitors.js';
 import { nameRoute } from './request-logging.js';
 import type { RouteRegistry } from './route-registry.js';
 
@@ -50,15 +52,18 @@ export interface PublishingDeps {
   searches?: SearchLimiter;
   /** Cookie-less client keys; default: a key made now. */
   clients?: ClientKeys;
+  /** The key signing visitor cookies (server_secrets.ab_visitor); default: a key made now. */
+  visitorKey?: () => Promise<Uint8Array>;
 }
 
 /** The pages' dependencies with every per-process guard in place (createApp calls this once). */
-export function publishingDeps(deps: PublishingDeps): Required<Omit<PublishingDeps, 'pageCache' | 'ownHost' | 'baseUrl' | 'mediaFiles'>> & PublishingDeps {
+export function publishingDeps(deps: PublishingDeps): Required<Omit<PublishingDeps, 'pageCache' | 'ownHost' | 'baseUrl' | 'mediaFiles' | 'visitorKey'>> & PublishingDeps & { visitors: VisitorCookies } {
   return {
     ...deps,
     abGate: deps.abGate ?? new AbClientGate({ logger: deps.logger }),
     searches: deps.searches ?? new SearchLimiter(),
     clients: deps.clients ?? new ClientKeys(),
+    visitors: new VisitorCookies(deps.visitorKey),
   };
 }
 
@@ -192,6 +197,7 @@ class Pages {
     const page = parsePage(req.query.side);
     const [section, param] = parts;
     nameRoute(res, pageRoute(ctx, section));
+    pageSecurity(res);
 
     if (parts.length === 0) {
       if (page === undefined) return this.notFound(res, ctx);
@@ -203,7 +209,7 @@ class Pages {
       if (!front.prepared) return this.notFound(res, ctx);
       // The page carries this visitor's variants and signed impression ids: no shared cache.
       if (this.fresh(req, res, front.etag, 'private, no-cache')) return;
-      const visitor = visitorOf(req, res, ctx);
+      const visitor = await this.deps.visitors.visitorOf(req, res, ctx.base);
       // Only a reader's view counts (not HEAD, prefetch, crawlers), once per client and article
       // per window (AbClientGate): reloading the page does not add up. Each variant's /t link
       // carries the signed impression id a click needs.
@@ -321,30 +327,14 @@ class Pages {
   }
 
   notFound(res: Response, ctx: PageContext | undefined): void {
+    pageSecurity(res);
     res.status(404).set('Cache-Control', 'no-cache').type('html').send(renderNotFound(ctx));
   }
 }
 
-/** The first-party cookie that keeps a visitor's variants (docs/publishing.md "One variant per visitor"). */
-export const VISITOR_COOKIE = 'inntak_ab';
-const VISITOR_ID = /^[A-Za-z0-9_-]{22}$/;
-/** How long a visitor keeps their variants: longer than a test runs. */
-const VISITOR_MAX_AGE_S = 90 * 24 * 3600;
-
-/**
- * The visitor's id from the cookie, or a new random one set in it (first party: this host and
- * the publication's path only, HttpOnly, SameSite=Lax). It only picks the variants a visitor
- * sees; what counts is decided by AbClientGate, so a visitor choosing their cookie gains nothing.
- */
-function visitorOf(req: Request, res: Response, ctx: PageContext): string {
-  const cookie = req.get('cookie') ?? '';
-  for (const part of cookie.slice(0, 4096).split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === VISITOR_COOKIE && VISITOR_ID.test(part.slice(eq + 1).trim())) return part.slice(eq + 1).trim();
-  }
-  const id = randomBytes(16).toString('base64url');
-  res.append('Set-Cookie', `${VISITOR_COOKIE}=${id}; Path=${ctx.base || '/'}; Max-Age=${VISITOR_MAX_AGE_S}; HttpOnly; SameSite=Lax${req.secure ? '; Secure' : ''}`);
-  return id;
+/** No script, no sniffing, no framing (PAGE_CSP); a media file answered here sets its own. */
+function pageSecurity(res: Response): void {
+  res.set({ 'Content-Security-Policy': PAGE_CSP, 'X-Content-Type-Options': 'nosniff' });
 }
 
 /** The page kinds' route patterns, for metrics and logs; anything else under a publication is one more. */

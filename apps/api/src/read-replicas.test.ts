@@ -125,6 +125,8 @@ describeWithEngine('postgres', describe, 'reads on a streaming replica (READ_DAT
       const app = express();
       app.use(readRouting(router, logger));
       app.post('/write', (_req, res, next) => {
+        // As auth.ts leaves an authenticated person: only their writes learn the position.
+        res.locals.caller = { personId: writer, isAdmin: false };
         openNode('andre prosess').then((id) => res.json({ id }), next);
       });
       app.post('/refuse', (_req, res) => {
@@ -161,6 +163,22 @@ describeWithEngine('postgres', describe, 'reads on a streaming replica (READ_DAT
     } finally {
       await sql`select pg_wal_replay_resume()`.execute(standby.db);
     }
+  });
+
+  it('a Read-After position ahead of the primary is read as the primary’s own position: a replica that has replayed it answers, no one is made to wait it out', async () => {
+    // A wait long enough that reading the primary after it would be the old behaviour, not luck.
+    const router = replicas({ waitMs: 5000 });
+    await router.check();
+    const app = express();
+    app.use(readRouting(router, logger));
+    app.get('/read', (_req, res, next) => {
+      router.reader().then(server).then((where) => res.json({ where }), next);
+    });
+    const forged = await request(app).get('/read').set('Inntak-Read-After', 'FFFFFFFF/FFFFFFFF');
+    expect(forged.status).toBe(200);
+    expect(forged.body).toEqual({ where: 'standby' });
+    const theirs = await request(app).get('/read').set('Authorization', 'Bearer someone').set('Inntak-Read-After', 'FFFFFFFF/FFFFFFFF');
+    expect(theirs.body).toEqual({ where: 'standby' });
   });
 
   it('a replica that is down leaves rotation, logged, and reads go on from the primary', async () => {

@@ -56,7 +56,7 @@ export function readRouting(router: ReadRouter, logger: Logger): RequestHandler 
 
 /**
  * A handler answers after its transaction committed, so the primary's position when the answer
- * is sent includes the write: read it then and send it as a header (one round trip to the
+ * to an authenticated person's write (auth.ts set `res.locals.caller`) is sent includes the write: read it then and send it as a header (one round trip to the
  * primary per write, only where replicas are configured). Answers not sent through `res.send`
  * (streams) go without it.
  */
@@ -64,9 +64,10 @@ function answerWithPosition(router: ReadRouter, res: Response, logger: Logger): 
   const send = res.send.bind(res);
   res.send = ((body?: unknown) => {
     res.send = send;
-    // Only a write that succeeded has a position worth reading back (and a refused request
-    // learns nothing of others' writes).
-    if (res.headersSent || res.statusCode < 200 || res.statusCode >= 300) return send(body);
+    // Only a person's own write that succeeded has a position worth reading back: the position
+    // measures everyone's writes, so a refused request, a webhook sender (whatever Authorization
+    // header it adds) or anyone else who did not authenticate learns nothing (issue 35, finding 6).
+    if (res.headersSent || res.statusCode < 200 || res.statusCode >= 300 || res.locals.caller === undefined) return send(body);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer from the primary in ${POSITION_WAIT_MS} ms`)), POSITION_WAIT_MS);

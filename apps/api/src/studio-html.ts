@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Response } from 'express';
 import type { Caller } from '@inntak/access';
 import { html, Html, type HtmlValue } from '@inntak/publishing';
@@ -41,6 +42,22 @@ code{word-break:break-all}
 section{margin:1.5rem 0}`;
 
 const COPY_SCRIPT = `document.addEventListener('click',function(e){var b=e.target.closest('[data-copy]');if(!b)return;navigator.clipboard.writeText(document.getElementById(b.getAttribute('data-copy')).textContent).then(function(){b.textContent='Kopiert';});});`;
+
+/**
+ * The console's Content-Security-Policy. It shares an origin with the published pages and the
+ * media files (issue 35, finding 8), so only its own script runs, allowed by its hash (no
+ * 'unsafe-inline'), and forms post only here: the OpenID login starts with a link, not a form.
+ * Styles stay inline (a style attribute or two); they cannot run anything.
+ */
+const STUDIO_CSP = [
+  "default-src 'none'",
+  "style-src 'unsafe-inline'",
+  `script-src 'sha256-${createHash('sha256').update(COPY_SCRIPT).digest('base64')}'`,
+  "img-src 'self' data:",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
 
 export function layout(view: StudioView, title: string, body: Html): Html {
   const caller = view.caller;
@@ -97,7 +114,7 @@ export function sendPage(res: Response, status: number, page: Html): void {
 export function pageHeaders(res: Response, status: number): void {
   res.status(status).type('html').setHeader('Cache-Control', 'no-store');
   // The pages embed no third-party anything: nothing else may load, frame or be posted to.
-  res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src 'self' data:; form-action 'self' http: https:; frame-ancestors 'none'; base-uri 'none'");
+  res.setHeader('Content-Security-Policy', STUDIO_CSP);
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Referrer-Policy', 'same-origin');
 }

@@ -22,7 +22,7 @@ export {
   type RenderedEntry,
 } from './models.js';
 export { CHROME, type Chrome } from './chrome.js';
-export { mediaPath, prepareFrontPage, renderFrontPage, renderArticle, renderCategory, renderArchive, renderSearch, renderAbout, renderNotFound, renderTooManySearches, type PageContext, type PreparedFrontPage } from './render.js';
+export { PAGE_CSP, mediaPath, prepareFrontPage, renderFrontPage, renderArticle, renderCategory, renderArchive, renderSearch, renderAbout, renderNotFound, renderTooManySearches, type PageContext, type PreparedFrontPage } from './render.js';
 export { PUBLISHED_IN, FRONT_PAGE_VARIANT, type PublishingStore, type PublishingTx, type PublishedPages, type PublicationSettings, type NewEdgeRow } from './ports.js';
 export { createPublication, type NewPublication } from './publications.js';
 export { publishArticle, unpublishArticle, unpublishNode } from './articles.js';

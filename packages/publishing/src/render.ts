@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { html, Html, type HtmlValue } from './html.js';
 import { formatDay, groupByMonth } from './dates.js';
 import { CHROME, type Chrome } from './chrome.js';
@@ -62,6 +63,22 @@ img,video{max-width:100%;height:auto}
 audio{width:100%}
 .media{margin:1rem 0}
 footer{color:#666;font-size:.85rem;border-top:1px solid #ddd;margin-top:2rem;padding-bottom:2rem}`;
+
+/**
+ * The published pages' Content-Security-Policy (issue 35, finding 8). They share an origin with
+ * the console and the media files, and run no script: none may run, whatever a text or a file
+ * manages to put into a page. Their one inline style is allowed by its hash, media and images
+ * load from this origin only (markdown.ts allows no other), forms (search) go only here.
+ */
+export const PAGE_CSP = [
+  "default-src 'none'",
+  `style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`,
+  "img-src 'self'",
+  "media-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
 
 function home(ctx: PageContext): string {
   return ctx.base === '' ? '/' : ctx.base;

@@ -23,3 +23,24 @@ export function queryCursorKey(db: Db): () => Promise<Uint8Array> {
     return key;
   };
 }
+
+/**
+ * The key that signs the published pages' visitor cookies (`inntak_ab`, issue 35), read once. Made
+ * on first use rather than by a migration: a key nobody has used yet loses nothing by being new,
+ * and every instance reads the one that won the insert.
+ */
+export function abVisitorKey(db: Db): () => Promise<Uint8Array> {
+  let key: Promise<Uint8Array> | undefined;
+  return () => {
+    key ??= sql`insert into server_secrets (name, secret)
+      values ('ab_visitor', decode(replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), 'hex'))
+      on conflict (name) do nothing`
+      .execute(db)
+      .then(() => readServerSecret(db, 'ab_visitor'))
+      .catch((err: unknown) => {
+        key = undefined;
+        throw err;
+      });
+    return key;
+  };
+}

@@ -64,6 +64,8 @@ export class ReadReplicas {
   private readonly writers = new Map<string, Writer>();
   private readonly caller = new AsyncLocalStorage<{ key?: string; after?: string }>();
   private turn = 0;
+  /** The latest primary WAL position seen (checks, writes, consistent reads): nothing past it needs asking. */
+  private primarySeen = 0n;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: ReadReplicasOptions) {
@@ -119,7 +121,20 @@ export class ReadReplicas {
     const { key, after } = this.caller.getStore() ?? {};
     const writer = key === undefined ? undefined : this.writers.get(key);
     if (writer && writer.pending > 0) return this.options.primary.db;
-    return this.replicaAt(laterOf(writer?.lsn, after));
+    return this.replicaAt(laterOf(writer?.lsn, await this.atMostPrimary(after)));
+  }
+
+  /**
+   * A position a client sent (`Inntak-Read-After`), but never past the primary's own: nothing
+   * beyond it has been written, so the primary's position asks for every write there is. A
+   * made-up position far ahead (`FFFFFFFF/FFFFFFFF`) made every read wait `waitMs` for a replay
+   * that could never come and then load the primary (issue 35, finding 5); now it costs one
+   * `pg_current_wal_lsn()` when it passes the last position seen, and reads as a consistent read.
+   */
+  private async atMostPrimary(after: string | undefined): Promise<string | undefined> {
+    if (after === undefined || walOrdinal(after) <= this.primarySeen) return after;
+    const now = await this.primaryPosition();
+    return walOrdinal(after) <= walOrdinal(now) ? after : now;
   }
 
   /** The database for a read that must include every change committed before it began. */
@@ -166,7 +181,10 @@ export class ReadReplicas {
 
   private async primaryPosition(): Promise<string> {
     const { rows } = await sql<{ lsn: string }>`select pg_current_wal_lsn()::text as lsn`.execute(this.options.primary.db);
-    return rows[0]!.lsn;
+    const lsn = rows[0]!.lsn;
+    const ordinal = walOrdinal(lsn);
+    if (ordinal > this.primarySeen) this.primarySeen = ordinal;
+    return lsn;
   }
 
   /** The next replica in rotation once it has replayed `lsn` (within waitMs), else the primary. */

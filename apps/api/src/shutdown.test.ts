@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { createCollection, createPerson } from '@inntak/postgres/graph';
+import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { freePort, startTestIssuer, type TestIssuer } from '@inntak/test-support';
+
+// The API as production runs it (the built main.js), stopped with a SIGTERM while uploads it is
+// reading have stalled (docs/security.md, "Fifth attack (issue 35)", finding 10).
+const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+/** Where a hang is the failure: the 10 s grace and then some, so a loaded machine never trips it. */
+const HANG_MS = 40_000;
+
+let db: OpenTestDatabase;
+let issuer: TestIssuer;
+const storageDir = mkdtempSync(join(tmpdir(), 'inntak-shutdown-'));
+let child: ChildProcess | undefined;
+
+beforeAll(async () => {
+  db = await openTestDatabase();
+  issuer = await startTestIssuer();
+});
+afterAll(async () => {
+  child?.kill('SIGKILL');
+  await issuer.close();
+  await db.dispose();
+  rmSync(storageDir, { recursive: true, force: true });
+});
+
+describe('SIGTERM with uploads half sent', () => {
+  it('ends the connections it cannot finish within its grace and exits 0', async () => {
+    const person = await createPerson(db.db, { subject: 'opplaster' });
+    const collection = await createCollection(db.db, { title: 'Opplastinger', ownerId: person.id });
+    const port = await freePort();
+    child = spawn(process.execPath, [MAIN], {
+      env: { ...process.env, DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', OIDC_ISSUER: issuer.issuer, OIDC_AUDIENCE: issuer.audience, STORAGE_DIR: storageDir, INNTAK_DEV_ISSUER: '' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = new Promise<number | null>((resolve) => child!.once('exit', resolve));
+    await new Promise<void>((resolve, reject) => {
+      createInterface({ input: child!.stdout! }).on('line', (line) => {
+        if (line.includes('"api listening"')) resolve();
+      });
+      void exited.then(() => reject(new Error('the API exited before listening')));
+    });
+    const authorization = `Bearer ${await issuer.token('opplaster')}`;
+    const wav = readFileSync(join(import.meta.dirname, '__tests__', 'media-fixtures', 'tone.wav'));
+    // Two uploads announcing 1 MB that send 24 KB and stall, as a sender that went away leaves them.
+    const stalled: Socket[] = [];
+    const closed: Array<Promise<void>> = [];
+    for (let i = 0; i < 2; i++) {
+      const socket = connect(port, '127.0.0.1');
+      socket.on('error', () => {});
+      closed.push(new Promise((resolve) => socket.once('close', () => resolve())));
+      socket.write(`POST /media?collection_id=${collection.id} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${authorization}\r\nContent-Type: audio/wav\r\nContent-Length: ${2 ** 20}\r\n\r\n`);
+      socket.write(wav);
+      stalled.push(socket);
+    }
+    // Both are being read once a third upload of the same person is refused (two at once at most).
+    let third = 0;
+    for (let tries = 0; tries < 100 && third !== 429; tries++) {
+      third = (await fetch(`http://127.0.0.1:${port}/media?collection_id=${collection.id}`, { method: 'POST', headers: { Authorization: authorization }, body: wav.subarray(0, 64) })).status;
+      if (third !== 429) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(third).toBe(429);
+
+    child.kill('SIGTERM');
+    const code = await Promise.race([exited, new Promise<string>((resolve) => setTimeout(() => resolve('still running'), HANG_MS).unref())]);
+    expect(code).toBe(0);
+    await Promise.all(closed);
+    expect(stalled.every((s) => s.destroyed)).toBe(true);
+  }, HANG_MS + 20_000);
+});
