@@ -38,7 +38,7 @@ describe('http_post retry and secrets', () => {
     answers = [503, 503];
     seen.length = 0;
     await runOrchestrationAsOperator(h.db, o, {});
-    await runGovernedOnce(h, { httpAllow: ['127.0.0.1'], cliAllow: [] });
+    await runGovernedOnce(h, { httpAllow: [host], cliAllow: [] });
     expect(seen).toEqual(Array.from({ length: 3 }, () => ({ path: '/ok', authorization: 'Bearer topp-hemmelig' })));
     const log = await logOf(o);
     expect(log.map((r) => r.status)).toEqual(['ok']);
@@ -53,7 +53,7 @@ describe('http_post retry and secrets', () => {
     answers = [404];
     seen.length = 0;
     await runOrchestrationAsOperator(h.db, o, {});
-    await runGovernedOnce(h, { httpAllow: ['127.0.0.1'], cliAllow: [] });
+    await runGovernedOnce(h, { httpAllow: [host], cliAllow: [] });
     expect(seen).toHaveLength(1);
     expect((await logOf(o))[0]).toMatchObject({ status: 'failed', error: expect.stringMatching(/svarte 404/) });
   });
