@@ -28,6 +28,7 @@ export type ErrorCode =
   | 'tts_text_too_long'
   | 'tts_audio_too_long'
   | 'tts_jobs_busy'
+  | 'orchestration_runs_busy'
   | 'media_quota_exceeded'
   | 'media_type_unsupported'
   | 'media_too_large'

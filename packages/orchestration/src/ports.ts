@@ -64,7 +64,13 @@ export interface OrchestrationTx extends GraphTx, SpeechRoomTx {
     orchestrationId: string,
     event: (runId: string) => EventRef,
     rerun?: { rerunOf: string; fromStep: number; outputs: Record<string, JsonObject> },
+    options?: { requestedBy?: string },
   ): Promise<{ run_id: string; job_id: number }>;
+  /**
+   * Takes the person's run lock (to the end of the transaction), then counts the runs they asked
+   * for (run_orchestration, rerun_orchestration) that are queued or running, up to `cap`.
+   */
+  countActiveRuns(personId: string, cap: number): Promise<number>;
   runRow(runId: string): Promise<{ id: string; orchestration_id: string; status: RunStatus; event: EventRef; failed_step: number | null; outputs: Record<string, JsonObject> } | undefined>;
   runsPage(orchestrationId: string, page: { limit: number; before?: string }): Promise<RunView[]>;
   setSecret(id: string, name: string, value: string): Promise<void>;
@@ -112,6 +118,12 @@ export interface OrchestrationStore {
   /** Marks the run running; where a re-run starts and the outputs it starts with (undefined: no row, a job from before 023). */
   startRun(ref: RunRef): Promise<{ fromStep: number; outputs: Record<string, JsonObject> } | undefined>;
   finishRun(ref: RunRef, result: { status: RunStatus; failedStep?: number; outputs?: Record<string, JsonObject> }): Promise<void>;
+  /**
+   * The run goes back to `queued` with the outputs so far, and a new orchestrate job with
+   * `payload` is queued to start at `runAt` (graphile-worker's run_at): a retry's wait holds no
+   * worker slot (issue 35). Answers the new job's id.
+   */
+  requeueRun(ref: RunRef, next: { payload: JsonObject; runAt: Date; outputs: Record<string, JsonObject> }): Promise<number>;
   /** The orchestration's secrets by name: for the worker only, never answered by a route. */
   secretsOf(orchestrationId: string): Promise<Map<string, string>>;
 }

@@ -302,6 +302,8 @@ export interface OrchestrationRunsTable {
   outputs: ColumnType<JsonObject, string | undefined, string>;
   rerun_of: string | null;
   from_step: Generated<number>;
+  /** 029: the person who asked for a manual run or a re-run (their cap, ORCHESTRATION_RUNS_PER_PERSON); null otherwise. */
+  requested_by: string | null;
 }
 
 /** When each scheduled orchestration is next due (023). */
