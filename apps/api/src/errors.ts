@@ -36,6 +36,7 @@ const ERROR_TABLE: Record<ErrorCode, { status: number; text: string }> = {
   media_type_unsupported: { status: 415, text: 'Filtypen støttes ikke' }, // issue 28
   media_too_large: { status: 413, text: 'Filen er for stor' }, // issue 28
   media_unreadable: { status: 422, text: 'Filen kunne ikke leses' }, // issue 28
+  media_audio_out_of_bounds: { status: 422, text: 'Lyden er utenfor det tjenesten tar imot' }, // issue 35
   media_link_expired: { status: 403, text: 'Lenken er utløpt; be om en ny' }, // issue 25
 };
 

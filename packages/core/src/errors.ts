@@ -33,6 +33,7 @@ export type ErrorCode =
   | 'media_type_unsupported'
   | 'media_too_large'
   | 'media_unreadable'
+  | 'media_audio_out_of_bounds'
   | 'media_link_expired';
 
 export class AppError extends Error {

@@ -5,6 +5,7 @@ import { placeMediaFile } from './place-media.js';
 import type { FileStore, MediaStore, MediaTx } from './ports.js';
 import { requireLevel } from './require-level.js';
 import { fileKeyOf, type MediaMetadata } from './types.js';
+import { audioOutOfBounds, readAudioHeader } from './audio-bounds.js';
 import { probeUpload, sniffUploadType, SNIFF_BYTES, UnreadableMediaError, type SniffedType } from './upload-types.js';
 
 /** Bytes one upload may have, per kind (UPLOAD_MAX_AUDIO_BYTES, …_IMAGE_…, …_VIDEO_…). */
@@ -72,6 +73,12 @@ export async function uploadMedia(
   } catch (error) {
     if (error instanceof UnreadableMediaError) throw new AppError('media_unreadable', { detail: error.message });
     throw error;
+  }
+  if (type.media_type === 'audio') {
+    // Refused here, where the sender learns why, rather than by every job that would decode it
+    // (issue 35): a header claiming 100 MHz froze the mixdown. Length is bounded by the size limit.
+    const reason = audioOutOfBounds(await readAudioHeader(input.bytes, type.mime), Number.POSITIVE_INFINITY);
+    if (reason) throw new AppError('media_audio_out_of_bounds', { detail: reason });
   }
   const metadata: MediaMetadata = {
     media_type: type.media_type,
