@@ -51,11 +51,3 @@ export function audioOutOfBounds(header: AudioHeader, maxSeconds: number): strin
   if (!(header.durationS <= maxSeconds)) return `lyden varer ${Math.round(header.durationS)} s; høyst ${maxSeconds} s`;
   return undefined;
 }
-
-/** readAudioHeader, then the bounds: throws AudioOutOfBoundsError naming what is out of bounds. */
-export async function requireAudioInBounds(bytes: Uint8Array, mime: string, maxSeconds: number): Promise<AudioHeader> {
-  const header = await readAudioHeader(bytes, mime);
-  const reason = audioOutOfBounds(header, maxSeconds);
-  if (reason) throw new AudioOutOfBoundsError(reason);
-  return header;
-}

@@ -71,6 +71,4 @@ export { sniffUploadType, probeUpload, UPLOAD_MIMES, SNIFF_BYTES, UnreadableMedi
 export { uploadMedia, checkUploadTarget, uploadTypeOf, requireUploadSize, DEFAULT_UPLOAD_LIMITS, COLLECTION_NODE_KIND, type UploadLimits, type UploadResult } from './upload-media.js';
 export { transcribeMedia, wordErrorRate, TranscriptionError, MAX_SEGMENTS, MAX_SEGMENT_CHARS, MAX_TRANSCRIPTION_SECONDS, type SpeechRecognizer, type TranscriptSegment, type TranscriptionCatalog } from './transcription.js';
 export { decodeAudio, UndecodableAudioError } from './decode-audio.js';
-export { AUDIO_BOUNDS, AudioOutOfBoundsError, audioOutOfBounds, readAudioHeader, requireAudioInBounds, type AudioHeader } from './audio-bounds.js';
-export { runInDspThread, DspThreadError, DSP_THREAD_LIMITS } from './dsp-client.js';
-export { RefusedAudioError } from './dsp-work.js';
+export { AUDIO_BOUNDS, AudioOutOfBoundsError } from './audio-bounds.js';
