@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { RefusedAudioError, type MixRequest, type MixResult, type SpeechRequest } from './dsp-work.js';
 
@@ -12,11 +14,20 @@ export const DSP_THREAD_LIMITS = { maxOldGenerationSizeMb: 256, maxYoungGenerati
 
 /**
  * The thread runs compiled JavaScript: beside this file in dist/, or, when this file is the
- * TypeScript source (jest), the package's dist/ that `tsc -b` (part of `npm test`) builds.
+ * TypeScript source (jest) or bundled elsewhere (a test worker), the package's own dist/, which
+ * `tsc -b` (part of `npm test`) builds.
  */
 function threadEntry(): URL {
-  const beside = new URL('./dsp-thread.js', import.meta.url);
-  return existsSync(fileURLToPath(beside)) ? beside : new URL('../dist/dsp-thread.js', import.meta.url);
+  const candidates = [
+    () => new URL('./dsp-thread.js', import.meta.url),
+    () => new URL('../dist/dsp-thread.js', import.meta.url),
+    () => pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('@inntak/media')), 'dsp-thread.js')),
+  ];
+  for (const candidate of candidates) {
+    const url = candidate();
+    if (existsSync(fileURLToPath(url))) return url;
+  }
+  throw new DspThreadError('the DSP thread is not built: run `npx tsc -b`');
 }
 
 /** A DSP thread that stopped without an answer (out of memory under DSP_THREAD_LIMITS, a crash). */
