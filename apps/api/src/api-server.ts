@@ -61,6 +61,8 @@ export interface ApiServerOptions {
   uploads?: AppDeps['uploads'];
   /** Orchestrations one person may have (ORCHESTRATIONS_PER_PERSON); default 100. */
   orchestrationsPerPerson?: number;
+  /** Runs one person asked for that may be queued or running (ORCHESTRATION_RUNS_PER_PERSON); default 5. */
+  orchestrationRunsPerPerson?: number;
   /** MEDIA_URL_SECRET: the HMAC key of signed media links; absent: a random key per process. */
   mediaUrlSecret?: string;
   /** The console's login and session length (main.ts: OIDC_CLIENT_ID, INNTAK_DEV_ISSUER, STUDIO_SESSION_HOURS). */
@@ -93,7 +95,7 @@ const DEFAULT_STORAGE_DIR = fileURLToPath(new URL('../../../.data/media', import
 export function postgresAppDeps(
   options: Pick<
     ApiServerOptions,
-    'logger' | 'database' | 'baseUrl' | 'verifier' | 'bodyLimitBytes' | 'slowRequestMs' | 'metricsToken' | 'intakeDatabase' | 'intakeGroupCommit' | 'readReplicas' | 'readsPerCaller' | 'storageDir' | 'trustProxy' | 'publicPages' | 'speech' | 'uploads' | 'orchestrationsPerPerson' | 'studio' | 'mediaUrlSecret'
+    'logger' | 'database' | 'baseUrl' | 'verifier' | 'bodyLimitBytes' | 'slowRequestMs' | 'metricsToken' | 'intakeDatabase' | 'intakeGroupCommit' | 'readReplicas' | 'readsPerCaller' | 'storageDir' | 'trustProxy' | 'publicPages' | 'speech' | 'uploads' | 'orchestrationsPerPerson' | 'orchestrationRunsPerPerson' | 'studio' | 'mediaUrlSecret'
   > & {
     /** How long the live-room status is cached (spec: 10 s); tests use 0. */
     liveRoomCacheMs?: number;
@@ -116,6 +118,7 @@ export function postgresAppDeps(
     intakeStore: batch > 1 ? new GroupCommit(intakeStore, { maxInFlight: intakeDatabase.pool.options.max ?? 10, maxBatch: batch }) : intakeStore,
     readsPerCaller: options.readsPerCaller,
     orchestrationsPerPerson: options.orchestrationsPerPerson,
+    orchestrationRunsPerPerson: options.orchestrationRunsPerPerson,
     mediaUrlSecret: options.mediaUrlSecret,
     verifier: options.verifier,
     identities: new PostgresIdentityDirectory(database.db),

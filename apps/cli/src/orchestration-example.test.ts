@@ -27,7 +27,7 @@ beforeAll(async () => {
   env = { ...process.env, DATABASE_URL: h.url, PORT: String(await freePort()), HOOK_PORT: String(await freePort()), INNTAK_DATA_DIR: dataDir, LOG_LEVEL: 'info' };
   delete env.BASE_URL;
   delete env.WORKER_CRONTAB;
-  started = npmStart({ ...env, INNTAK_DEV_ISSUER: '1', ORCHESTRATION_HTTP_ALLOW: 'localhost' });
+  started = npmStart({ ...env, INNTAK_DEV_ISSUER: '1', ORCHESTRATION_HTTP_ALLOW: `localhost:${env.HOOK_PORT}` });
   await started.seen('api listening');
   await started.seen('worker started');
 }, 180_000);
@@ -41,7 +41,7 @@ afterAll(async () => {
 // The block uses curl and jq, which npm does not install (README, "Optional engines").
 describeWithEngine('curl-jq', describe, 'docs/orchestration.md worked example', () => {
   it('is a block that starts like the README (npm start in the background) and ends with kill %1', () => {
-    expect(startLine).toBe('npm ci && INNTAK_DEV_ISSUER=1 ORCHESTRATION_HTTP_ALLOW=localhost npm start &   # wait for "api listening"');
+    expect(startLine).toBe('npm ci && INNTAK_DEV_ISSUER=1 ORCHESTRATION_HTTP_ALLOW=localhost:${HOOK_PORT:-9099} npm start &   # wait for "api listening"');
     expect(killLine).toMatch(/^kill %1 %2\b/);
   });
 

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { createCollection, createNode } from '@inntak/postgres/graph';
 import { getJob } from '@inntak/postgres/jobs';
 import { createWebhook } from '@inntak/postgres/intake';
+import { runOrchestrationAsOperator } from '@inntak/postgres/orchestration';
 import { runGovernedOnce } from './__tests__/run-governed-once.js';
 import { addOrchestration, alice, ALLOW, content, h, inbox, logOf, paths, received, registerTool, serverHost, setupOrchestrationScene } from './__tests__/orchestration-scene.js';
 
@@ -24,6 +25,17 @@ describe('http_post and run_cli_tool', () => {
     const log = await logOf(o);
     expect(log[0]).toMatchObject({ status: 'ok', output: { status: 201, truncated: false, json: { ok: true } } });
     expect(log[1]).toMatchObject({ status: 'failed', error: 'http_post: verten localhost:1 er ikke tillatt (ORCHESTRATION_HTTP_ALLOW)' });
+  });
+
+  it('an allow-list entry without a port reaches only port 80/443: a local service on another port is refused and gets nothing (issue 35, finding 9)', async () => {
+    // The attack: with the docs' own `ORCHESTRATION_HTTP_ALLOW=localhost`, any login's script
+    // posted to every local service (here the test server's port) and read 4 KB of each answer.
+    const o = await addOrchestration(alice, { event: 'manual' }, `steps:\n  - action: http_post\n    with: { url: "http://${serverHost}/admin", body: {} }\n`);
+    const before = received.length;
+    await runOrchestrationAsOperator(h.db, o, {});
+    await runGovernedOnce(h, { ...ALLOW, httpAllow: ['127.0.0.1'] });
+    expect(received.length).toBe(before);
+    expect((await logOf(o))[0]).toMatchObject({ status: 'failed', error: `http_post: verten ${serverHost} er ikke tillatt (ORCHESTRATION_HTTP_ALLOW)` });
   });
 
   it('run_cli_tool runs a registered tool without a shell, and a tool that overruns its timeout fails', async () => {
