@@ -201,6 +201,13 @@ describe('OpenAPI media types and path parameters', () => {
     }
   });
 
+  it('an upload is documented as bytes (or a multipart form), not as a JSON string', () => {
+    const content = doc.paths['/media']!.post!.requestBody.content;
+    expect(Object.keys(content)).toEqual(['application/octet-stream', 'multipart/form-data']);
+    expect(content['application/octet-stream']!.schema).toMatchObject({ type: 'string', format: 'binary' });
+    expect(content['multipart/form-data']!.schema).toMatchObject({ properties: { file: { type: 'string', format: 'binary' } } });
+  });
+
   it('console pages are text/html, their errors HTML pages, and a form that redirects has no body but a Location', () => {
     expect(mediaTypes('/studio/webhooks/{id}', '200')).toEqual(['text/html']);
     expect(mediaTypes('/studio/webhooks/{id}', '403')).toEqual(['text/html']);

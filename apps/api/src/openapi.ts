@@ -123,7 +123,7 @@ function pathParameters(route: RouteSpec): unknown[] {
 }
 
 function requestBody(route: RouteSpec, body: z.ZodType): Record<string, unknown> {
-  const content: Record<string, unknown> = { 'application/json': { schema: jsonSchema(body, 'input') } };
+  const content: Record<string, unknown> = { [route.bodyContentType ?? 'application/json']: { schema: jsonSchema(body, 'input') } };
   for (const [mediaType, alternative] of Object.entries(route.bodyAlternatives ?? {})) {
     content[mediaType] = { schema: { ...jsonSchema(alternative.schema, 'input'), ...(alternative.description ? { description: alternative.description } : {}) } };
   }

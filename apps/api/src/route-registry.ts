@@ -40,7 +40,9 @@ export interface RouteSpec<
   params?: Params;
   query?: Query;
   body?: Body;
-  /** Media types the body may also come as, besides JSON (intake's forms), for the OpenAPI document. */
+  /** The body's media type when it is not JSON (an upload's bytes); only `describe()` routes have one. */
+  bodyContentType?: string;
+  /** Media types the body may also come as (intake's forms, an upload's multipart), for the OpenAPI document. */
   bodyAlternatives?: Record<string, { schema: z.ZodType; description?: string }>;
   /** OpenAPI operationId; absent: made from method and path (`postIntentionsCreateWebhook`). */
   operationId?: string;
@@ -99,7 +101,7 @@ export class RouteRegistry {
     auth: RequestHandler,
     handler: (input: RouteInput<z.infer<Params>, z.infer<Query>, z.infer<Body>>) => Promise<z.input<Out>>,
   ): void {
-    if (spec.response.contentType !== undefined || spec.response.alternatives) throw new Error(`${spec.method} ${spec.path}: route() answers JSON only; describe() a route that answers other media types`);
+    if (spec.bodyContentType !== undefined || spec.response.contentType !== undefined || spec.response.alternatives) throw new Error(`${spec.method} ${spec.path}: route() answers JSON only; describe() a route that answers other media types`);
     this.routes.push(checkedSpec(spec as unknown as RouteSpec));
     const middleware: RequestHandler[] = [];
     if (spec.auth === 'jwt') middleware.push(auth);
