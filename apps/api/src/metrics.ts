@@ -131,6 +131,7 @@ export function installMetrics(app: Express, registry: RouteRegistry, auth: Requ
         requests: z.array(z.record(z.string(), z.unknown())),
         intake: z.array(z.record(z.string(), z.unknown())),
       }),
+      alternatives: { 'text/plain': z.string().describe('Prometheus text format (format=prometheus, or asked for by Accept)') },
     },
     errors: [400, 401, 403],
   });
