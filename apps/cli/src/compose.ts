@@ -6,7 +6,8 @@ import { LocalFileStore, StatfsDiskProbe } from '@inntak/files';
 import { OPERATOR } from '@inntak/access';
 import { runPrune, uploadMedia, type UploadLimits } from '@inntak/media';
 import { migrate, openDatabase, spawnEmbeddedPostgres, type Db } from '@inntak/postgres';
-import { listDeliveries, rerenderWebhook, setWebhookSecret } from '@inntak/postgres/deliveries';
+import { rerenderWebhook } from '@inntak/intake';
+import { listDeliveries, PostgresDeliveriesStore, setWebhookSecret } from '@inntak/postgres/deliveries';
 import { createCollection, createPerson, grantAccess, nodeKindOf, personOfIdentity } from '@inntak/postgres/graph';
 import { createWebhook, listWebhooks, rotateWebhookToken, setWebhookTemplate } from '@inntak/postgres/intake';
 import { enqueueJob, getJob } from '@inntak/postgres/jobs';
@@ -51,7 +52,7 @@ export function cliServices(db: Db) {
     rotateWebhookToken: on(db, rotateWebhookToken),
     listDeliveries: on(db, listDeliveries),
     setWebhookSecret: on(db, setWebhookSecret),
-    rerenderWebhook: on(db, rerenderWebhook),
+    rerenderWebhook: (options: Parameters<typeof rerenderWebhook>[2]) => rerenderWebhook(new PostgresDeliveriesStore(db), OPERATOR, options),
     addCollectionOrchestration: on(db, addCollectionOrchestration),
     updateOrchestration: on(db, updateOrchestrationAsOperator),
     setOrchestrationEnabled: on(db, setOrchestrationEnabledAsOperator),

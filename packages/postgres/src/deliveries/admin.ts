@@ -23,8 +23,3 @@ export function setWebhookSecret(
 export function rerenderNode(db: Db, actor: Actor, nodeId: string): Promise<intake.RerenderResult> {
   return intake.rerenderNode(new PostgresDeliveriesStore(db), actor, nodeId);
 }
-
-/** The CLI's batch re-rendering of a webhook's content nodes (an operator's: no access check). */
-export function rerenderWebhook(db: Db, options: Parameters<typeof intake.rerenderWebhook>[1]): ReturnType<typeof intake.rerenderWebhook> {
-  return intake.rerenderWebhook(new PostgresDeliveriesStore(db), options);
-}

@@ -3,5 +3,5 @@
 // them). The intake's own write of a delivery is in ../intake.
 export { pruneDeliveries, DELIVERY_RETENTION, type DeliveryView, type DeliveryStatusFilter } from './delivery-log.js';
 export { PostgresDeliveriesStore } from './deliveries-store.js';
-export { listDeliveries, setWebhookSecret, rerenderNode, rerenderWebhook } from './admin.js';
+export { listDeliveries, setWebhookSecret, rerenderNode } from './admin.js';
 export type { RerenderResult } from '@inntak/intake';
