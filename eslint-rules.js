@@ -1,8 +1,8 @@
-// The project's dependency rules as three small ESLint rules: an allow-list for domain packages
-// (a deny-list always misses the next adapter) and "folders of packages/postgres meet only
-// through their index.ts", and "apps only wire" (app-wiring: only an app's composition root
-// imports the database adapter). eslint.config.js applies them; test/dependency-rules.test.ts
-// proves they fire.
+// The project's dependency rules as four small ESLint rules: an allow-list for domain packages
+// (a deny-list always misses the next adapter), "folders of packages/postgres meet only through
+// their index.ts", "apps only wire" (app-wiring: only an app's composition root imports the
+// database adapter) and "drivers call use cases, not stores" (driver-store-calls).
+// eslint.config.js applies them; test/dependency-rules.test.ts proves they fire.
 import { dirname, relative, resolve, sep } from 'node:path';
 
 /** packages/<name>/src/… of a file, or null. */
@@ -84,4 +84,30 @@ const appWiring = {
   },
 };
 
-export default { rules: { 'domain-imports': domainImports, 'postgres-folders': postgresFolders, 'app-wiring': appWiring } };
+/**
+ * One door per use case (issue 36): a driver (route, console form, CLI command, worker task) calls
+ * the domain's use case, which takes the store; a call on the store itself (`deps.store.x()`,
+ * `deps.intakeStore.x()`) would skip its authorization and invariants.
+ */
+const driverStoreCalls = {
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: { store: "drivers call a use case, not its store: '{{text}}(…)' reaches past it (pass the store to the domain package's use case)" },
+  },
+  create(context) {
+    return {
+      CallExpression(node) {
+        const callee = node.callee;
+        if (callee.type !== 'MemberExpression' || callee.object.type !== 'MemberExpression') return;
+        const owner = callee.object;
+        if (owner.object.type !== 'Identifier' || owner.object.name !== 'deps' || owner.property.type !== 'Identifier') return;
+        if (!/store$/i.test(owner.property.name)) return;
+        const method = callee.property.type === 'Identifier' ? callee.property.name : '…';
+        context.report({ node, messageId: 'store', data: { text: `deps.${owner.property.name}.${method}` } });
+      },
+    };
+  },
+};
+
+export default { rules: { 'domain-imports': domainImports, 'postgres-folders': postgresFolders, 'app-wiring': appWiring, 'driver-store-calls': driverStoreCalls } };

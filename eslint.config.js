@@ -113,6 +113,6 @@ export default tseslint.config(
       '**/*.test.ts',
       '**/__tests__/**',
     ],
-    rules: { 'inntak/app-wiring': 'error' },
+    rules: { 'inntak/app-wiring': 'error', 'inntak/driver-store-calls': 'error' },
   },
 );

@@ -82,6 +82,14 @@ describe('apps only wire: outside the composition root, no database adapter or d
     });
   }
 
+  it('a driver calls a use case, never a store in its deps', async () => {
+    for (const file of ['apps/api/src/leak.ts', 'apps/worker/src/tasks/leak.ts', 'apps/cli/src/commands/leak.ts']) {
+      expect(await messages(file, 'export const f = (deps: any) => deps.intakeStore.recordFailedDelivery({});')).toEqual([expect.stringMatching(/^inntak\/driver-store-calls: /)]);
+      expect(await messages(file, 'export const f = (deps: any) => deps.store.queryNodes();')).toEqual([expect.stringMatching(/^inntak\/driver-store-calls: /)]);
+      expect(await messages(file, 'export const f = (deps: any, g: any) => g(deps.store);')).toEqual([]);
+    }
+  });
+
   it('the composition root, main.ts and tests may import them', async () => {
     for (const file of ['apps/cli/src/compose.ts', 'apps/cli/src/main.ts', 'apps/cli/src/x.test.ts', 'apps/api/src/api-server.ts', 'apps/api/src/main.ts', 'apps/api/src/x.test.ts', 'apps/worker/src/worker.ts', 'apps/worker/src/main.ts']) {
       expect(await messages(file, "import { migrate } from '@inntak/postgres';\nexport const m = migrate;")).toEqual([]);

@@ -1,7 +1,7 @@
 import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
 import { AppError } from '@inntak/core';
-import { nodeForReader } from '@inntak/access';
+import { queryNodes } from '@inntak/access';
 import {
   decodeCursor,
   DEFAULT_QUERY_LIMIT,
@@ -88,12 +88,9 @@ export function installQueryNodes(app: Express, registry: RouteRegistry, auth: R
     auth,
     async ({ query, caller }) => {
       const key = await deps.cursorKey();
-      const page = await deps.store.queryNodes(caller.personId, toNodeQuery(query, key));
+      const page = await queryNodes(deps.store, caller.personId, toNodeQuery(query, key));
       const bound = cursorContext(query);
-      const nodes = page.rows.flatMap((row) => {
-        const seen = nodeForReader(row.node, { creator: row.creator, access: row.access });
-        return seen ? [seen] : [];
-      });
+      const { nodes } = page;
       return {
         nodes: nodes.map((n) => ({ ...n, created_at: n.created_at.toISOString() })),
         next_cursor: page.next ? encodeCursor(page.next, key, bound) : null,

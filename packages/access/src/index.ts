@@ -3,6 +3,7 @@
 // over the GraphStore port (ports.ts; packages/postgres/src/graph/graph-store.ts implements it).
 export { ACCESS_LEVELS, grants, isAccessLevel, type AccessLevel, type AccessRow } from './levels.js';
 export { authenticate, authenticateSession, OPERATOR, type Session, type Actor, type Caller, type IdentityDirectory, type TokenVerifier } from './identity.js';
+export { queryNodes } from './query-nodes.js';
 export { nodeForReader, viewOf, canAdminister, FULL_VISIBILITIES, SUMMARY_VISIBILITIES, type NodeView, type ReaderRelation } from './read-rules.js';
 export {
   belongsToCap,
