@@ -74,7 +74,7 @@ describe('apps only wire: outside the composition root, no database adapter or d
 
   for (const line of ["import { readNode } from '@inntak/postgres/graph';", "import { sql } from 'kysely';"]) {
     it(`an API route refuses ${line}`, async () => {
-      expect(await messages('apps/api/src/leak.ts', line)).toEqual([expect.stringMatching(/^inntak\/app-wiring: /)]);
+      expect(await messages('apps/api/src/rest/leak.ts', line)).toEqual([expect.stringMatching(/^inntak\/app-wiring: /)]);
     });
 
     it(`a worker task refuses ${line}`, async () => {
@@ -83,7 +83,7 @@ describe('apps only wire: outside the composition root, no database adapter or d
   }
 
   it('a driver calls a use case, never a store in its deps', async () => {
-    for (const file of ['apps/api/src/leak.ts', 'apps/worker/src/tasks/leak.ts', 'apps/cli/src/commands/leak.ts']) {
+    for (const file of ['apps/api/src/rest/leak.ts', 'apps/api/src/console/leak.ts', 'apps/worker/src/tasks/leak.ts', 'apps/cli/src/commands/leak.ts']) {
       expect(await messages(file, 'export const f = (deps: any) => deps.intakeStore.recordFailedDelivery({});')).toEqual([expect.stringMatching(/^inntak\/driver-store-calls: /)]);
       expect(await messages(file, 'export const f = (deps: any) => deps.store.queryNodes();')).toEqual([expect.stringMatching(/^inntak\/driver-store-calls: /)]);
       expect(await messages(file, 'export const f = (deps: any, g: any) => g(deps.store);')).toEqual([]);

@@ -12,7 +12,7 @@ import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testin
 import { CHROMIUM_PATH } from '@inntak/test-support';
 import { startApiServer, type ApiServer } from '../../apps/api/src/api-server.js';
 import { NoIssuerVerifier } from '../../apps/api/src/oidc-verifier.js';
-import { OidcStudioLogin } from '../../apps/api/src/studio-oidc.js';
+import { OidcStudioLogin } from '../../apps/api/src/console/studio-oidc.js';
 import { startTestProvider, type TestProvider } from './oidc-provider.js';
 
 /**

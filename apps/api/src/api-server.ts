@@ -18,12 +18,12 @@ import { PostgresChangeFeed } from '@inntak/postgres/realtime';
 import { PostgresAbResults, PostgresPublishedPages, PostgresPublishingStore, publicationsTouched, recordAbCounts } from '@inntak/postgres/publishing';
 import { PostgresStudioReads, PostgresStudioSessionStore } from '@inntak/postgres/studio';
 import { AbClientGate, AbRecorder } from '@inntak/ab-testing';
-import { startPageCache } from './page-cache.js';
-import { SearchLimiter } from './public-clients.js';
+import { startPageCache } from './pages/page-cache.js';
+import { SearchLimiter } from './pages/public-clients.js';
 import type { ApiConfig } from './config.js';
 import { createApp, type AppDeps } from './app.js';
-import { RealtimeHub, type RealtimeHubDeps } from './realtime-hub.js';
-import type { StudioSettings } from './studio.js';
+import { RealtimeHub, type RealtimeHubDeps } from './realtime/realtime-hub.js';
+import type { StudioSettings } from './console/studio.js';
 
 export interface ApiServerOptions {
   logger: Logger;

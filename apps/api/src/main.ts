@@ -4,7 +4,7 @@ import { DEV_ISSUER, openDevIssuer } from '@inntak/dev-issuer';
 import type { TokenVerifier } from '@inntak/access';
 import { NoIssuerVerifier, OidcTokenVerifier } from './oidc-verifier.js';
 import { DevIssuerVerifier } from './dev-issuer-verifier.js';
-import { OidcStudioLogin } from './studio-oidc.js';
+import { OidcStudioLogin } from './console/studio-oidc.js';
 import { SHUTDOWN_GRACE_MS, startApiServer, type ApiServer } from './api-server.js';
 import { loadConfig, type ApiConfig } from './config.js';
 import { createLogger } from './logger.js';

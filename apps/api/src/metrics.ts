@@ -7,7 +7,7 @@ import type { DatabaseStats } from '@inntak/core';
 import { callerOf } from './auth.js';
 import { routeOf } from './request-logging.js';
 import { parseInput, type RouteRegistry } from './route-registry.js';
-import { intakeOutcome, type IntakeOutcome } from './webhook-intake.js';
+import { intakeOutcome, type IntakeOutcome } from './rest/webhook-intake.js';
 
 /**
  * GET /metrics (docs/metrics.md). It exposes internals (table sizes, traffic by route), so it is

@@ -1,7 +1,7 @@
 import { io as connectClient, type Socket } from 'socket.io-client';
 import { OidcTokenVerifier } from '../oidc-verifier.js';
 import { startApiServer, type ApiServer } from '../api-server.js';
-import type { RealtimeHubDeps } from '../realtime-hub.js';
+import type { RealtimeHubDeps } from '../realtime/realtime-hub.js';
 import type { AppDeps } from '../app.js';
 import type { TestContext } from './helpers.js';
 

@@ -1,0 +1,171 @@
+import type { Response, Router } from 'express';
+import { AppError, isUuid } from '@inntak/core';
+import { abOverride, createVariant, html, publishArticle, unpublishArticle, type PublishingStore } from '@inntak/publishing';
+import { abResults, type AbResultsStore, type TestResult } from '@inntak/ab-testing';
+import { cumulativeCtr, formatPercent, lineChart, loneViews, testViewOf, type ArticleEntry, type PublicationEntry, type StudioReads, type TestView, type VariantHour } from '@inntak/studio';
+import { CreateVariantBody } from '../rest/publishing-intentions.js';
+import { parseInput } from '../route-registry.js';
+import { actionButton, csrfField, layout, sendPage, timeTag, type StudioView } from './studio-html.js';
+import { studioCaller, viewOf } from './studio-session.js';
+
+export interface StudioPublicationDeps {
+  publishingStore: PublishingStore;
+  /** The A/B results use case's store (issue 24): the figures and explanations of every test. */
+  abResults: AbResultsStore;
+  studio: { reads: StudioReads };
+}
+
+const ARTICLES_PER_PAGE = 10;
+/** The chart covers the last two weeks of counted hours. */
+const CHART_HOURS = 24 * 14;
+
+const NOTICES: Record<string, string> = {
+  vinner: 'Vinneren er valgt; de andre variantene er trukket tilbake. Forsiden viser vinneren.',
+  publisert: 'Artikkelen er publisert.',
+  avpublisert: 'Artikkelen er tatt av publikasjonen.',
+  variant: 'Varianten er lagt til.',
+};
+
+function formId(value: unknown, field: string): string {
+  if (typeof value !== 'string' || !isUuid(value.trim())) throw new AppError('invalid_input', { detail: `${field}: forventet UUID` });
+  return value.trim();
+}
+
+/** Editors: their publications, each article's front-page test, publish/unpublish, variants, overrides. */
+export function installStudioPublications(router: Router, deps: StudioPublicationDeps): void {
+  const { reads } = deps.studio;
+
+  async function publicationFor(res: Response, raw: unknown): Promise<PublicationEntry> {
+    const id = isUuid(raw) ? raw : undefined;
+    const publication = id && (await reads.publication(studioCaller(res), id));
+    if (!publication) throw new AppError('not_found', { detail: 'publikasjonen' });
+    return publication;
+  }
+
+  router.get('/publikasjoner', async (_req, res) => {
+    const publications = await reads.publications(studioCaller(res), 200);
+    const body = publications.length
+      ? html`<ul>${publications.map((p) => html`<li><a href="/studio/publikasjoner/${p.id}">${p.title}</a> (/pub/${p.slug}; ${p.level ?? 'systemadministrator'})</li>`)}</ul>`
+      : html`<p>Du er ikke medlem av noen publikasjon.</p>`;
+    sendPage(res, 200, layout(viewOf(res), 'Publikasjoner', body));
+  });
+
+  router.get('/publikasjoner/:id', async (req, res) => {
+    const caller = studioCaller(res);
+    const publication = await publicationFor(res, req.params.id);
+    const page = Math.min(Math.max(Number.parseInt(String(req.query.side ?? '1'), 10) || 1, 1), 1000);
+    const articles = await reads.articles(publication.id, { limit: ARTICLES_PER_PAGE + 1, offset: (page - 1) * ARTICLES_PER_PAGE });
+    const shown = articles.slice(0, ARTICLES_PER_PAGE);
+    // The figures come from the API's A/B results use case (GET /publications/{id}/ab_results).
+    const [results, hours] = await Promise.all([abResults(deps.abResults, caller, publication.id), reads.variantHours(shown.flatMap((a) => a.variants.map((v) => v.id)), CHART_HOURS)]);
+    // Who sees the buttons; the use cases still decide (ab_override refuses anyone else with 403).
+    const administers = caller.isAdmin || publication.level === 'admin' || publication.level === 'owner';
+    const notice = typeof req.query.ok === 'string' ? NOTICES[req.query.ok] : undefined;
+    sendPage(res, 200, publicationPage(viewOf(res), publication, shown, results.tests, hours, { administers, page, more: articles.length > ARTICLES_PER_PAGE, notice }));
+  });
+
+  router.post('/publikasjoner/:id/vinner', async (req, res) => {
+    const publication = await publicationFor(res, req.params.id);
+    await abOverride(deps.publishingStore, studioCaller(res), { edge_id: formId((req.body as Record<string, unknown>).edge_id, 'edge_id') });
+    res.redirect(303, `/studio/publikasjoner/${publication.id}?ok=vinner`);
+  });
+
+  router.post('/publikasjoner/:id/publiser', async (req, res) => {
+    const publication = await publicationFor(res, req.params.id);
+    await publishArticle(deps.publishingStore, studioCaller(res), { publication_id: publication.id, node_id: formId((req.body as Record<string, unknown>).node_id, 'node_id') });
+    res.redirect(303, `/studio/publikasjoner/${publication.id}?ok=publisert`);
+  });
+
+  router.post('/publikasjoner/:id/avpubliser', async (req, res) => {
+    const publication = await publicationFor(res, req.params.id);
+    await unpublishArticle(deps.publishingStore, studioCaller(res), { edge_id: formId((req.body as Record<string, unknown>).edge_id, 'edge_id') });
+    res.redirect(303, `/studio/publikasjoner/${publication.id}?ok=avpublisert`);
+  });
+
+  router.post('/publikasjoner/:id/varianter', async (req, res) => {
+    const publication = await publicationFor(res, req.params.id);
+    const form = req.body as Record<string, unknown>;
+    // The API's own body schema: the same 400 for the same bad input.
+    const body = parseInput(CreateVariantBody, { publication_id: publication.id, article_id: form.article_id, variant_type: form.variant_type, title: form.title, teaser: form.teaser || null }, 'body');
+    await createVariant(deps.publishingStore, studioCaller(res), body);
+    res.redirect(303, `/studio/publikasjoner/${publication.id}?ok=variant`);
+  });
+}
+
+function publicationPage(
+  view: StudioView,
+  publication: PublicationEntry,
+  articles: ArticleEntry[],
+  tests: TestResult[],
+  hours: VariantHour[],
+  options: { administers: boolean; page: number; more: boolean; notice?: string },
+) {
+  const base = `/studio/publikasjoner/${publication.id}`;
+  const publishForm = options.administers
+    ? html`<section aria-labelledby="publiser"><h2 id="publiser">Publiser en artikkel</h2>
+<form method="post" action="${base}/publiser" class="row">${csrfField(view)}<div><label for="node_id">Nodens id</label><input id="node_id" name="node_id" required size="38" pattern="[0-9a-fA-F-]{36}"></div><button type="submit">Publiser</button></form></section>`
+    : '';
+  const pager = html`<nav aria-label="Sider" class="row">${options.page > 1 ? html`<a href="${base}?side=${options.page - 1}">Nyere</a>` : ''}${options.more ? html`<a href="${base}?side=${options.page + 1}">Eldre</a>` : ''}</nav>`;
+  return layout(
+    view,
+    publication.title,
+    html`${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` : ''}
+<p><a href="/pub/${publication.slug}">Se forsiden</a></p>
+${publishForm}
+${articles.length ? articles.map((a) => articleSection(view, base, a, tests.filter((t) => t.article_id === a.id), hours, options.administers)) : html`<p>Ingen publiserte artikler.</p>`}
+${pager}`,
+  );
+}
+
+function articleSection(view: StudioView, base: string, article: ArticleEntry, results: TestResult[], hours: VariantHour[], administers: boolean) {
+  const heading = `artikkel-${article.id}`;
+  const tested = results.map(testViewOf);
+  const tests = [...tested, ...loneViews(article.variants, new Set(tested.map((t) => t.variantType)))];
+  return html`<section aria-labelledby="${heading}"><h2 id="${heading}">${article.title ?? 'Uten tittel'}</h2>
+<div>Publisert ${timeTag(article.publishedAt)}. ${administers ? actionButton(view, `${base}/avpubliser`, 'Avpubliser', { edge_id: article.publishedEdgeId }) : ''}</div>
+${tests.length ? tests.map((t) => testSection(view, base, article, t, hours, administers)) : html`<p>Ingen forsidevarianter: forsiden viser artikkelens egen tittel.</p>`}
+${administers ? variantForm(view, base, article) : ''}
+</section>`;
+}
+
+function testSection(view: StudioView, base: string, article: ArticleEntry, test: TestView, hours: VariantHour[], administers: boolean) {
+  const ids = new Set(test.variants.map((v) => v.id));
+  const series = cumulativeCtr(hours.filter((h) => ids.has(h.variantId)));
+  const titleOf = (id: string) => test.variants.find((v) => v.id === id)?.title ?? id;
+  const rows = test.variants.map(
+    (v) => html`<tr><th scope="row">${v.title}</th><td>${statusText(v.status)}</td><td>${v.impressions}</td><td>${v.clicks}</td>
+<td>${formatPercent(v.ctr)}</td><td>${formatPercent(v.interval.low)}–${formatPercent(v.interval.high)}</td>
+<td>${v.lift === null ? '–' : `${signed(v.lift.estimate)} (${signed(v.lift.low)} til ${signed(v.lift.high)})`}</td>
+${administers ? html`<td>${v.status === 'winner' || v.status === null ? '' : actionButton(view, `${base}/vinner`, html`Velg som vinner<span class="vh">: ${v.title}</span>`, { edge_id: v.id })}</td>` : ''}</tr>`,
+  );
+  return html`<h3>Test: ${test.variantType}${test.round !== null && test.round > 1 ? ` (runde ${test.round})` : ''}</h3>
+<p>${test.explanation}</p>
+<div class="scroll" role="region" tabindex="0" aria-label="Tabell (kan rulles sideveis)"><table><caption>Varianter av ${test.variantType} for «${article.title ?? 'artikkelen'}»</caption>
+<thead><tr><th scope="col">Variant</th><th scope="col">Status</th><th scope="col">Visninger</th><th scope="col">Klikk</th><th scope="col">Klikkrate</th><th scope="col">95 % intervall</th><th scope="col">Løft mot første (95 %-intervall)</th>${administers ? html`<th scope="col">Handling</th>` : ''}</tr></thead>
+<tbody>${rows}</tbody></table></div>
+${lineChart({
+  id: `${article.id}-${test.variantType}`,
+  title: `Akkumulert klikkrate per variant (${test.variantType})`,
+  description: `Klikkrate over tid for ${test.variants.length} varianter; tallene står i tabellen over.`,
+  series: series.map((s) => ({ label: titleOf(s.variantId), points: s.points.map((p) => ({ x: p.at, y: p.ctr })) })),
+  formatY: formatPercent,
+})}`;
+}
+
+function variantForm(view: StudioView, base: string, article: ArticleEntry) {
+  const id = (name: string) => `${name}-${article.id}`;
+  return html`<details><summary>Legg til en variant</summary>
+<form method="post" action="${base}/varianter">${csrfField(view)}<input type="hidden" name="article_id" value="${article.id}">
+<label for="${id('type')}">Varianttype</label><input id="${id('type')}" name="variant_type" value="headline" required pattern="[a-z][a-z0-9_\\-]{0,62}">
+<label for="${id('tittel')}">Tittel</label><input id="${id('tittel')}" name="title" required maxlength="300">
+<label for="${id('ingress')}">Ingress (valgfri)</label><textarea id="${id('ingress')}" name="teaser" maxlength="1000" rows="2"></textarea>
+<p><button type="submit">Legg til variant</button></p></form></details>`;
+}
+
+function signed(x: number): string {
+  return `${x >= 0 ? '+' : ''}${formatPercent(x)}`;
+}
+
+function statusText(status: string | null): string {
+  return status === 'testing' ? 'testes' : status === 'winner' ? 'vinner' : status === 'retired' ? 'trukket tilbake' : 'alene';
+}

@@ -1,0 +1,170 @@
+import type { Express, RequestHandler } from 'express';
+import { z } from 'zod';
+import { abResults, type AbResultsStore } from '@inntak/ab-testing';
+import { abOverride, createPublication, PAGE_LANGUAGES, createVariant, publishArticle, unpublishArticle, unpublishNode, type PublishingStore } from '@inntak/publishing';
+import type { RouteRegistry } from '../route-registry.js';
+import { Id, storableText } from '../schemas.js';
+
+const TAGS = ['publishing'];
+
+/** create_variant's body; the console (studio-publications.ts) parses its form with it too. */
+export const CreateVariantBody = z.strictObject({
+  publication_id: Id,
+  article_id: Id,
+  variant_type: z.string().regex(/^[a-z][a-z0-9_-]{0,62}$/, 'forventet et kort navn i små bokstaver'),
+  title: storableText(z.string().min(1).max(300)),
+  teaser: storableText(z.string().max(1000)).nullish(),
+});
+
+/** The intentions that make publications, publish articles and run front-page tests (docs/publishing.md). */
+export function installPublishingIntentions(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: { store: PublishingStore; abResults: AbResultsStore }): void {
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/create_publication',
+      summary: 'Create a publication (a collection with metadata.publication) owned by the caller',
+      tags: TAGS,
+      auth: 'jwt',
+      body: z.strictObject({
+        title: storableText(z.string().min(1).max(300)),
+        slug: storableText(z.string().min(1).max(63)),
+        about: storableText(z.string().max(20_000)).optional(),
+        domains: z.array(storableText(z.string().min(1).max(253))).max(20).optional(),
+        language: z.enum(PAGE_LANGUAGES).optional().describe('nb (default) or en: the language of the pages\' chrome and dates'),
+      }),
+      description: 'Custom domains (`domains`) may only be given by a system administrator (403 otherwise).',
+      response: { status: 201, schema: z.object({ id: Id }) },
+      errors: [400, 401, 403, 409],
+    },
+    auth,
+    ({ body, caller }) => createPublication(deps.store, caller, { ...body, ownerId: caller.personId }),
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/publish_article',
+      summary: 'Publish a node in a publication (a published_in edge article → publication)',
+      description:
+        'Needs admin on the publication, admin on the node and on every collection it belongs to; collections, people, webhooks, orchestrations and cli_tools are never published (docs/access.md, Write policy).',
+      tags: TAGS,
+      auth: 'jwt',
+      body: z.strictObject({ publication_id: Id, node_id: Id }),
+      response: { status: 201, schema: z.object({ edge_id: Id }) },
+      errors: [400, 401, 403, 404, 409],
+    },
+    auth,
+    ({ body, caller }) => publishArticle(deps.store, caller, body),
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/unpublish_article',
+      summary: 'Remove a published_in edge (admin on the publication, or admin on the node: its collections’ admins can always unpublish it)',
+      tags: TAGS,
+      auth: 'jwt',
+      body: z.strictObject({ edge_id: Id }),
+      response: { status: 200, schema: z.object({ edge_id: Id }) },
+      errors: [400, 401, 403, 404],
+    },
+    auth,
+    ({ body, caller }) => unpublishArticle(deps.store, caller, body),
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/unpublish_node',
+      summary: 'Take a node off every publication it is published in (admin on the node)',
+      description:
+        'Removes all of the node’s published_in edges, including those into publications the caller cannot see (whose edges they cannot name to unpublish_article). Answers how many, not where (docs/access.md, Write policy).',
+      tags: TAGS,
+      auth: 'jwt',
+      body: z.strictObject({ node_id: Id }),
+      response: { status: 200, schema: z.object({ node_id: Id, removed: z.number().int() }) },
+      errors: [400, 401, 403, 404],
+    },
+    auth,
+    ({ body, caller }) => unpublishNode(deps.store, caller, body),
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/create_variant',
+      summary: 'Add a front-page variant of a published article; a second of its type starts an A/B test',
+      tags: TAGS,
+      auth: 'jwt',
+      body: CreateVariantBody,
+      response: { status: 201, schema: z.object({ edge_id: Id, ab_status: z.enum(['testing']).nullable() }) },
+      errors: [400, 401, 403, 404, 409],
+    },
+    auth,
+    ({ body, caller }) => createVariant(deps.store, caller, body),
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/ab_override',
+      summary: "Editor override of an A/B test: this variant wins, the others of its type are retired",
+      description: 'Owner or admin of the publication only (403 otherwise).',
+      tags: TAGS,
+      auth: 'jwt',
+      body: z.strictObject({ edge_id: Id }),
+      response: { status: 200, schema: z.object({ edge_id: Id, ab_status: z.literal('winner'), retired: z.array(Id) }) },
+      errors: [400, 401, 403, 404],
+    },
+    auth,
+    ({ body, caller }) => abOverride(deps.store, caller, body),
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'get',
+      path: '/publications/{publication_id}/ab_results',
+      summary: 'A/B test results of a publication: counts, CTR and lift with intervals, always-valid p, why undecided, decision history',
+      description:
+        'For members of the publication and up (403 below, 404 when the caller cannot see it). Counts are those of each test’s current round. CTR intervals are Wilson 95 %; differences and lifts carry always-valid 95 % intervals and p-values (mSPRT, docs/publishing.md).',
+      tags: TAGS,
+      auth: 'jwt',
+      params: z.object({ publication_id: Id }),
+      response: { status: 200, schema: AbResults },
+      errors: [400, 401, 403, 404],
+    },
+    auth,
+    ({ params, caller }) => abResults(deps.abResults, caller, params.publication_id),
+  );
+}
+
+const Interval = z.object({ estimate: z.number(), low: z.number(), high: z.number() });
+
+const AbResults = z.object({
+  publication_id: Id,
+  tests: z.array(
+    z.object({
+      article_id: Id,
+      article_title: z.string().nullable(),
+      variant_type: z.string(),
+      state: z.enum(['testing', 'decided']),
+      round: z.number().int(),
+      round_started_at: z.string().nullable(),
+      last_evaluated_at: z.string().nullable(),
+      variants: z.array(z.object({ edge_id: Id, title: z.string(), ab_status: z.enum(['testing', 'winner', 'retired']), impressions: z.number().int(), clicks: z.number().int(), ctr: Interval })),
+      comparisons: z.array(z.object({ variant: Id, against: Id, difference: Interval, lift: Interval.nullable(), p_value: z.number() })),
+      undecided: z.object({ reason: z.string(), explanation: z.string() }).nullable(),
+      sample_ratio: z.object({ chi_square: z.number(), p_value: z.number() }).nullable(),
+      history: z.array(
+        z.object({ kind: z.string(), round: z.number().int(), edge_id: Id.nullable(), decided_by: Id.nullable(), decided_at: z.string(), detail: z.record(z.string(), z.unknown()) }),
+      ),
+    }),
+  ),
+});
