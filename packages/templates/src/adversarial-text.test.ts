@@ -4,6 +4,7 @@ import { TEMPLATES } from './registry.js';
 import { nameOfRaw } from './forge-push.js';
 import { allFixtures } from './__tests__/fixtures.js';
 import { githubExamples } from './__tests__/github-examples.js';
+import { cpuGrowth } from './__tests__/growth.js';
 import type { Headers } from './types.js';
 
 const MB = 1024 * 1024;
@@ -55,32 +56,8 @@ function poison(value: unknown, text: string): unknown {
   return value;
 }
 
-/** CPU milliseconds of `times` runs: other processes on a busy machine take wall time, not this. */
-function msOf(run: () => unknown, times: number): number {
-  const start = process.cpuUsage();
-  for (let i = 0; i < times; i++) run();
-  const used = process.cpuUsage(start);
-  return (used.user + used.system) / 1000;
-}
-
-/**
- * How many times longer `work` takes on a text `GROWTH` times as long. Speed itself is no contract
- * here (a busy machine slows any run), growth is: the fastest of five runs of each size, in CPU
- * time, interleaved so a garbage collection hits both, each well above the clock's resolution.
- */
-function growth(work: (size: number) => () => unknown, size = SIZE): number {
-  const small = work(size);
-  const large = work(GROWTH * size);
-  small();
-  large();
-  let times = 1;
-  while (msOf(small, times) < 4 && times < 65_536) times *= 2;
-  let [a, b] = [Infinity, Infinity];
-  for (let i = 0; i < 5; i++) {
-    a = Math.min(a, msOf(small, times));
-    b = Math.min(b, msOf(large, times));
-  }
-  return b / a;
+function growth(work: (size: number) => () => unknown): number {
+  return cpuGrowth(work, SIZE, GROWTH);
 }
 
 /** Bodies of the readers the kept fixtures do not reach (issue 13), in their senders' shapes. */
