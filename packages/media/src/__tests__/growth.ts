@@ -10,7 +10,7 @@ function cpuMs(run: () => unknown, times: number): number {
 /**
  * How many times longer `work` takes on an input `factor` times as large: about `factor` for a
  * linear path, its square for a quadratic one. How fast is not asserted in tests (a busy machine
- * slows any run; speed goals are `npm run bench:*`), how the cost grows is: the fastest of five
+ * slows any run; speed goals are `npm run bench:*`), how the cost grows is: the fastest of three
  * runs of each size in CPU time, interleaved so a garbage collection hits both, each repeated
  * until it is well above the clock's resolution. `work(size)` prepares its input and returns the
  * run, so preparing is not measured.
@@ -23,9 +23,9 @@ export function cpuGrowth(work: (size: number) => () => unknown, size: number, f
   // Repeated until even the faster of two runs is long enough: one slow first run (a compile, a
   // collection) must not leave the measurement at a few microseconds.
   let times = 1;
-  while (Math.min(cpuMs(small, times), cpuMs(small, times)) < 5 && times < 1 << 20) times *= 2;
+  while (Math.min(cpuMs(small, times), cpuMs(small, times)) < 3 && times < 1 << 20) times *= 2;
   let [a, b] = [Infinity, Infinity];
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < 3; i++) {
     a = Math.min(a, cpuMs(small, times));
     b = Math.min(b, cpuMs(large, times));
   }
