@@ -22,7 +22,7 @@ export function cpuGrowth(work: (size: number) => () => unknown, size: number, f
   // Repeated until even the faster of two runs is long enough: one slow first run (a compile, a
   // collection) must not leave the measurement at a few microseconds.
   let times = 1;
-  while (Math.min(cpuMs(small, times), cpuMs(small, times)) < 3 && times < 1 << 20) times *= 2;
+  while (Math.min(cpuMs(small, times), cpuMs(small, times)) < 10 && times < 1 << 20) times *= 2;
   let [a, b] = [Infinity, Infinity];
   for (let i = 0; i < 3; i++) {
     a = Math.min(a, cpuMs(small, times));
