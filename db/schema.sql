@@ -649,6 +649,18 @@ begin
   return query select inntak_orchestration_matches(p_event, p_id, v_candidates);
 end $function$
 ;
+CREATE OR REPLACE FUNCTION public.inntak_node_access_inserted()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  perform pg_notify('inntak_access', jsonb_build_object('op', 'insert', 'subject_id', c.subject_id,
+    'object_id', c.object_id, 'at', clock_timestamp())::text) from changed c;
+  update node_search s set readers = inntak_node_readers(s.node_id)
+   where s.node_id in (select distinct c.object_id from changed c);
+  return null;
+end $function$
+;
 CREATE OR REPLACE FUNCTION public.inntak_node_audience_facts(node_id uuid)
  RETURNS jsonb
  LANGUAGE sql
@@ -666,9 +678,12 @@ $function$
 ;
 CREATE OR REPLACE FUNCTION public.inntak_node_readers(node uuid)
  RETURNS tsvector
- LANGUAGE sql
+ LANGUAGE plpgsql
  STABLE PARALLEL SAFE
-RETURN COALESCE((SELECT array_to_tsvector(array_agg(inntak_reader_lexeme(a.subject_id))) AS array_to_tsvector FROM node_access a WHERE (a.object_id = inntak_node_readers.node)), ''::tsvector)
+AS $function$
+begin
+  return coalesce((select array_to_tsvector(array_agg(inntak_reader_lexeme(a.subject_id))) from node_access a where a.object_id = node), ''::tsvector);
+end $function$
 ;
 CREATE OR REPLACE FUNCTION public.inntak_node_search_access()
  RETURNS trigger
@@ -1204,10 +1219,10 @@ CREATE TRIGGER edges_orchestration_subscriptions_delete AFTER DELETE ON public.e
 CREATE TRIGGER edges_orchestration_subscriptions_insert AFTER INSERT ON public.edges FOR EACH ROW WHEN ((new.edge_type = 'observes'::text)) EXECUTE FUNCTION inntak_orchestration_subscriptions_on_edge();
 CREATE TRIGGER edges_orchestration_subscriptions_update AFTER UPDATE OF source_id, target_id, edge_type ON public.edges FOR EACH ROW WHEN (((new.edge_type = 'observes'::text) OR (old.edge_type = 'observes'::text))) EXECUTE FUNCTION inntak_orchestration_subscriptions_on_edge();
 CREATE TRIGGER mixer_channels_notify AFTER INSERT OR UPDATE ON public.mixer_channels FOR EACH ROW EXECUTE FUNCTION inntak_notify_mixer_change();
+CREATE TRIGGER node_access_inserted AFTER INSERT ON public.node_access REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION inntak_node_access_inserted();
 CREATE TRIGGER node_access_notify_delete BEFORE DELETE ON public.node_access FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_access');
-CREATE TRIGGER node_access_notify_write AFTER INSERT OR UPDATE ON public.node_access FOR EACH ROW EXECUTE FUNCTION inntak_notify_write('inntak_access');
+CREATE TRIGGER node_access_notify_update AFTER UPDATE ON public.node_access FOR EACH ROW EXECUTE FUNCTION inntak_notify_write('inntak_access');
 CREATE TRIGGER node_access_search_delete AFTER DELETE ON public.node_access REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION inntak_node_search_access();
-CREATE TRIGGER node_access_search_insert AFTER INSERT ON public.node_access REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION inntak_node_search_access();
 CREATE TRIGGER node_access_search_update AFTER UPDATE OF subject_id, object_id ON public.node_access FOR EACH ROW EXECUTE FUNCTION inntak_node_search_access_moved();
 CREATE TRIGGER nodes_notify_delete BEFORE DELETE ON public.nodes FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_nodes');
 CREATE TRIGGER nodes_notify_write AFTER INSERT OR UPDATE ON public.nodes FOR EACH ROW EXECUTE FUNCTION inntak_notify_write('inntak_nodes');

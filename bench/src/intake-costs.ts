@@ -34,10 +34,12 @@ const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' 
 
 /** Trigger groups switched off one at a time: [label, table.trigger…]. Missing triggers are skipped. */
 const WITHOUT: [string, string[]][] = [
-  ['without change notices (nodes, edges, node_access)', ['nodes.nodes_notify_write', 'edges.edges_notify_write', 'node_access.node_access_notify_write']],
+  ['without change notices of nodes and edges', ['nodes.nodes_notify_write', 'edges.edges_notify_write']],
+  // Before 030: a row trigger for the notices, a statement trigger for the readers; since, one statement trigger.
   ['without node_access change notices', ['node_access.node_access_notify_write']],
-  ['without the search document at commit', ['nodes.nodes_search_insert']],
   ['without readers on access rows (025)', ['node_access.node_access_search_insert']],
+  ['without notices and readers of new access rows (030)', ['node_access.node_access_inserted']],
+  ['without the search document at commit', ['nodes.nodes_search_insert']],
   ['without orchestration matching at commit', ['nodes.nodes_orchestration_match', 'edges.edges_orchestration_match']],
 ];
 
