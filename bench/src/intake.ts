@@ -156,14 +156,20 @@ console.log(`\nconn  HTTP req/s    p50    p99  errors    API     PG | intake SQL
 for (let round = 0; round < ROUNDS; round++) {
   for (const connections of CONNECTIONS) {
     for (const [i, b] of builds.entries()) {
+      // CPU over the middle of the run, once the API's pools have connected (they close idle
+      // connections while the ceilings run), divided by the answers in between.
+      const window = Math.min(1000, (DURATION_S * 1000) / 4);
+      const running = runLoop(b.post, connections, DURATION_S);
+      await new Promise((r) => setTimeout(r, window));
       const apiPids = b.processes.map((p) => p.pid!);
       const backendPids = (await b.scene.handle.pool.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()')).rows.map((r) => r.pid);
-      const cpuBefore = [await cpuMs(apiPids), await cpuMs(backendPids)];
-      const viaHttp = await runLoop(b.post, connections, DURATION_S);
-      const cpuAfter = [await cpuMs(apiPids), await cpuMs(backendPids)];
+      const from = { answers: b.created.length, cpu: [await cpuMs(apiPids), await cpuMs(backendPids)] };
+      await new Promise((r) => setTimeout(r, DURATION_S * 1000 - 2 * window));
+      const to = { answers: b.created.length, cpu: [await cpuMs(apiPids), await cpuMs(backendPids)] };
+      const viaHttp = await running;
       const perRequest = (k: number) => {
-        const used = cpuUsed(cpuBefore[k]!, cpuAfter[k]!);
-        return cpu(used === undefined ? undefined : used / viaHttp.count);
+        const used = cpuUsed(from.cpu[k]!, to.cpu[k]!);
+        return cpu(used === undefined || to.answers === from.answers ? undefined : used / (to.answers - from.answers));
       };
       const own = await b.ceilings.run('intake', connections, DURATION_S);
       const minimal = await b.ceilings.run('minimal', connections, DURATION_S);
