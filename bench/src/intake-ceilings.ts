@@ -98,14 +98,21 @@ export class Ceilings {
     if (kind === 'minimal') {
       sql = minimalWriteScript(id);
     } else {
+      // The ids once per transaction (\gset), since the notices after the write name them too.
+      const made = `select ${id('n')} as n_id, ${id('e')} as e_id, ${id('l')} as l_id, ${id('d')}::text as d_id \\gset`;
       const write = INTAKE_STATEMENTS.writeContent.text.replace(/\$(\d+)\b/g, (_, n: string) => {
-        const node = [id('n'), ':kind', ':title', ':content', ':visibility', ':metadata', ':webhook'];
-        const edge = [id('e'), id('n'), ':collection', ':edge_type', ':edge_metadata', ':system', ':webhook'];
+        const node = [':n_id', ':kind', ':title', ':content', ':visibility', ':metadata', ':webhook'];
+        const edge = [':e_id', ':n_id', ':collection', ':edge_type', ':edge_metadata', ':system', ':webhook'];
         // The delivery's log row: a fresh delivery id each time, like the HTTP runs' X-GitHub-Delivery.
-        const log = [id('l'), ':webhook', 'statement_timestamp()', `${id('d')}::text`, ':event', ':bytes', '0'];
+        const log = [':l_id', ':webhook', 'statement_timestamp()', ':d_id', ':event', ':bytes', '0'];
         return [...node, ...edge, ...log][Number(n) - 1]!;
       });
-      sql = [`${INTAKE_STATEMENTS.findWebhook.text.replace('$1', ':token').replace(/\s+/g, ' ')};`, `${write};`];
+      // A database of an older build (before migration 031) has only the write that notifies itself.
+      const quiet = (await this.scene.handle.pool.query("select 1 from pg_proc where proname = 'inntak_intake_write_quiet'")).rowCount === 1;
+      const notices = INTAKE_STATEMENTS.sendNotices.text.replace('$1::uuid[]', 'array[:n_id]::uuid[]').replace('$2::uuid[]', 'array[:e_id]::uuid[]');
+      sql = [`${INTAKE_STATEMENTS.findWebhook.text.replace('$1', ':token').replace(/\s+/g, ' ')};`, made];
+      sql.push(quiet ? `${write.replace(/\s+/g, ' ')};` : `${write.replace('inntak_intake_write_quiet', 'inntak_intake_write').replace(/\s+/g, ' ')};`);
+      if (quiet) sql.push(`${notices};`);
     }
     const file = path.join(this.workDir, `${kind}.sql`);
     await writeFile(file, [...vars, ...sql].join('\n') + '\n');
@@ -211,6 +218,7 @@ export class Ceilings {
           ...[uuidv7(), target.id, new Date(), randomUUID(), 'push', this.bodyBytes, 0],
         ],
       });
+      await pool.query({ ...INTAKE_STATEMENTS.sendNotices, values: [[nodeId], [edgeId]] });
     };
     return runLoop(write, connections, seconds);
   }
