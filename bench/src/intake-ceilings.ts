@@ -58,6 +58,7 @@ export function cpuUsed(before: Map<number, number>, after: Map<number, number>)
 export class Ceilings {
   private readonly scripts = new Map<CeilingKind, string>();
   private pool?: pg.Pool;
+  private hasQuietWrite?: boolean;
 
   private constructor(
     private readonly url: string,
@@ -107,8 +108,7 @@ export class Ceilings {
         const log = [':l_id', ':webhook', 'statement_timestamp()', ':d_id', ':event', ':bytes', '0'];
         return [...node, ...edge, ...log][Number(n) - 1]!;
       });
-      // A database of an older build (before migration 031) has only the write that notifies itself.
-      const quiet = (await this.scene.handle.pool.query("select 1 from pg_proc where proname = 'inntak_intake_write_quiet'")).rowCount === 1;
+      const quiet = await this.quiet();
       const notices = INTAKE_STATEMENTS.sendNotices.text.replace('$1::uuid[]', 'array[:n_id]::uuid[]').replace('$2::uuid[]', 'array[:e_id]::uuid[]');
       sql = [`${INTAKE_STATEMENTS.findWebhook.text.replace('$1', ':token').replace(/\s+/g, ' ')};`, made];
       sql.push(quiet ? `${write.replace(/\s+/g, ' ')};` : `${write.replace('inntak_intake_write_quiet', 'inntak_intake_write').replace(/\s+/g, ' ')};`);
@@ -117,6 +117,12 @@ export class Ceilings {
     const file = path.join(this.workDir, `${kind}.sql`);
     await writeFile(file, [...vars, ...sql].join('\n') + '\n');
     return file;
+  }
+
+  /** Whether this database has 031's write (a database of an older build has only the write that notifies itself). */
+  private async quiet(): Promise<boolean> {
+    this.hasQuietWrite ??= (await this.scene.handle.pool.query("select 1 from pg_proc where proname = 'inntak_intake_write_quiet'")).rowCount === 1;
+    return this.hasQuietWrite;
   }
 
   private async pgbench(kind: CeilingKind, connections: number, seconds: number): Promise<Figures> {
@@ -210,15 +216,17 @@ export class Ceilings {
       }
       const found = await pool.query({ ...INTAKE_STATEMENTS.findWebhook, values: [scene.webhook.token] });
       const target = found.rows[0] as { id: string; target_id: string };
+      const quiet = await this.quiet();
+      const write = quiet ? INTAKE_STATEMENTS.writeContent : { name: 'old_write', text: INTAKE_STATEMENTS.writeContent.text.replace('inntak_intake_write_quiet', 'inntak_intake_write') };
       await pool.query({
-        ...INTAKE_STATEMENTS.writeContent,
+        ...write,
         values: [
           ...[nodeId, n.node_kind, n.title, n.content, n.visibility, JSON.stringify(n.metadata), target.id],
           ...[edgeId, nodeId, target.target_id, 'belongs_to', '{}', true, target.id],
           ...[uuidv7(), target.id, new Date(), randomUUID(), 'push', this.bodyBytes, 0],
         ],
       });
-      await pool.query({ ...INTAKE_STATEMENTS.sendNotices, values: [[nodeId], [edgeId]] });
+      if (quiet) await pool.query({ ...INTAKE_STATEMENTS.sendNotices, values: [[nodeId], [edgeId]] });
     };
     return runLoop(write, connections, seconds);
   }
