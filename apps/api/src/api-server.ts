@@ -107,7 +107,9 @@ export function postgresAppDeps(
   const limits = options.publicPages ?? {};
   const media = new PostgresMediaStore(database.db);
   const intakeDatabase = options.intakeDatabase ?? database;
-  const intakeStore = new PostgresIntakeStore(intakeDatabase);
+  const intakeStore = new PostgresIntakeStore(intakeDatabase, (error) =>
+    options.logger.warn('intake change notices not sent', { error: error instanceof Error ? error.message : String(error) }),
+  );
   const batch = options.intakeGroupCommit ?? 64;
   const replicas = options.readReplicas;
   return {
