@@ -177,7 +177,7 @@ export async function startApiServer(options: ApiServerOptions, port: number, ho
   // The published pages' cache lives as long as this server, kept current by the change stream.
   const replicas = options.readReplicas;
   const feed = new PostgresChangeFeed(database.db, options.databaseUrl, replicas && (() => replicas.consistent()));
-  const pageCache = await startPageCache({ feed, publicationsTouched: (nodeIds, edgeIds) => publicationsTouched(database.db, nodeIds, edgeIds), logger });
+  const pageCache = await startPageCache({ feed, publicationsTouched: (nodeIds, edgeIds, makers) => publicationsTouched(database.db, nodeIds, edgeIds, makers), logger });
   deps.publishing = { ...deps.publishing, pageCache: pageCache.cache };
   const app = createApp(deps);
   const server = createServer(app);
