@@ -159,9 +159,11 @@ describe('POST /media', () => {
     expect(over.status).toBe(409);
     expect(over.body.error).toMatch(/^Samlingen har ikke plass til flere medier: .*lastet opp av deg; høyst 36000$/);
     expect(await mediaCount()).toBe(before);
-    // Someone else's uploads are theirs: the owner still uploads.
-    const owners = (await createCollection(ctx.database.db, { title: 'Eierens', ownerId: ctx.ownerId })).id;
-    expect((await request(capped).post(`/media?collection_id=${owners}`).set('Authorization', owner).send(tone)).status).toBe(201);
+    // Someone else's uploads are theirs: another person (who has uploaded nothing in this file,
+    // unlike the owner) still uploads.
+    const other = await ctx.addPerson('annen');
+    const others = (await createCollection(ctx.database.db, { title: 'Andres', ownerId: other.id })).id;
+    expect((await request(capped).post(`/media?collection_id=${others}`).set('Authorization', other.authorization).send(tone)).status).toBe(201);
   });
 });
 
