@@ -7,7 +7,7 @@ import type { TokenVerifier } from '@inntak/access';
 import { GroupCommit } from '@inntak/intake';
 import { cachedLiveRoomStatus } from '@inntak/jobs';
 import { cachedDatabaseStats, type DatabaseHandle, type ReadReplicas } from '@inntak/postgres';
-import { abVisitorKey, PostgresGraphStore, PostgresIdentityDirectory, PostgresNodeQueryStore, queryCursorKey } from '@inntak/postgres/graph';
+import { sharedKey, PostgresGraphStore, PostgresIdentityDirectory, PostgresNodeQueryStore, queryCursorKey } from '@inntak/postgres/graph';
 import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
 import { PostgresIntakeStore, PostgresWebhookAdminStore } from '@inntak/postgres/intake';
 import { PostgresDeliveriesStore } from '@inntak/postgres/deliveries';
@@ -15,11 +15,12 @@ import { LocalFileStore } from '@inntak/files';
 import { PostgresJobAdminStore, PostgresLiveRoomStatus } from '@inntak/postgres/jobs';
 import { PostgresMediaStore, postgresMixerFeed } from '@inntak/postgres/media';
 import { PostgresChangeFeed } from '@inntak/postgres/realtime';
-import { PostgresAbResults, PostgresPublishedPages, PostgresPublishingStore, publicationsTouched, recordAbCounts } from '@inntak/postgres/publishing';
+import { PostgresAbResults, PostgresImpressionStore, PostgresPublishedPages, PostgresPublishingStore, publicationsTouched, recordAbCounts } from '@inntak/postgres/publishing';
 import { PostgresStudioReads, PostgresStudioSessionStore } from '@inntak/postgres/studio';
 import { AbRecorder } from './ab-recorder.js';
 import { startPageCache } from './page-cache.js';
-import { AbClientGate, SearchLimiter } from './public-clients.js';
+import { AbClientGate } from './ab-client-gate.js';
+import { ClientKeys, SearchLimiter } from './public-clients.js';
 import type { ApiConfig } from './config.js';
 import { createApp, type AppDeps } from './app.js';
 import { RealtimeHub, type RealtimeHubDeps } from './realtime-hub.js';
@@ -117,6 +118,8 @@ export function postgresAppDeps(
     readsPerCaller: options.readsPerCaller,
     orchestrationsPerPerson: options.orchestrationsPerPerson,
     mediaUrlSecret: options.mediaUrlSecret,
+    // Keys every process of a fleet must agree on live in the database (issue 38).
+    mediaLinkKey: sharedKey(database.db, 'media_link'),
     verifier: options.verifier,
     identities: new PostgresIdentityDirectory(database.db),
     graphStore: new PostgresGraphStore(database.db),
@@ -153,11 +156,14 @@ export function postgresAppDeps(
       ownHost: new URL(options.baseUrl).hostname,
       abGate: new AbClientGate({
         logger: options.logger,
+        store: new PostgresImpressionStore(database.db),
+        key: sharedKey(database.db, 'ab_impression'),
         windowMs: limits.abWindowHours === undefined ? undefined : limits.abWindowHours * 3600_000,
         clientsPerAddress: limits.abClientsPerAddress,
       }),
       searches: new SearchLimiter({ concurrency: limits.searchConcurrency, perMinute: limits.searchesPerMinute }),
-      visitorKey: abVisitorKey(database.db),
+      clients: new ClientKeys(sharedKey(database.db, 'ab_client')),
+      visitorKey: sharedKey(database.db, 'ab_visitor'),
     },
   };
 }

@@ -1,5 +1,5 @@
 import express, { type Express } from 'express';
-import type { Logger } from '@inntak/core';
+import type { Logger, SharedKey } from '@inntak/core';
 import type { GraphStore, IdentityDirectory, TokenVerifier } from '@inntak/access';
 import type { DeliveriesStore, IntakeStore, WebhookAdminStore } from '@inntak/intake';
 import type { AbResultsStore } from '@inntak/ab-testing';
@@ -68,8 +68,10 @@ export interface AppDeps {
   speech?: SpeechQueueLimits;
   /** What POST /media takes (UPLOAD_MAX_*_BYTES, MEDIA_BYTES_PER_COLLECTION); absent: the defaults. */
   uploads?: UploadLimits;
-  /** MEDIA_URL_SECRET: the HMAC key of signed media links; absent: a random key per process (docs/media.md). */
+  /** MEDIA_URL_SECRET: the HMAC key of signed media links; absent: `mediaLinkKey` (docs/media.md). */
   mediaUrlSecret?: string;
+  /** The signed media links' key every API process shares (server_secrets `media_link`); absent: a key of this process. */
+  mediaLinkKey?: SharedKey;
   /** The clock of signed media links, in ms; absent: Date.now (tests move it). */
   now?: () => number;
   /** Expensive reads one caller may run at once (READ_CONCURRENCY_PER_CALLER); default 4. */
@@ -126,7 +128,7 @@ export function createApp(deps: AppDeps): Express {
   installQueryNodes(app, routes, limitedReads, { store: deps.nodeQueries, cursorKey: deps.cursorKey });
   installMetrics(app, routes, auth, { metrics, databaseStats: deps.databaseStats, metricsToken: deps.metricsToken });
   installJobAdmin(app, routes, auth, deps.jobAdmin);
-  installMedia(app, routes, auth, { media: deps.media, files: deps.files, logger: deps.logger, speech: deps.speech, baseUrl: deps.baseUrl, mediaUrlSecret: deps.mediaUrlSecret, now: deps.now });
+  installMedia(app, routes, auth, { media: deps.media, files: deps.files, logger: deps.logger, speech: deps.speech, baseUrl: deps.baseUrl, mediaUrlSecret: deps.mediaUrlSecret, mediaLinkKey: deps.mediaLinkKey, now: deps.now });
   installMediaUpload(app, routes, auth, { media: deps.media, files: deps.files, ...(deps.uploads ? { uploads: deps.uploads } : {}) });
   installMediaTranscription(app, routes, auth, deps);
   installMixer(app, routes, auth, deps);

@@ -7,7 +7,7 @@ import { OPERATOR } from '@inntak/access';
 import { runPrune, uploadMedia, type UploadLimits } from '@inntak/media';
 import { migrate, openDatabase, spawnEmbeddedPostgres, type Db } from '@inntak/postgres';
 import { listDeliveries, rerenderWebhook, setWebhookSecret } from '@inntak/postgres/deliveries';
-import { createCollection, createPerson, grantAccess, nodeKindOf, personOfIdentity } from '@inntak/postgres/graph';
+import { createCollection, createPerson, grantAccess, nodeKindOf, personOfIdentity, rotateServerSecret } from '@inntak/postgres/graph';
 import { createWebhook, listWebhooks, rotateWebhookToken, setWebhookTemplate } from '@inntak/postgres/intake';
 import { enqueueJob, getJob } from '@inntak/postgres/jobs';
 import { mediaOfJob, PostgresMediaStore, postgresPruneCatalog } from '@inntak/postgres/media';
@@ -66,6 +66,7 @@ export function cliServices(db: Db) {
     abResults: on(db, abResults),
     queueTts: (payload: { node_id: string; voice?: string; rate?: number }) => enqueueJob(db, 'tts_generate', payload, { maxAttempts: 3 }),
     getJob: on(db, getJob),
+    rotateServerSecret: on(db, rotateServerSecret),
     mediaOfJob: on(db, mediaOfJob),
     /** One file into a collection as POST /media takes it, as the operator. */
     addMedia: (storageDir: string, limits: UploadLimits, input: { collection_id: string; bytes: Uint8Array; title?: string | null }) =>
