@@ -125,8 +125,9 @@ export function postgresAppDeps(
     graphStore: new PostgresGraphStore(database.db),
     orchestrationStore: new PostgresOrchestrationStore(database.db),
     baseUrl: options.baseUrl,
-    nodeQueries: new PostgresNodeQueryStore(database.db, {}, replicas && (() => replicas.reader())),
+    nodeQueries: new PostgresNodeQueryStore(database.db, {}, replicas && ((fn) => replicas.read(fn))),
     readRouter: replicas,
+    readPositionKey: sharedKey(database.db, 'read_position'),
     cursorKey: queryCursorKey(database.db),
     databaseStats: cachedDatabaseStats(database.db),
     metricsToken: options.metricsToken,
@@ -140,7 +141,7 @@ export function postgresAppDeps(
     ...(options.uploads ? { uploads: options.uploads } : {}),
     publishingStore: new PostgresPublishingStore(database.db),
     abResults: new PostgresAbResults(database.db),
-    publishedPages: new PostgresPublishedPages(database.db, replicas && (() => replicas.consistent())),
+    publishedPages: new PostgresPublishedPages(database.db, replicas && ((fn) => replicas.read(fn, true))),
     webhookAdmin: new PostgresWebhookAdminStore(database.db),
     deliveries: new PostgresDeliveriesStore(database.db),
     // The console's login (OpenID, development form) comes from main.ts or a test through `app`.
@@ -177,7 +178,7 @@ export async function startApiServer(options: ApiServerOptions, port: number, ho
   const deps = { ...postgresAppDeps(options), ...options.app };
   // The published pages' cache lives as long as this server, kept current by the change stream.
   const replicas = options.readReplicas;
-  const feed = new PostgresChangeFeed(database.db, options.databaseUrl, replicas && (() => replicas.consistent()));
+  const feed = new PostgresChangeFeed(database.db, options.databaseUrl, replicas && ((fn) => replicas.read(fn, true)));
   const pageCache = await startPageCache({ feed, publicationsTouched: (nodeIds, edgeIds) => publicationsTouched(database.db, nodeIds, edgeIds), logger });
   deps.publishing = { ...deps.publishing, pageCache: pageCache.cache };
   const app = createApp(deps);

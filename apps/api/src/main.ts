@@ -68,8 +68,11 @@ try {
 const intakeDatabase = openDatabase({ connectionString: config.databaseUrl, logger, slowQueryMs: config.slowQueryMs, max: config.intakePoolSize });
 opened.push(intakeDatabase);
 // Reads on streaming replicas (READ_DATABASE_URL), checked every second; none: all on the primary.
+// A search may take up to its 2 s cut-off: 3 s is a replica's fault, not the query's.
+const REPLICA_TIMEOUTS = { connectMs: 1000, queryMs: 3000 };
 const replicaDatabases = config.readDatabaseUrls.map((url) => {
-  const handle = openDatabase({ connectionString: url, logger, slowQueryMs: config.slowQueryMs });
+  // Bounded (issue 38): a read a replica does not answer in time is read again on the primary.
+  const handle = openDatabase({ connectionString: url, logger, slowQueryMs: config.slowQueryMs, timeouts: REPLICA_TIMEOUTS });
   opened.push(handle);
   const { hostname, port, pathname } = new URL(url);
   return { name: `${hostname}:${port || 5432}${pathname}`, database: handle };

@@ -10,6 +10,8 @@ export interface HotStandby {
   standbyUrl: string;
   /** Stops the standby (a replica that is down). */
   stopStandby(): Promise<void>;
+  /** SIGSTOP to the standby's postmaster and every backend of it (a replica that hangs), or SIGCONT back. */
+  freezeStandby(frozen: boolean): void;
   /** Stops both servers and removes their folders. */
   stop(): Promise<void>;
 }
@@ -55,6 +57,11 @@ export async function startHotStandby(): Promise<HotStandby> {
     primaryUrl: `postgres://postgres@127.0.0.1:${primaryPort}/postgres`,
     standbyUrl: `postgres://postgres@127.0.0.1:${standbyPort}/postgres`,
     stopStandby: () => stopOne(standby),
+    freezeStandby(frozen) {
+      // Backends are children of the postmaster: all of them, or connections already open would still answer.
+      const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(standby.pid)], { encoding: 'utf8' }).split('\n').filter((p) => p.trim());
+      for (const pid of [standby.pid!, ...children.map(Number)]) process.kill(pid, frozen ? 'SIGSTOP' : 'SIGCONT');
+    },
     async stop() {
       for (const child of [...servers].reverse()) await stopOne(child);
       rmSync(root, { recursive: true, force: true });

@@ -17,6 +17,12 @@ export interface DatabaseOptions {
    * own writes: right for the worker, whose jobs are at-least-once anyway.
    */
   asyncCommit?: boolean;
+  /**
+   * Client-side bounds (a replica, issue 38): a connection (or a free client of the pool) within
+   * `connectMs`, every query's answer within `queryMs`. Client-side because a frozen server
+   * answers nothing, not even a statement_timeout.
+   */
+  timeouts?: { connectMs: number; queryMs: number };
 }
 
 /** A fixed SQL text under a name unique in the process. */
@@ -46,6 +52,7 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
     connectionString: options.connectionString,
     max: options.max ?? 10,
     ...(options.asyncCommit ? { options: '-c synchronous_commit=off' } : {}),
+    ...(options.timeouts ? { connectionTimeoutMillis: options.timeouts.connectMs, query_timeout: options.timeouts.queryMs } : {}),
   });
   pool.on('error', (err) => options.logger.error('idle database client failed', { error: err.message }));
   pool.on('connect', (client) => client.on('error', (err) => options.logger.error('database client failed', { error: err.message })));
