@@ -1,4 +1,4 @@
-import { openDatabase, ReadReplicas, type DatabaseHandle } from '@inntak/postgres';
+import { connectionProblem, openDatabase, ReadReplicas, type DatabaseHandle } from '@inntak/postgres';
 import { loadConfigOrExit, onStopSignals } from '@inntak/core';
 import { DEV_ISSUER, openDevIssuer } from '@inntak/dev-issuer';
 import type { TokenVerifier } from '@inntak/access';
@@ -62,7 +62,7 @@ try {
 } catch (err) {
   await database.close().catch(() => {});
   if (aborting) await aborting;
-  fail(`DATABASE_URL: the database does not answer (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  fail(`DATABASE_URL: ${connectionProblem(err)}`);
 }
 // Intake's own small pool: the public endpoint keeps answering while reads fill the main one.
 const intakeDatabase = openDatabase({ connectionString: config.databaseUrl, logger, slowQueryMs: config.slowQueryMs, max: config.intakePoolSize });

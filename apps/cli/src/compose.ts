@@ -5,7 +5,7 @@ import type { Logger } from '@inntak/core';
 import { LocalFileStore, StatfsDiskProbe } from '@inntak/files';
 import { OPERATOR } from '@inntak/access';
 import { runPrune, uploadMedia, type UploadLimits } from '@inntak/media';
-import { migrate, openDatabase, spawnEmbeddedPostgres, type Db } from '@inntak/postgres';
+import { connectionProblem, migrate, openDatabase, spawnEmbeddedPostgres, type Db } from '@inntak/postgres';
 import { listDeliveries, rerenderWebhook, setWebhookSecret } from '@inntak/postgres/deliveries';
 import { createCollection, createPerson, grantAccess, nodeKindOf, personOfIdentity, rotateServerSecret } from '@inntak/postgres/graph';
 import { createWebhook, listWebhooks, rotateWebhookToken, setWebhookTemplate } from '@inntak/postgres/intake';
@@ -102,7 +102,7 @@ const never = new Promise<void>(() => {});
 export async function resolveDatabase(config: CliConfig, logger: Logger): Promise<ResolvedDatabase> {
   if (config.databaseUrl) {
     const problem = await unanswered(config.databaseUrl, 5000);
-    if (problem) throw new Error(`DATABASE_URL: the database at ${withoutPassword(config.databaseUrl)} does not answer (${problem})`);
+    if (problem) throw new Error(`DATABASE_URL (${withoutPassword(config.databaseUrl)}): ${problem}`);
     return { url: config.databaseUrl, release: async () => {}, exited: never };
   }
   const url = `postgres://postgres:postgres@127.0.0.1:${config.embeddedPort}/inntak`;
@@ -150,7 +150,7 @@ async function unanswered(url: string, timeoutMs: number): Promise<string | unde
     await client.query('select 1');
     return undefined;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    return connectionProblem(err);
   } finally {
     await client.end().catch(() => {});
   }

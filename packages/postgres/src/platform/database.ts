@@ -103,3 +103,18 @@ export async function withClient<T>(connectionString: string, work: (client: pg.
     await client.end();
   }
 }
+
+/**
+ * What a failed first connection says about the database (issue 38): a server that refused the
+ * credentials or does not have the database did answer, so "does not answer" would send the
+ * operator looking at the network instead of at DATABASE_URL's user, password or name.
+ */
+export function connectionProblem(err: unknown): string {
+  const code = (err as { code?: unknown }).code;
+  const message = err instanceof Error ? err.message : String(err);
+  if (code === '28P01') return `the database refused the password (28P01: ${message})`;
+  if (code === '28000') return `the database refused the user (28000: ${message})`;
+  if (code === '3D000') return `the database server answered, but has no such database (3D000: ${message})`;
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return `the database answered with an error (${code}: ${message})`;
+  return `the database does not answer (${typeof code === 'string' ? code : message})`;
+}
