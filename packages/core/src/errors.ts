@@ -33,6 +33,7 @@ export type ErrorCode =
   | 'media_too_large'
   | 'media_unreadable'
   | 'media_link_expired'
+  | 'storage_full'
   | 'rerun_other_actor';
 
 export class AppError extends Error {
