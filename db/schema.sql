@@ -187,7 +187,8 @@ create table orchestration_runs (
   outputs jsonb not null default '{}'::jsonb,
   rerun_of uuid,
   from_step integer not null default 1,
-  runs_as uuid
+  runs_as uuid,
+  requested_by uuid
 );
 create table orchestration_schedules (
   orchestration_id uuid not null,
@@ -387,6 +388,7 @@ alter table orchestration_log add constraint orchestration_log_status_check CHEC
 alter table orchestration_runs add constraint orchestration_runs_job_id_fkey FOREIGN KEY (job_id) REFERENCES job_queue(id) ON DELETE SET NULL;
 alter table orchestration_runs add constraint orchestration_runs_orchestration_id_fkey FOREIGN KEY (orchestration_id) REFERENCES nodes(id) ON DELETE CASCADE;
 alter table orchestration_runs add constraint orchestration_runs_pkey PRIMARY KEY (id);
+alter table orchestration_runs add constraint orchestration_runs_requested_by_fkey FOREIGN KEY (requested_by) REFERENCES nodes(id) ON DELETE SET NULL;
 alter table orchestration_runs add constraint orchestration_runs_rerun_of_fkey FOREIGN KEY (rerun_of) REFERENCES orchestration_runs(id) ON DELETE SET NULL;
 alter table orchestration_runs add constraint orchestration_runs_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'completed'::text, 'filtered'::text, 'stopped'::text, 'failed'::text, 'skipped'::text])));
 alter table orchestration_schedules add constraint orchestration_schedules_orchestration_id_fkey FOREIGN KEY (orchestration_id) REFERENCES nodes(id) ON DELETE CASCADE;
@@ -493,6 +495,7 @@ CREATE UNIQUE INDEX orchestration_runs_event_idx ON public.orchestration_runs US
 CREATE INDEX orchestration_runs_job_idx ON public.orchestration_runs USING btree (job_id);
 CREATE INDEX orchestration_runs_list_idx ON public.orchestration_runs USING btree (orchestration_id, created_at DESC, id);
 CREATE UNIQUE INDEX orchestration_runs_pkey ON public.orchestration_runs USING btree (id);
+CREATE INDEX orchestration_runs_requested_by_idx ON public.orchestration_runs USING btree (requested_by, status) WHERE (requested_by IS NOT NULL);
 CREATE INDEX orchestration_runs_rerun_of_idx ON public.orchestration_runs USING btree (rerun_of) WHERE (rerun_of IS NOT NULL);
 CREATE INDEX orchestration_schedules_due_idx ON public.orchestration_schedules USING btree (next_at);
 CREATE UNIQUE INDEX orchestration_schedules_pkey ON public.orchestration_schedules USING btree (orchestration_id);

@@ -62,6 +62,8 @@ export interface ApiServerOptions {
   uploads?: AppDeps['uploads'];
   /** Orchestrations one person may have (ORCHESTRATIONS_PER_PERSON); default 100. */
   orchestrationsPerPerson?: number;
+  /** Runs one person asked for that may be queued or running (ORCHESTRATION_RUNS_PER_PERSON); default 5. */
+  orchestrationRunsPerPerson?: number;
   /** MEDIA_URL_SECRET: the HMAC key of signed media links; absent: a random key per process. */
   mediaUrlSecret?: string;
   /** The console's login and session length (main.ts: OIDC_CLIENT_ID, INNTAK_DEV_ISSUER, STUDIO_SESSION_HOURS). */
@@ -94,7 +96,7 @@ const DEFAULT_STORAGE_DIR = fileURLToPath(new URL('../../../.data/media', import
 export function postgresAppDeps(
   options: Pick<
     ApiServerOptions,
-    'logger' | 'database' | 'baseUrl' | 'verifier' | 'bodyLimitBytes' | 'slowRequestMs' | 'metricsToken' | 'intakeDatabase' | 'intakeGroupCommit' | 'readReplicas' | 'readsPerCaller' | 'storageDir' | 'trustProxy' | 'publicPages' | 'speech' | 'uploads' | 'orchestrationsPerPerson' | 'studio' | 'mediaUrlSecret'
+    'logger' | 'database' | 'baseUrl' | 'verifier' | 'bodyLimitBytes' | 'slowRequestMs' | 'metricsToken' | 'intakeDatabase' | 'intakeGroupCommit' | 'readReplicas' | 'readsPerCaller' | 'storageDir' | 'trustProxy' | 'publicPages' | 'speech' | 'uploads' | 'orchestrationsPerPerson' | 'orchestrationRunsPerPerson' | 'studio' | 'mediaUrlSecret'
   > & {
     /** How long the live-room status is cached (spec: 10 s); tests use 0. */
     liveRoomCacheMs?: number;
@@ -117,6 +119,7 @@ export function postgresAppDeps(
     intakeStore: batch > 1 ? new GroupCommit(intakeStore, { maxInFlight: intakeDatabase.pool.options.max ?? 10, maxBatch: batch }) : intakeStore,
     readsPerCaller: options.readsPerCaller,
     orchestrationsPerPerson: options.orchestrationsPerPerson,
+    orchestrationRunsPerPerson: options.orchestrationRunsPerPerson,
     mediaUrlSecret: options.mediaUrlSecret,
     // Keys every process of a fleet must agree on live in the database (issue 38).
     mediaLinkKey: sharedKey(database.db, 'media_link'),

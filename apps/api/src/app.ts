@@ -78,6 +78,8 @@ export interface AppDeps {
   readsPerCaller?: number;
   /** Orchestrations one person may have (ORCHESTRATIONS_PER_PERSON); default 100. */
   orchestrationsPerPerson?: number;
+  /** Runs one person asked for that may be queued or running (ORCHESTRATION_RUNS_PER_PERSON); default 5. */
+  orchestrationRunsPerPerson?: number;
   publishing: Omit<PublishingDeps, 'pages' | 'logger'>;
   /** The publishing use cases' store (create_publication, publish_article, variants, overrides). */
   publishingStore: PublishingStore;

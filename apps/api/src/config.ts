@@ -69,6 +69,8 @@ export interface ApiConfig {
   };
   /** ORCHESTRATIONS_PER_PERSON: orchestrations one person may have (409 beyond; docs/orchestration.md). */
   orchestrationsPerPerson: number;
+  /** ORCHESTRATION_RUNS_PER_PERSON: runs one person asked for that may be queued or running (429 beyond; docs/orchestration.md). */
+  orchestrationRunsPerPerson: number;
   /** The console at /studio (docs/studio.md). */
   studio: {
     /** OIDC_CLIENT_ID: the console's client at OIDC_ISSUER; absent: OpenID login is not offered. */
@@ -139,6 +141,7 @@ const apiEnv = z
     UPLOAD_MAX_IMAGE_BYTES: envVar.size('20mb', '2gb'),
     UPLOAD_MAX_VIDEO_BYTES: envVar.size('200mb', '2gb'),
     ORCHESTRATIONS_PER_PERSON: envVar.integer(100, 1, 1_000_000),
+    ORCHESTRATION_RUNS_PER_PERSON: envVar.integer(5, 1, 1000),
     OIDC_CLIENT_ID: envVar.text(),
     OIDC_CLIENT_SECRET: envVar.text(),
     STUDIO_SESSION_HOURS: envVar.integer(8, 1, 24 * 30),
@@ -197,6 +200,7 @@ const apiEnv = z
         collectionMediaBytes: env.MEDIA_BYTES_PER_COLLECTION,
       },
       orchestrationsPerPerson: env.ORCHESTRATIONS_PER_PERSON,
+      orchestrationRunsPerPerson: env.ORCHESTRATION_RUNS_PER_PERSON,
       studio: { clientId: env.OIDC_CLIENT_ID, clientSecret: env.OIDC_CLIENT_SECRET, sessionHours: env.STUDIO_SESSION_HOURS },
       mediaUrlSecret: env.MEDIA_URL_SECRET,
       uploads: { audio: env.UPLOAD_MAX_AUDIO_BYTES, image: env.UPLOAD_MAX_IMAGE_BYTES, video: env.UPLOAD_MAX_VIDEO_BYTES, collectionMediaBytes: env.MEDIA_BYTES_PER_COLLECTION },

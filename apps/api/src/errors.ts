@@ -32,10 +32,12 @@ const ERROR_TABLE: Record<ErrorCode, { status: number; text: string }> = {
   tts_text_too_long: { status: 422, text: 'Teksten er for lang til opplesning' }, // issue 22
   tts_audio_too_long: { status: 422, text: 'Opplesningen ville blitt for lang' }, // issue 22
   tts_jobs_busy: { status: 429, text: 'Du har for mange opplesninger i kø; vent til en er ferdig' }, // issue 22
+  orchestration_runs_busy: { status: 429, text: 'Du har for mange orkestreringskjøringer i kø; vent til en er ferdig' }, // issue 35
   media_quota_exceeded: { status: 409, text: 'Samlingen har ikke plass til flere medier' }, // issue 22
   media_type_unsupported: { status: 415, text: 'Filtypen støttes ikke' }, // issue 28
   media_too_large: { status: 413, text: 'Filen er for stor' }, // issue 28
   media_unreadable: { status: 422, text: 'Filen kunne ikke leses' }, // issue 28
+  media_audio_out_of_bounds: { status: 422, text: 'Lyden er utenfor det tjenesten tar imot' }, // issue 35
   media_link_expired: { status: 403, text: 'Lenken er utløpt; be om en ny' }, // issue 25
   storage_full: { status: 507, text: 'Lagringsplassen er full; filen ble ikke lagret' }, // issue 38
   rerun_other_actor: { status: 409, text: 'Kjøringen ble gjort som en annen enn den orkestreringen nå kjører som; start en ny kjøring i stedet' }, // issue 35
@@ -74,7 +76,7 @@ export function errorHandler(appLogger: Logger): ErrorRequestHandler {
     if (!req.complete && hasBody(req.headers)) closeUnreadBody(req, res);
     if (appError.code === 'method_not_allowed') res.setHeader('Allow', 'POST');
     if (appError.code === 'busy') res.setHeader('Retry-After', '1');
-    if (appError.code === 'tts_jobs_busy') res.setHeader('Retry-After', '10');
+    if (appError.code === 'tts_jobs_busy' || appError.code === 'orchestration_runs_busy') res.setHeader('Retry-After', '10');
     // What was answered, for whoever records the request (the delivery log: webhook-intake.ts).
     res.locals.errorText = body.error;
     res.status(status).json(body);

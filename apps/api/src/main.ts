@@ -100,6 +100,7 @@ const started = await startApiServer(
     speech: config.speech,
     uploads: config.uploads,
     orchestrationsPerPerson: config.orchestrationsPerPerson,
+    orchestrationRunsPerPerson: config.orchestrationRunsPerPerson,
     mediaUrlSecret: config.mediaUrlSecret,
     studio: {
       login:

@@ -1,7 +1,15 @@
 import { pipeline } from 'node:stream/promises';
 import type { Request, Response } from 'express';
 import { AppError, type Logger } from '@inntak/core';
-import { fileKeyOf, UPLOAD_MIMES, type FileStore } from '@inntak/media';
+import { fileKeyOf, MEDIA_TYPES, UPLOAD_MIMES, type FileStore } from '@inntak/media';
+import type { RouteResponse } from './route-registry.js';
+import { Binary } from './schemas.js';
+
+/**
+ * What sendMediaFile answers, for the route registry: the bytes in the file's own type, one of
+ * every kind of media (`audio/*`, `image/*`, …), so the document follows MEDIA_TYPES.
+ */
+export const MEDIA_FILE_ANSWER = { status: 200, schema: Binary, contentType: MEDIA_TYPES.map((type) => `${type}/*`), description: 'The file (206 for a range)' } satisfies RouteResponse;
 
 export interface MediaFileDeps {
   files: FileStore;

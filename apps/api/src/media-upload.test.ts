@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import type { Express } from 'express';
 import { LocalFileStore } from '@inntak/files';
-import { DEFAULT_UPLOAD_LIMITS, fileKeyOf } from '@inntak/media';
+import { DEFAULT_UPLOAD_LIMITS, encodeWav, fileKeyOf } from '@inntak/media';
 import { createCollection, createNode } from '@inntak/postgres/graph';
 import { addCollectionPeople } from './__tests__/collection-people.js';
 import { setupTestContext, type TestContext } from './__tests__/helpers.js';
@@ -99,6 +99,24 @@ describe('POST /media', () => {
     const res = await upload(png.subarray(0, 20));
     expect(res.status).toBe(422);
     expect(res.body.error).toMatch(/^Filen kunne ikke leses: not a readable image\/png file/);
+  });
+
+  it('a WAV whose header claims 100 MHz or 9 channels is 422 naming it, before any job decodes it; nothing is stored (issue 35, finding 4)', async () => {
+    const claiming = (rate: number, channels: number) => {
+      const wav = Buffer.from(encodeWav(new Float32Array(6000), 44_100));
+      wav.writeUInt32LE(rate, 24);
+      wav.writeUInt16LE(channels, 22);
+      return wav;
+    };
+    const before = await mediaCount();
+    const fast = await upload(claiming(100_000_000, 1));
+    expect(fast.status).toBe(422);
+    expect(fast.body).toEqual({ error: 'Lyden er utenfor det tjenesten tar imot: samplingsfrekvensen er 100000000 Hz; den må være fra 8000 til 192000 Hz' });
+    const wide = await upload(claiming(44_100, 9));
+    expect(wide.status).toBe(422);
+    expect(wide.body).toEqual({ error: 'Lyden er utenfor det tjenesten tar imot: lyden har 9 kanaler; høyst 8' });
+    expect(await mediaCount()).toBe(before);
+    expect((await upload(claiming(192_000, 8))).status).toBe(201);
   });
 
   it('needs member on a collection: a reader 403, a stranger 404, a node that is no collection 400', async () => {

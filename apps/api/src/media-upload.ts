@@ -19,7 +19,7 @@ import {
 import { callerOf } from './auth.js';
 import { authThen, readsPerCaller } from './read-limits.js';
 import type { RouteRegistry } from './route-registry.js';
-import { Id, Timestamp } from './schemas.js';
+import { Binary, Id, Timestamp } from './schemas.js';
 
 export interface MediaUploadDeps {
   media: MediaStore;
@@ -135,8 +135,9 @@ export function installMediaUpload(app: Express, registry: RouteRegistry, auth: 
     tags: ['media'],
     auth: 'jwt',
     query,
-    body: z.string().describe('the file bytes'),
-    bodyAlternatives: { 'multipart/form-data': { schema: z.object({ file: z.string().describe('the file'), title: z.string().optional() }) } },
+    body: Binary.describe('the file bytes'),
+    bodyContentType: 'application/octet-stream',
+    bodyAlternatives: { 'multipart/form-data': { schema: z.object({ file: Binary.describe('the file'), title: z.string().optional() }) } },
     response: { status: 201, schema: UploadedSchema },
     errors: [400, 401, 403, 404, 409, 413, 415, 422, 429, 507],
   });

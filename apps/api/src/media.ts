@@ -14,7 +14,7 @@ import {
   type SpeechQueueLimits,
 } from '@inntak/media';
 import { callerOf } from './auth.js';
-import { sendMediaFile } from './media-file.js';
+import { MEDIA_FILE_ANSWER, sendMediaFile } from './media-file.js';
 import { MEDIA_LINK_DEFAULT_TTL_SECONDS, MEDIA_LINK_MAX_TTL_SECONDS, mediaLinkSigner } from './media-links.js';
 import type { RouteRegistry } from './route-registry.js';
 import { Id } from './schemas.js';
@@ -70,7 +70,7 @@ export function installMedia(app: Express, registry: RouteRegistry, auth: Reques
       expires: z.string().optional().describe("a signed link's expiry, unix seconds"),
       signature: z.string().optional().describe("a signed link's HMAC-SHA256, base64url"),
     }),
-    response: { status: 200, schema: z.string().describe('the file bytes'), description: 'The file (206 for a range)' },
+    response: MEDIA_FILE_ANSWER,
     errors: [401, 403, 404, 416],
   });
   app.get('/media/:id', bearerOrLink, async (req, res) => {

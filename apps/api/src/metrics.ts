@@ -136,6 +136,7 @@ export function installMetrics(app: Express, registry: RouteRegistry, auth: Requ
         intake: z.array(z.record(z.string(), z.unknown())),
         read_replicas: z.array(z.object({ name: z.string(), in_rotation: z.boolean(), reason: z.string().optional() })).optional(),
       }),
+      alternatives: { 'text/plain': z.string().describe('Prometheus text format (format=prometheus, or asked for by Accept)') },
     },
     errors: [400, 401, 403],
   });

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import express from 'express';
 import request from 'supertest';
+import { z } from 'zod';
+import { RouteRegistry } from './route-registry.js';
 import { setupTestContext, type TestContext } from './__tests__/helpers.js';
 
 let ctx: TestContext;
@@ -163,6 +166,73 @@ describe('OpenAPI operations', () => {
     const content = doc.paths['/api/webhook/{token}']!.post!.requestBody.content;
     expect(Object.keys(content).sort()).toEqual(['application/json', 'application/x-www-form-urlencoded']);
     expect(content['application/x-www-form-urlencoded']!.schema).toMatchObject({ type: 'object', description: expect.stringContaining('payload') });
+  });
+});
+
+type Operation = { parameters?: Array<{ name: string; in: string; required: boolean }>; responses: Record<string, { content?: Record<string, { schema: unknown }>; headers?: Record<string, unknown> }> };
+const op = (path: string, method = 'get') => doc.paths[path]![method] as unknown as Operation;
+const mediaTypes = (path: string, status: string, method = 'get') => Object.keys(op(path, method).responses[status]!.content ?? {});
+
+describe('OpenAPI media types and path parameters', () => {
+  it('every operation declares each {name} of its path as a required path parameter', () => {
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+      for (const method of Object.keys(methods)) {
+        const declared = (op(path, method).parameters ?? []).filter((p) => p.in === 'path' && p.required).map((p) => p.name);
+        expect([method, path, declared]).toEqual([method, path, names]);
+      }
+    }
+  });
+
+  it('published pages are text/html, the feed application/rss+xml, the sitemap application/xml', () => {
+    expect(mediaTypes('/pub/{slug}', '200')).toEqual(['text/html']);
+    expect(mediaTypes('/pub/{slug}/artikkel/{article_id}', '200')).toEqual(['text/html']);
+    expect(mediaTypes('/pub/{slug}/feed.xml', '200')).toEqual(['application/rss+xml']);
+    expect(mediaTypes('/pub/{slug}/sitemap.xml', '200')).toEqual(['application/xml']);
+    // Their failures are HTML pages; a failure of the service itself is still { error }.
+    expect(mediaTypes('/pub/{slug}/sok', '429')).toEqual(['text/html']);
+    expect(mediaTypes('/pub/{slug}', '500')).toEqual(['application/json']);
+  });
+
+  it('a media file is documented as bytes of its kind (audio, image, video, text), never JSON', () => {
+    for (const path of ['/media/{id}', '/pub/{slug}/medier/{media_id}']) {
+      expect(mediaTypes(path, '200')).toEqual(['audio/*', 'image/*', 'video/*', 'text/*']);
+      expect(op(path).responses['200']!.content!['audio/*']!.schema).toEqual({ type: 'string', format: 'binary' });
+    }
+  });
+
+  it('an upload is documented as bytes (or a multipart form), not as a JSON string', () => {
+    const content = doc.paths['/media']!.post!.requestBody.content;
+    expect(Object.keys(content)).toEqual(['application/octet-stream', 'multipart/form-data']);
+    expect(content['application/octet-stream']!.schema).toMatchObject({ type: 'string', format: 'binary' });
+    expect(content['multipart/form-data']!.schema).toMatchObject({ properties: { file: { type: 'string', format: 'binary' } } });
+  });
+
+  it('console pages are text/html, their errors HTML pages, and a form that redirects has no body but a Location', () => {
+    expect(mediaTypes('/studio/webhooks/{id}', '200')).toEqual(['text/html']);
+    expect(mediaTypes('/studio/webhooks/{id}', '403')).toEqual(['text/html']);
+    expect(mediaTypes('/studio/webhooks/{id}', '500')).toEqual(['text/html']);
+    const redirect = op('/studio/webhooks/{id}/mal', 'post').responses['303']!;
+    expect(redirect.content).toBeUndefined();
+    expect(Object.keys(redirect.headers!)).toEqual(['Location']);
+  });
+
+  it('/metrics answers JSON or Prometheus text; JSON routes stay application/json', () => {
+    expect(mediaTypes('/metrics', '200')).toEqual(['application/json', 'text/plain']);
+    expect(mediaTypes('/nodes/{id}', '200')).toEqual(['application/json']);
+  });
+});
+
+describe('the route registry', () => {
+  const spec = { method: 'get' as const, summary: 's', auth: 'public' as const, response: { status: 200, schema: z.string() }, errors: [] };
+
+  it('refuses params that are not in the path, so a typo cannot validate nothing', () => {
+    expect(() => new RouteRegistry().describe({ ...spec, path: '/x/{id}', params: z.object({ idd: z.uuid() }) })).toThrow('params idd are not in the path');
+  });
+
+  it('route() answers JSON only: a route declaring another media type must describe() itself', () => {
+    const declared = { ...spec, path: '/x', response: { ...spec.response, contentType: 'text/html' } };
+    expect(() => new RouteRegistry().route(express(), declared, (_req, _res, next) => next(), () => Promise.resolve(''))).toThrow('route() answers JSON only');
   });
 });
 

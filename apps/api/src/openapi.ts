@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import express, { type Express } from 'express';
 import { z } from 'zod';
 import { nameRoute } from './request-logging.js';
-import type { RouteRegistry, RouteSpec } from './route-registry.js';
+import { pathParameterNames, type RouteRegistry, type RouteSpec } from './route-registry.js';
 
 const ErrorBody = z.object({ error: z.string() }).meta({ description: 'Every failure: one text field.' });
 
@@ -78,18 +78,11 @@ export function openApiDocument(routes: readonly RouteSpec[], info: { version: s
 }
 
 function operation(route: RouteSpec): Record<string, unknown> {
-  const parameters = [
-    ...parametersOf(route.params, 'path'),
-    ...parametersOf(route.query, 'query'),
-  ];
-  const responses: Record<string, unknown> = {
-    [route.response.status]: {
-      description: route.response.description ?? 'OK',
-      content: { 'application/json': { schema: jsonSchema(route.response.schema, 'output') } },
-    },
-  };
-  for (const status of [...route.errors, 500]) {
-    responses[status] = { description: 'Error', content: { 'application/json': { schema: jsonSchema(ErrorBody, 'output') } } };
+  const parameters = [...pathParameters(route), ...parametersOf(route.query, 'query')];
+  const responses: Record<string, unknown> = { [route.response.status]: successResponse(route) };
+  const pages = new Set(route.errorPages ?? []);
+  for (const status of [...route.errors, ...pages, ...(pages.has(500) ? [] : [500])]) {
+    responses[status] = pages.has(status) ? { description: 'Error (an HTML page)', content: { 'text/html': { schema: { type: 'string' } } } } : { description: 'Error', content: { 'application/json': { schema: jsonSchema(ErrorBody, 'output') } } };
   }
   return {
     operationId: route.operationId ?? operationId(route),
@@ -103,8 +96,34 @@ function operation(route: RouteSpec): Record<string, unknown> {
   };
 }
 
+/** The success answer in its own media type(s); a redirect has no body, only where it points. */
+function successResponse(route: RouteSpec): Record<string, unknown> {
+  const { status, schema, description, contentType = 'application/json', alternatives = {} } = route.response;
+  if (status >= 300 && status < 400) {
+    return { description: description ?? 'Redirect', headers: { Location: { description: 'Where to go next', schema: { type: 'string' } } } };
+  }
+  const content: Record<string, unknown> = {};
+  for (const mediaType of typeof contentType === 'string' ? [contentType] : contentType) content[mediaType] = { schema: jsonSchema(schema, 'output') };
+  for (const [mediaType, alternative] of Object.entries(alternatives)) content[mediaType] = { schema: jsonSchema(alternative, 'output') };
+  return { description: description ?? 'OK', content };
+}
+
+/**
+ * Every `{name}` of the path, so no route can leave one out: with the schema its `params`
+ * declare, else as text (the published pages and the console read theirs themselves).
+ */
+function pathParameters(route: RouteSpec): unknown[] {
+  const declared: Record<string, unknown> = route.params?.shape ?? {};
+  return pathParameterNames(route.path).map((name) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: declared[name] ? jsonSchema(declared[name] as z.ZodType, 'input') : { type: 'string' },
+  }));
+}
+
 function requestBody(route: RouteSpec, body: z.ZodType): Record<string, unknown> {
-  const content: Record<string, unknown> = { 'application/json': { schema: jsonSchema(body, 'input') } };
+  const content: Record<string, unknown> = { [route.bodyContentType ?? 'application/json']: { schema: jsonSchema(body, 'input') } };
   for (const [mediaType, alternative] of Object.entries(route.bodyAlternatives ?? {})) {
     content[mediaType] = { schema: { ...jsonSchema(alternative.schema, 'input'), ...(alternative.description ? { description: alternative.description } : {}) } };
   }
@@ -126,12 +145,12 @@ export function operationId(route: Pick<RouteSpec, 'method' | 'path'>): string {
   return route.method + words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
 }
 
-function parametersOf(schema: z.ZodObject | undefined, where: 'path' | 'query'): unknown[] {
+function parametersOf(schema: z.ZodObject | undefined, where: 'query'): unknown[] {
   if (!schema) return [];
   return Object.entries(schema.shape).map(([name, field]) => ({
     name,
     in: where,
-    required: where === 'path' || !(field as z.ZodType).safeParse(undefined).success,
+    required: !(field as z.ZodType).safeParse(undefined).success,
     schema: jsonSchema(field as z.ZodType, 'input'),
   }));
 }

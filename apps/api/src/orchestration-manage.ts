@@ -49,7 +49,7 @@ export function installOrchestrationManage(
   app: Express,
   registry: RouteRegistry,
   auth: RequestHandler,
-  deps: { orchestrationStore: OrchestrationStore; orchestrationsPerPerson?: number },
+  deps: { orchestrationStore: OrchestrationStore; orchestrationsPerPerson?: number; orchestrationRunsPerPerson?: number },
 ): void {
   const store = deps.orchestrationStore;
 
@@ -119,10 +119,10 @@ export function installOrchestrationManage(
       auth: 'jwt',
       body: z.strictObject({ id: Id, input: StorableJsonObject.default({}) }),
       response: { status: 202, schema: RunStarted },
-      errors: [...ERRORS, 409],
+      errors: [...ERRORS, 409, 429],
     },
     auth,
-    ({ body, caller }) => runOrchestration(store, caller, body.id, body.input),
+    ({ body, caller }) => runOrchestration(store, caller, body.id, body.input, deps.orchestrationRunsPerPerson),
   );
 
   registry.route(
@@ -135,10 +135,10 @@ export function installOrchestrationManage(
       auth: 'jwt',
       body: z.strictObject({ run_id: Id }),
       response: { status: 202, schema: RunStarted },
-      errors: [...ERRORS, 409],
+      errors: [...ERRORS, 409, 429],
     },
     auth,
-    ({ body, caller }) => rerunOrchestration(store, caller, body.run_id),
+    ({ body, caller }) => rerunOrchestration(store, caller, body.run_id, deps.orchestrationRunsPerPerson),
   );
 
   registry.route(

@@ -332,17 +332,17 @@ describe('public pages cost a bounded amount (finding 10)', () => {
       });
     const answers = [track('203.0.113.1'), track('203.0.113.1'), track('203.0.113.2'), track('203.0.113.3'), track('203.0.113.4')];
     try {
-      const deadline = Date.now() + 3000;
+      // Seconds, not a measure of speed: refusals answer at once, the two admitted wait for `finally`.
+      const deadline = Date.now() + 15_000;
       while (settled.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
       // Two run (one per address, two in all); the second of one address and the rest of the
       // others were refused at once, while the two still wait for the database.
       expect(settled.map((s) => s.status)).toEqual([429, 429, 429]);
       expect(settled.every((s) => s.retryAfter === '1')).toBe(true);
       // Page load has the main pool: intake answers from its own.
-      const started = Date.now();
-      const intake = await request(wired).post(`/api/webhook/${webhook.token}`).send({ title: 'under sidelast' }).timeout(3000);
+      // From the main pool it would wait until `finally` releases it, past this timeout.
+      const intake = await request(wired).post(`/api/webhook/${webhook.token}`).send({ title: 'under sidelast' }).timeout(15_000);
       expect(intake.status).toBe(200);
-      expect(Date.now() - started).toBeLessThan(1000);
     } finally {
       held.forEach((client) => client.release());
     }

@@ -30,10 +30,10 @@ import type { AbRecorder } from './ab-recorder.js';
 import { ROUTING, type PageCache } from './page-cache.js';
 import { AbClientGate } from './ab-client-gate.js';
 import { ClientKeys, SearchLimiter, type PublicClient } from './public-clients.js';
-import { sendMediaFile, type MediaFileDeps } from './media-file.js';
+import { MEDIA_FILE_ANSWER, sendMediaFile, type MediaFileDeps } from './media-file.js';
 import { VisitorCookies } from './ab-visitors.js';
 import { nameRoute } from './request-logging.js';
-import type { RouteRegistry } from './route-registry.js';
+import type { RouteRegistry, RouteResponse } from './route-registry.js';
 
 export interface PublishingDeps {
   /** The pages' reads (the composition root gives the PostgreSQL ones). */
@@ -75,17 +75,18 @@ const TAGS = ['publishing'];
 /** Search words beyond this are ignored: a page of results needs no essay. */
 const MAX_SEARCH_CHARS = 200;
 
-const PAGE_ROUTES: Array<[path: string, summary: string]> = [
-  ['/pub/{slug}', 'Front page: newest published articles, each with its selected variant'],
-  ['/pub/{slug}/artikkel/{article_id}', 'A published article'],
-  ['/pub/{slug}/t/{article_id}', 'Click tracking for a front-page variant (?v={edge_id}), counted only for the variant this reader was shown; 302 to the article'],
-  ['/pub/{slug}/kategori/{tag}', 'Published articles with a tag, paginated'],
-  ['/pub/{slug}/arkiv', 'Archive, newest first, grouped by month, paginated'],
-  ['/pub/{slug}/sok', 'Ranked full-text search among published articles (?q=), paginated; capped per address and in all (429)'],
-  ['/pub/{slug}/om', 'About the publication'],
-  ['/pub/{slug}/medier/{media_id}', 'A media file (audio, image, video) of an article published here, public; Range (206), ETag (304)'],
-  ['/pub/{slug}/feed.xml', 'RSS 2.0 feed of the newest published articles (application/rss+xml)'],
-  ['/pub/{slug}/sitemap.xml', 'Sitemap of the front page, archive, about page and newest published articles (application/xml)'],
+const HTML_PAGE = { status: 200, schema: z.string(), contentType: 'text/html', description: 'An HTML page' } satisfies RouteResponse;
+const PAGE_ROUTES: Array<[path: string, summary: string, answer: RouteResponse]> = [
+  ['/pub/{slug}', 'Front page: newest published articles, each with its selected variant', HTML_PAGE],
+  ['/pub/{slug}/artikkel/{article_id}', 'A published article', HTML_PAGE],
+  ['/pub/{slug}/t/{article_id}', 'Click tracking for a front-page variant (?v={edge_id}), counted only for the variant this reader was shown; 302 to the article', { status: 302, schema: z.never(), description: 'To the article' }],
+  ['/pub/{slug}/kategori/{tag}', 'Published articles with a tag, paginated', HTML_PAGE],
+  ['/pub/{slug}/arkiv', 'Archive, newest first, grouped by month, paginated', HTML_PAGE],
+  ['/pub/{slug}/sok', 'Ranked full-text search among published articles (?q=), paginated; capped per address and in all (429)', HTML_PAGE],
+  ['/pub/{slug}/om', 'About the publication', HTML_PAGE],
+  ['/pub/{slug}/medier/{media_id}', 'A media file (audio, image, video) of an article published here, public; Range (206), ETag (304)', MEDIA_FILE_ANSWER],
+  ['/pub/{slug}/feed.xml', 'RSS 2.0 feed of the newest published articles', { status: 200, schema: z.string(), contentType: 'application/rss+xml', description: 'An RSS 2.0 document' }],
+  ['/pub/{slug}/sitemap.xml', 'Sitemap of the front page, archive, about page and newest published articles', { status: 200, schema: z.string(), contentType: 'application/xml', description: 'A sitemap (sitemaps.org)' }],
 ];
 
 /**
@@ -128,17 +129,19 @@ export function installPublishedDomains(app: Express, deps: PageDeps): void {
 }
 
 export function installPublishedPages(app: Express, registry: RouteRegistry, deps: PageDeps): void {
-  for (const [path, summary] of PAGE_ROUTES) {
+  for (const [path, summary, answer] of PAGE_ROUTES) {
     registry.describe({
       method: 'get',
       path,
       summary,
-      description: path.endsWith('.xml') ? 'An XML document, with ETag and 304.' : 'An HTML page (text/html), with ETag and 304; an unknown page is an HTML 404.',
+      description: `${answer.status === 200 ? 'With an ETag (304 on If-None-Match). ' : ''}An unknown page is an HTML 404.`,
       tags: TAGS,
       auth: 'public',
-      response: { status: path.includes('/t/') ? 302 : 200, schema: z.string(), description: path.endsWith('.xml') ? 'application/rss+xml or application/xml' : 'text/html' },
+      response: answer,
+      // A media file's unsatisfiable range is sendMediaFile's JSON 416.
+      errors: answer === MEDIA_FILE_ANSWER ? [416] : [],
       // /sok is capped per address and in all (429 with Retry-After, an HTML page).
-      errors: path.endsWith('/sok') ? [404, 429] : [404],
+      errorPages: path.endsWith('/sok') ? [404, 429] : [404],
     });
   }
   app.use('/pub', (req, res, next) => {

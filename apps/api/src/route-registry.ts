@@ -9,10 +9,11 @@ z.config(z.locales.no());
 
 /**
  * The REST surface, declared once. Each route names its method, OpenAPI-style path, auth, and
- * the zod schemas of its path parameters, query, body and response. `route()` installs a route
- * with its validation; `describe()` records a route installed by its own code (intake reads raw
- * bytes, /health and /me predate the registry). `openApiDocument()` turns the same declarations
- * into /openapi.json, so the document cannot drift from what the routes accept.
+ * the zod schemas of its path parameters, query, body and response, and the response's media
+ * type when it is not JSON. `route()` installs a JSON route with its validation; `describe()`
+ * records a route installed by its own code (intake reads raw bytes, pages answer HTML, media
+ * files their bytes; /health and /me predate the registry). `openApiDocument()` turns the same
+ * declarations into /openapi.json, so the document cannot drift from what the routes accept.
  *
  * Adding a route from another module (e.g. /query/nodes, /metrics):
  *   registry.route(app, { method: 'get', path: '/query/nodes', auth: 'jwt', query, response, ... },
@@ -30,7 +31,7 @@ export interface RouteSpec<
   Out extends z.ZodType = z.ZodType,
 > {
   method: Method;
-  /** OpenAPI style: `/admin/webhooks/templates/{id}/preview`. */
+  /** OpenAPI style: `/admin/webhooks/templates/{id}/preview`; each `{name}` is documented as a path parameter, typed by `params` if it names it. */
   path: string;
   summary: string;
   description?: string;
@@ -39,13 +40,35 @@ export interface RouteSpec<
   params?: Params;
   query?: Query;
   body?: Body;
-  /** Media types the body may also come as, besides JSON (intake's forms), for the OpenAPI document. */
+  /** The body's media type when it is not JSON (an upload's bytes); only `describe()` routes have one. */
+  bodyContentType?: string;
+  /** Media types the body may also come as (intake's forms, an upload's multipart), for the OpenAPI document. */
   bodyAlternatives?: Record<string, { schema: z.ZodType; description?: string }>;
   /** OpenAPI operationId; absent: made from method and path (`postIntentionsCreateWebhook`). */
   operationId?: string;
-  response: { status: number; schema: Out; description?: string };
+  response: RouteResponse<Out>;
   /** Statuses the route may answer with `{ "error": text }`, besides 500. */
   errors: number[];
+  /**
+   * Statuses answered with an HTML page instead of `{ "error": text }` (the console's and the
+   * published pages' failures are pages); 500 among them replaces the JSON 500.
+   */
+  errorPages?: number[];
+}
+
+export interface RouteResponse<Out extends z.ZodType = z.ZodType> {
+  status: number;
+  /** The body's schema; absent from the document for a redirect (3xx), which has only `Location`. */
+  schema: Out;
+  description?: string;
+  /**
+   * The media type(s) of a body that is not JSON (`text/html`, `application/rss+xml`, a media
+   * file's `audio/*`, …), so generated clients do not parse a page as JSON. Only `describe()`
+   * routes have one: `route()` always answers JSON.
+   */
+  contentType?: string | readonly string[];
+  /** Other media types the same answer may come as on request, each with its schema (/metrics: Prometheus text). */
+  alternatives?: Record<string, z.ZodType>;
 }
 
 export interface RouteInput<Params, Query, Body> {
@@ -68,7 +91,7 @@ export class RouteRegistry {
 
   /** Records a route whose handler is installed elsewhere. */
   describe(spec: RouteSpec): void {
-    this.routes.push(spec);
+    this.routes.push(checkedSpec(spec));
   }
 
   /** Installs a route: auth, JSON body, validation of params/query/body, JSON answer. */
@@ -78,7 +101,8 @@ export class RouteRegistry {
     auth: RequestHandler,
     handler: (input: RouteInput<z.infer<Params>, z.infer<Query>, z.infer<Body>>) => Promise<z.input<Out>>,
   ): void {
-    this.routes.push(spec as unknown as RouteSpec);
+    if (spec.bodyContentType !== undefined || spec.response.contentType !== undefined || spec.response.alternatives) throw new Error(`${spec.method} ${spec.path}: route() answers JSON only; describe() a route that answers other media types`);
+    this.routes.push(checkedSpec(spec as unknown as RouteSpec));
     const middleware: RequestHandler[] = [];
     if (spec.auth === 'jwt') middleware.push(auth);
     if (spec.body) middleware.push(express.json({ limit: '1mb', strict: false, verify: refuseDeepJson }));
@@ -95,6 +119,22 @@ export class RouteRegistry {
       res.status(spec.response.status).json(output);
     });
   }
+}
+
+/** The `{name}`s of an OpenAPI-style path, in order. */
+export function pathParameterNames(path: string): string[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+}
+
+/**
+ * A `params` schema may only name parameters its path has (a typo would validate nothing);
+ * path parameters it leaves out are documented as text (openapi.ts).
+ */
+function checkedSpec(spec: RouteSpec): RouteSpec {
+  const names = pathParameterNames(spec.path);
+  const unknown = Object.keys(spec.params?.shape ?? {}).filter((name) => !names.includes(name));
+  if (unknown.length) throw new Error(`${spec.method} ${spec.path}: params ${unknown.join(', ')} are not in the path`);
+  return spec;
 }
 
 /** The registry an app built by createApp declared its routes in. */

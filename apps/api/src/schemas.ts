@@ -9,6 +9,8 @@ export const AccessLevel = z.enum(ACCESS_LEVELS);
 export const TemplateId = z.string().min(1).max(100);
 export const JsonObject = z.record(z.string(), z.unknown());
 export const Timestamp = z.iso.datetime();
+/** Bytes (a media file): a body documented by its media type, never parsed as JSON. */
+export const Binary = z.string().meta({ format: 'binary' });
 
 /**
  * Text and JSON a write stores: PostgreSQL refuses NUL and lone surrogates, and metadata has a

@@ -84,8 +84,13 @@ export function installStudio(app: Express, registry: RouteRegistry, deps: Studi
       description: 'An HTML page of the console (session cookie; every form carries its CSRF token). See docs/studio.md.',
       tags: ['studio'],
       auth: 'public',
-      response: { status: ANSWERS_A_PAGE.has(path) ? 200 : method === 'post' || path.endsWith('/start') || path.endsWith('/callback') ? 303 : 200, schema: z.string(), description: 'text/html' },
-      errors: [400, 401, 403, 404],
+      response:
+        ANSWERS_A_PAGE.has(path) || (method === 'get' && !path.endsWith('/start') && !path.endsWith('/callback'))
+          ? { status: 200, schema: z.string(), contentType: 'text/html', description: 'An HTML page' }
+          : { status: 303, schema: z.never(), description: 'To the next page (Location)' },
+      errors: [],
+      // Failures are pages too, with the API's status and text (studioErrors below).
+      errorPages: [400, 401, 403, 404, 500],
     });
   }
   const host = new URL(deps.baseUrl).hostname;

@@ -44,7 +44,7 @@ export interface WorkerConfig {
    * disk every minute and prunes storage every 6 hours and every 15 minutes while the disk is full.
    */
   crontab: string;
-  /** ORCHESTRATION_HTTP_ALLOW: hosts (or host:port) an orchestration's http_post may reach. */
+  /** ORCHESTRATION_HTTP_ALLOW: host:port (or a bare host: ports 80/443 only) an orchestration's http_post may reach. */
   orchestrationHttpAllow: string[];
   /** ORCHESTRATION_CLI_ALLOW: commands a cli_tool node may run. */
   orchestrationCliAllow: string[];

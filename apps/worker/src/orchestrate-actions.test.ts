@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { createCollection, createNode } from '@inntak/postgres/graph';
 import { getJob } from '@inntak/postgres/jobs';
 import { createWebhook } from '@inntak/postgres/intake';
+import { runOrchestrationAsOperator } from '@inntak/postgres/orchestration';
 import { runGovernedOnce } from './__tests__/run-governed-once.js';
 import { addOrchestration, alice, ALLOW, content, h, inbox, logOf, paths, received, registerTool, serverHost, setupOrchestrationScene } from './__tests__/orchestration-scene.js';
 
@@ -26,9 +27,22 @@ describe('http_post and run_cli_tool', () => {
     expect(log[1]).toMatchObject({ status: 'failed', error: 'http_post: verten localhost:1 er ikke tillatt (ORCHESTRATION_HTTP_ALLOW)' });
   });
 
+  it('an allow-list entry without a port reaches only port 80/443: a local service on another port is refused and gets nothing (issue 35, finding 9)', async () => {
+    // The attack: with the docs' own `ORCHESTRATION_HTTP_ALLOW=localhost`, any login's script
+    // posted to every local service (here the test server's port) and read 4 KB of each answer.
+    const o = await addOrchestration(alice, { event: 'manual' }, `steps:\n  - action: http_post\n    with: { url: "http://${serverHost}/admin", body: {} }\n`);
+    const before = received.length;
+    await runOrchestrationAsOperator(h.db, o, {});
+    await runGovernedOnce(h, { ...ALLOW, httpAllow: ['127.0.0.1'] });
+    expect(received.length).toBe(before);
+    expect((await logOf(o))[0]).toMatchObject({ status: 'failed', error: `http_post: verten ${serverHost} er ikke tillatt (ORCHESTRATION_HTTP_ALLOW)` });
+  });
+
   it('run_cli_tool runs a registered tool without a shell, and a tool that overruns its timeout fails', async () => {
     const echo = await registerTool('echo', { command: 'echo', args: ['hei'] });
-    const slow = await registerTool('sleep', { command: 'sleep', args: ['5'], timeout_seconds: 0.3 });
+    // Two minutes unless stopped: a tool its timeout did not stop holds the run past the test's
+    // timeout, so no clock is read here (a busy machine makes the rest take seconds).
+    const slow = await registerTool('sleep', { command: 'sleep', args: ['120'], timeout_seconds: 0.3 });
     const o = await addOrchestration(alice, { event: 'node.created', conditions: { has_trait: 'cli' } }, `steps:
   - action: run_cli_tool
     with: { tool_id: "${echo}", args: ["{event.node.title}", "$(id)"] }
@@ -36,9 +50,7 @@ describe('http_post and run_cli_tool', () => {
     with: { tool_id: "${slow}" }
 `);
     await content(alice, { metadata: { traits: ['cli'] } });
-    const started = Date.now();
     await runGovernedOnce(h, ALLOW);
-    expect(Date.now() - started).toBeLessThan(4000);
     const log = await logOf(o);
     expect(log[0]).toMatchObject({ status: 'ok', output: { exit_code: 0, stdout: 'hei Hei $(id)\n', stderr: '' } });
     expect(log[1]).toMatchObject({ status: 'failed', error: 'run_cli_tool: sleep ble stoppet etter 0.3 s (tidsgrense)' });

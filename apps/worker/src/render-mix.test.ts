@@ -76,7 +76,7 @@ describe('render_mix', () => {
     const [mix] = await mixesOf(roomId);
     expect(mix).toBeDefined();
     const metadata = mix!.metadata as MediaMetadata;
-    expect(metadata).toMatchObject({ media_type: 'audio', mime: 'audio/wav', generated: true, regenerable: false, channels: 2, target_lufs: -14, sample_rate: 44_100, job_id: jobId });
+    expect(metadata).toMatchObject({ media_type: 'audio', mime: 'audio/wav', generated: true, regenerable: false, channels: 2, target_lufs: -14, sample_rate: 48_000, job_id: jobId });
     expect(mix!.title).toBe('Miks: Morgensending');
     const wav = await readFile(join(storageDir, fileKeyOf(mix!.id, 'audio/wav')));
     expect(metadata.bytes).toBe(wav.byteLength);
@@ -102,6 +102,48 @@ describe('render_mix', () => {
     expect(await getJob(h.db, muted)).toMatchObject({ status: 'failed', last_error: 'the room has no unmuted channel with a source' });
     expect(await getJob(h.db, notRoom)).toMatchObject({ status: 'failed', last_error: `node ${article} is a content, not a communication room` });
     expect(await mixesOf(roomId)).toEqual([]);
+  });
+
+  it('a source whose WAV header claims 100 MHz fails the job permanently on its first attempt, naming the channel and the rate, before anything is decoded; nothing is made (issue 35, finding 4)', async () => {
+    // The attack: 12 KB whose header claims 100 MHz, beside an ordinary voice. The mix was made at
+    // the highest source rate, so the voice was resampled to 100 MHz on the event loop: minutes
+    // blocked, RSS past 1.3 GB, SIGTERM ignored, and the job retried on a fresh worker.
+    const roomId = await room('Angrep');
+    await addChannel(roomId, await audioSource(roomId, encodeWav(sine(440, 0.5, 1, 22_050), 22_050)));
+    const attack = encodeWav(new Float32Array(6000), 44_100);
+    new DataView(attack.buffer).setUint32(24, 100_000_000, true);
+    await addChannel(roomId, await audioSource(roomId, attack));
+    const channel = await h.db.selectFrom('mixer_channels').select('id').where('room_id', '=', roomId).where('node_id', 'is not', null).orderBy('id').execute();
+    const jobId = await enqueueJob(h.db, 'render_mix', { room_id: roomId });
+    await runGovernedOnce(h, undefined, { files, synthesizer: espeak });
+    const job = await getJob(h.db, jobId);
+    expect(job).toMatchObject({ status: 'failed', attempts: 1, last_error: expect.stringMatching(/^channel [0-9a-f-]{36}: samplingsfrekvensen er 100000000 Hz; den må være fra 8000 til 192000 Hz$/) });
+    expect(channel.map((c) => c.id)).toContain(/^channel (\S+):/.exec(job!.last_error!)![1]);
+    expect(await mixesOf(roomId)).toEqual([]);
+  });
+
+  it('the mix is decoded and mixed off the event loop (a DSP thread): timers keep firing while it is made, and the job completes', async () => {
+    // Two minutes of 44.1 kHz with effects: about 5 s of DSP on this machine, which used to run
+    // synchronously (no heartbeat, no SIGTERM, no other job meanwhile).
+    const roomId = await room('Lang');
+    await addChannel(roomId, await audioSource(roomId, encodeWav(sine(220, 0.5, 120, 44_100), 44_100)), { effects: channelEffects({ compressor: {}, high_pass: {} }) });
+    const jobId = await enqueueJob(h.db, 'render_mix', { room_id: roomId });
+    let last = performance.now();
+    let longestGap = 0;
+    const timer = setInterval(() => {
+      const now = performance.now();
+      longestGap = Math.max(longestGap, now - last);
+      last = now;
+    }, 10);
+    try {
+      await runGovernedOnce(h, undefined, { files, synthesizer: espeak });
+    } finally {
+      clearInterval(timer);
+    }
+    expect((await getJob(h.db, jobId))?.status).toBe('completed');
+    expect(await mixesOf(roomId)).toHaveLength(1);
+    // Generous: only a loop held for the whole DSP (seconds) fails it.
+    expect(longestGap).toBeLessThan(2000);
   });
 
   it('a bad payload fails naming the field', async () => {

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalFileStore } from '@inntak/files';
-import { fileKeyOf, parseWav, type MediaMetadata, type SpeechRecognizer } from '@inntak/media';
+import { encodeWav, fileKeyOf, parseWav, type MediaMetadata, type SpeechRecognizer } from '@inntak/media';
 import { createCollection, createPerson } from '@inntak/postgres/graph';
 import { enqueueJob, getJob } from '@inntak/postgres/jobs';
 import { createMediaNode, transcriptionSegments } from '@inntak/postgres/media';
@@ -93,6 +93,17 @@ describe('speech_transcription: failures leave the node untranscribed', () => {
     expect(await transcribe(mp3, heard('x'))).toMatchObject({ status: 'failed', last_error: expect.stringMatching(new RegExp(`^media ${mp3}: cannot decode audio/mpeg: `)) });
     const picture = await untranscribed(new Uint8Array([0x89, 0x50]), 'image/png', 'image');
     expect(await transcribe(picture, heard('x'))).toMatchObject({ status: 'failed', last_error: `media ${picture} is image, not audio` });
+  });
+
+  it('reads the header before decoding: a WAV claiming 100 MHz fails permanently at once, naming the rate; the engine never hears it (issue 35, finding 4)', async () => {
+    const wav = encodeWav(new Float32Array(6000), 16_000);
+    new DataView(wav.buffer).setUint32(24, 100_000_000, true);
+    const mediaId = await untranscribed(wav);
+    const heardAnything: unknown[] = [];
+    const listening: SpeechRecognizer = { sampleRate: 16_000, name: 'lytter', recognize: async (samples) => (heardAnything.push(samples), []) };
+    expect(await transcribe(mediaId, listening)).toMatchObject({ status: 'failed', attempts: 1, last_error: `media ${mediaId}: samplingsfrekvensen er 100000000 Hz; den må være fra 8000 til 192000 Hz` });
+    expect(heardAnything).toEqual([]);
+    expect((await metadataOf(mediaId)).transcribed).toBe(false);
   });
 
   it('transcribing again replaces the segments', async () => {

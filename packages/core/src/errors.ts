@@ -28,10 +28,12 @@ export type ErrorCode =
   | 'tts_text_too_long'
   | 'tts_audio_too_long'
   | 'tts_jobs_busy'
+  | 'orchestration_runs_busy'
   | 'media_quota_exceeded'
   | 'media_type_unsupported'
   | 'media_too_large'
   | 'media_unreadable'
+  | 'media_audio_out_of_bounds'
   | 'media_link_expired'
   | 'storage_full'
   | 'rerun_other_actor';

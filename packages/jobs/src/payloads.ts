@@ -41,6 +41,8 @@ export const JOB_PAYLOAD_SCHEMAS = {
     root: z.string().optional(),
     /** The run's row in orchestration_runs (023); absent in jobs queued before it (found by the job's id). */
     run_id: Id.optional(),
+    /** A run queued again to wait for a step's retry (issue 35): the step, the attempt it makes now, a for_each's element. */
+    retry: z.object({ step: z.number().int().min(1), attempt: z.number().int().min(2).max(5), index: z.number().int().min(0).optional() }).optional(),
   }),
   /** Reads a node's title and content aloud into a media node (docs/media.md). */
   tts_generate: z.object({

@@ -62,7 +62,7 @@ export { queueSpeech, requireSpeechRoom, type SpeechQueueLimits, type SpeechQueu
 export { createMixerChannel, changeMixerChannel, setLiveSession, requireRoomKind, type NewMixerChannel, type MixerChange, type LiveSession } from './mixer-channels.js';
 export { requireLevel } from './require-level.js';
 export { EFFECTS, EFFECT_NAMES, isEffectName, effectSettings, channelEffects, storedEffects, applyEffects, type EffectName, type EffectSettings, type ChannelEffects, type EffectInput } from './mix-effects.js';
-export { mixChannels, mixdown, MIX_TARGET_LUFS, MIX_CEILING_DBFS, MIX_MAX_SECONDS, NothingToMixError, type MixInput, type Mixdown } from './mixdown.js';
+export { mixChannels, mixdown, MIX_TARGET_LUFS, MIX_CEILING_DBFS, MIX_MAX_SECONDS, MIX_SAMPLE_RATE, NothingToMixError, type MixInput, type Mixdown } from './mixdown.js';
 export { dbToGain, gainToDb, integratedLoudness, peakOf, rmsDb, resample } from './dsp.js';
 export { queueMixdown, renderMix, MixdownError, MAX_MIX_CHANNELS, type MixdownCatalog, type MixChannelSource, type MixdownResult } from './render-mix.js';
 export { placeMediaFile } from './place-media.js';
@@ -71,3 +71,4 @@ export { sniffUploadType, probeUpload, UPLOAD_MIMES, SNIFF_BYTES, UnreadableMedi
 export { uploadMedia, checkUploadTarget, uploadTypeOf, requireUploadSize, DEFAULT_UPLOAD_LIMITS, COLLECTION_NODE_KIND, type UploadLimits, type UploadResult } from './upload-media.js';
 export { transcribeMedia, wordErrorRate, TranscriptionError, MAX_SEGMENTS, MAX_SEGMENT_CHARS, MAX_TRANSCRIPTION_SECONDS, type SpeechRecognizer, type TranscriptSegment, type TranscriptionCatalog } from './transcription.js';
 export { decodeAudio, UndecodableAudioError } from './decode-audio.js';
+export { AUDIO_BOUNDS, AudioOutOfBoundsError } from './audio-bounds.js';

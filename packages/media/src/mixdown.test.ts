@@ -38,7 +38,7 @@ describe('mixdown: gain, mute, offset', () => {
     expect(peakOf(samples.subarray(RATE / 2))).toBeCloseTo(0.5, 3);
   });
 
-  it('resamples a source to the highest rate of the mix (a 22 050 Hz TTS voice in a 48 kHz mix)', () => {
+  it('mixes at one fixed rate, 48 kHz: a 22 050 Hz TTS voice is resampled to it (issue 35: never to the highest source’s rate)', () => {
     const speechRate = 22_050;
     const { samples, sampleRate } = mixChannels([channel(sine(440, 0.5, 1)), { ...channel(sine(440, 0.5, 1, speechRate)), sampleRate: speechRate }]);
     expect(sampleRate).toBe(RATE);

@@ -2,14 +2,14 @@ import { AppError, uuidv7 } from '@inntak/core';
 import { requireLevelOn, type Actor } from '@inntak/access';
 import { requireRoomKind } from './mixer-channels.js';
 import { MIXER_REQUIREMENTS, type MixerChannel } from './mixer.js';
-import { mixdown, MIX_TARGET_LUFS, NothingToMixError, type MixInput } from './mixdown.js';
+import { MIX_TARGET_LUFS } from './mixdown.js';
 import type { FileStore, MediaCreateTx, MediaStore } from './ports.js';
 import { placeMediaFile } from './place-media.js';
 import { readWhole } from './read-whole.js';
 import { requireLevel } from './require-level.js';
 import { fileKeyOf, type MediaMetadata } from './types.js';
-import { encodeWav } from './wav.js';
-import { decodeAudio, UndecodableAudioError } from './decode-audio.js';
+import { runInDspThread, DspThreadError } from './dsp-client.js';
+import { RefusedAudioError, type MixSource } from './dsp-work.js';
 
 /** Channels one mix reads at most (each source is held in memory while mixing). */
 export const MAX_MIX_CHANNELS = 32;
@@ -88,29 +88,23 @@ export async function renderMix(
   if (room.node_kind !== 'communication') throw new MixdownError(`node ${room.id} is a ${room.node_kind}, not a communication room`);
   const channels = (await deps.catalog.channels(room.id, MAX_MIX_CHANNELS)).filter((c) => c.source !== null && !c.channel.muted);
   if (channels.length === 0) throw new MixdownError('the room has no unmuted channel with a source');
-  const inputs: MixInput[] = [];
+  const sources: MixSource[] = [];
   for (const { channel, source } of channels) {
     signal.throwIfAborted();
     if (source!.media_type !== 'audio') throw new MixdownError(`channel ${channel.id}: its source ${source!.id} is not audio`);
     const bytes = await readWhole(deps.files, fileKeyOf(source!.id, source!.mime));
-    let decoded;
-    try {
-      decoded = await decodeAudio(bytes, source!.mime);
-    } catch (error) {
-      if (error instanceof UndecodableAudioError) throw new MixdownError(`channel ${channel.id}: ${error.message}`);
-      throw error;
-    }
-    inputs.push({ ...decoded, gain_db: channel.gain_db, muted: channel.muted, offset_ms: channel.offset_ms, effects: channel.effects });
+    sources.push({ label: channel.id, bytes, mime: source!.mime, gain_db: channel.gain_db, offset_ms: channel.offset_ms, effects: channel.effects });
   }
-  signal.throwIfAborted();
+  // Headers checked, then decoded and mixed, in a thread: the event loop keeps heartbeating and
+  // answering SIGTERM, and the signal ends the thread wherever it is (issue 35).
   let mix;
   try {
-    mix = mixdown(inputs, request.target_lufs ?? MIX_TARGET_LUFS.default);
+    mix = await runInDspThread({ kind: 'mix', sources, target_lufs: request.target_lufs ?? MIX_TARGET_LUFS.default }, signal);
   } catch (error) {
-    if (error instanceof NothingToMixError) throw new MixdownError(error.message);
+    if (error instanceof RefusedAudioError || error instanceof DspThreadError) throw new MixdownError(error.message);
     throw error;
   }
-  const wav = encodeWav(mix.samples, mix.sampleRate);
+  const { wav } = mix;
   const sourceIds = channels.map((c) => c.source!.id);
   // Both checks run in the transaction that creates the node: access revoked since the job was
   // queued, or another writer that filled the collection meanwhile, refuse the mix at commit.
@@ -132,9 +126,9 @@ export async function renderMix(
     regenerable: false,
     source_node_id: room.id,
     last_accessed_at: (deps.now ?? (() => new Date()))().toISOString(),
-    sample_rate: mix.sampleRate,
-    channels: inputs.length,
-    target_lufs: mix.target_lufs,
+    sample_rate: mix.sample_rate,
+    channels: sources.length,
+    target_lufs: request.target_lufs ?? MIX_TARGET_LUFS.default,
     loudness_lufs: round(mix.loudness_lufs),
     peak_dbfs: round(mix.peak_dbfs),
     ...(request.jobId !== undefined ? { job_id: request.jobId } : {}),
@@ -145,7 +139,7 @@ export async function renderMix(
     create: () => deps.catalog.createMedia({ id, ownerId: room.id, title: room.title ? `Miks: ${room.title}` : 'Miks', metadata, check, beforeCommit: () => signal.throwIfAborted() }),
     delete: () => deps.catalog.deleteMedia(id),
   });
-  return { media_id: id, bytes: wav.byteLength, duration_s: metadata.duration_s!, channels: inputs.length, loudness_lufs: metadata.loudness_lufs as number, peak_dbfs: metadata.peak_dbfs as number };
+  return { media_id: id, bytes: wav.byteLength, duration_s: metadata.duration_s!, channels: sources.length, loudness_lufs: metadata.loudness_lufs as number, peak_dbfs: metadata.peak_dbfs as number };
 }
 
 /**

@@ -1,8 +1,8 @@
-import { resample } from './dsp.js';
 import type { FileStore } from './ports.js';
 import { readWhole } from './read-whole.js';
 import { fileKeyOf, type MediaMetadata, type TranscriptSegment } from './types.js';
-import { decodeAudio, UndecodableAudioError } from './decode-audio.js';
+import { DspThreadError, runInDspThread } from './dsp-client.js';
+import { RefusedAudioError } from './dsp-work.js';
 
 /** One stretch of recognised speech (kept in types.ts, where the ports read it). */
 export type { TranscriptSegment } from './types.js';
@@ -56,17 +56,17 @@ export async function transcribeMedia(
   if (!media) throw new TranscriptionError(`media ${mediaId} does not exist`);
   const { media_type, mime } = media.metadata;
   if (media_type !== 'audio') throw new TranscriptionError(`media ${mediaId} is ${media_type}, not audio`);
-  let decoded;
+  // The header is checked before anything is decoded (its length among it: it used to be checked
+  // after decoding), and the decoding and resampling run in a thread, off the event loop (issue 35).
+  let speech;
   try {
-    decoded = await decodeAudio(await readWhole(deps.files, fileKeyOf(media.id, mime)), mime);
+    speech = await runInDspThread({ kind: 'speech', bytes: await readWhole(deps.files, fileKeyOf(media.id, mime)), mime, rate: deps.recognizer.sampleRate, max_seconds: MAX_TRANSCRIPTION_SECONDS }, signal);
   } catch (error) {
-    if (error instanceof UndecodableAudioError) throw new TranscriptionError(`media ${mediaId}: ${error.message}`);
+    if (error instanceof RefusedAudioError || error instanceof DspThreadError) throw new TranscriptionError(`media ${mediaId}: ${error.message}`);
     throw error;
   }
-  const duration = decoded.samples.length / decoded.sampleRate;
-  if (duration > MAX_TRANSCRIPTION_SECONDS) throw new TranscriptionError(`media ${mediaId} lasts ${Math.round(duration)} s; at most ${MAX_TRANSCRIPTION_SECONDS} s are transcribed`);
+  const { samples, duration_s: duration } = speech;
   signal.throwIfAborted();
-  const samples = resample(decoded.samples, decoded.sampleRate, deps.recognizer.sampleRate);
   const segments = (await deps.recognizer.recognize(samples, { signal }))
     .map((s) => ({ start_s: Math.max(0, s.start_s), end_s: Math.max(s.start_s, s.end_s), text: s.text.trim().slice(0, MAX_SEGMENT_CHARS) }))
     .filter((s) => s.text !== '')

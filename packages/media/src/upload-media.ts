@@ -5,6 +5,8 @@ import { placeMediaFile } from './place-media.js';
 import type { FileStore, MediaStore, MediaTx } from './ports.js';
 import { requireLevel } from './require-level.js';
 import { fileKeyOf, type MediaMetadata } from './types.js';
+import { audioOutOfBounds, readAudioHeader } from './audio-bounds.js';
+import { InvalidWavError } from './wav.js';
 import { probeUpload, sniffUploadType, SNIFF_BYTES, UnreadableMediaError, type SniffedType } from './upload-types.js';
 
 /** Bytes one upload may have, per kind (UPLOAD_MAX_AUDIO_BYTES, …_IMAGE_…, …_VIDEO_…). */
@@ -73,6 +75,12 @@ export async function uploadMedia(
     if (error instanceof UnreadableMediaError) throw new AppError('media_unreadable', { detail: error.message });
     throw error;
   }
+  if (type.media_type === 'audio') {
+    // Refused here, where the sender learns why, rather than by every job that would decode it
+    // (issue 35): a header claiming 100 MHz froze the mixdown. Length is bounded by the size limit.
+    const reason = await audioOutOfBoundsAtUpload(input.bytes, type.mime);
+    if (reason) throw new AppError('media_audio_out_of_bounds', { detail: reason });
+  }
   const metadata: MediaMetadata = {
     media_type: type.media_type,
     mime: type.mime,
@@ -102,4 +110,19 @@ export async function uploadMedia(
     delete: () => deps.store.deleteMedia(id),
   });
   return { id, title, metadata, transcription_job_id: transcriptionJob };
+}
+
+/**
+ * Why the audio's header is out of bounds, if it is. A WAV that is not PCM (ADPCM, µ-law) has no
+ * header the jobs read: it is stored as before, and a job that would decode it refuses it.
+ */
+async function audioOutOfBoundsAtUpload(bytes: Uint8Array, mime: string): Promise<string | undefined> {
+  let header;
+  try {
+    header = await readAudioHeader(bytes, mime);
+  } catch (error) {
+    if (error instanceof InvalidWavError) return undefined;
+    throw error;
+  }
+  return audioOutOfBounds(header, Number.POSITIVE_INFINITY);
 }

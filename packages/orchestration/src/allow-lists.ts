@@ -2,15 +2,19 @@
 // worker's config (comma-separated, empty entries ignored); nothing is allowed when one is unset.
 
 /**
- * A URL may be posted to when its host is on the list: an entry without a port allows the host
- * on any port, `host:port` only that port. Host names compare case-insensitively.
+ * A URL may be posted to when its host is on the list: `host:port` allows that port only, a bare
+ * `host` only the scheme's default port (80 for http, 443 for https). A bare entry used to allow
+ * every port, so `localhost` opened every local service to any login (issue 35, finding 9).
+ * Host names compare case-insensitively.
  */
 export function hostAllowed(url: URL, allow: readonly string[]): boolean {
   const hostname = url.hostname.toLowerCase();
-  const host = url.host.toLowerCase();
+  const defaultPort = url.protocol === 'https:' ? '443' : '80';
+  // WHATWG URLs drop a scheme's default port: an empty port is that default.
+  const port = url.port || defaultPort;
   return allow.some((entry) => {
-    const e = entry.toLowerCase();
-    return e === hostname || e === host;
+    const [, name, entryPort] = /^(.*?)(?::(\d+))?$/.exec(entry.toLowerCase())!;
+    return name === hostname && (entryPort ?? defaultPort) === port;
   });
 }
 

@@ -5,7 +5,7 @@ import { requireOrchestrationRoom } from './graph-actions.js';
 import type { OrchestrationStore, OrchestrationTx, RunView } from './ports.js';
 import { nextRunAfter, syncSchedule } from './schedule.js';
 import { checkOrchestrationNode } from './trigger.js';
-import { DEFAULT_ORCHESTRATIONS_PER_PERSON, type EventRef, type Trigger } from './types.js';
+import { DEFAULT_ORCHESTRATION_RUNS_PER_PERSON, DEFAULT_ORCHESTRATIONS_PER_PERSON, type EventRef, type Trigger } from './types.js';
 
 /**
  * Managing an orchestration (issue 27): change its script or trigger, turn it off and on, delete
@@ -109,7 +109,7 @@ export const MAX_RUN_INPUT_BYTES = 16 * 1024;
  * caller's object; it acts as its creator like every run, and is its own root event (a fresh
  * budget).
  */
-export async function runOrchestration(store: OrchestrationStore, actor: Actor, id: string, input: JsonObject): Promise<{ run_id: string; job_id: number }> {
+export async function runOrchestration(store: OrchestrationStore, actor: Actor, id: string, input: JsonObject, runsPerPerson = DEFAULT_ORCHESTRATION_RUNS_PER_PERSON): Promise<{ run_id: string; job_id: number }> {
   if (Buffer.byteLength(JSON.stringify(input)) > MAX_RUN_INPUT_BYTES) {
     throw new AppError('invalid_input', { detail: `input: høyst ${MAX_RUN_INPUT_BYTES} byte som JSON` });
   }
@@ -119,7 +119,8 @@ export async function runOrchestration(store: OrchestrationStore, actor: Actor, 
     const trigger = current.metadata.trigger as Trigger | undefined;
     if (trigger?.event !== 'manual') throw new AppError('conflict', { detail: 'orkestreringen startes ikke for hånd (trigger.event er ikke manual)' });
     if (current.metadata.enabled === false) throw new AppError('conflict', { detail: 'orkestreringen er slått av' });
-    return tx.queueRun(id, (runId) => ({ type: 'manual', id: runId, depth: 0, input }));
+    await requireRunRoom(tx, actor, runsPerPerson);
+    return tx.queueRun(id, (runId) => ({ type: 'manual', id: runId, depth: 0, input }), undefined, requestedBy(actor));
   });
 }
 
@@ -131,7 +132,7 @@ export async function runOrchestration(store: OrchestrationStore, actor: Actor, 
  * took it over must not feed the first run's outputs (a server's answers to the creator's
  * requests) to their own script. The worker checks it again when the run starts (sameRunner).
  */
-export async function rerunOrchestration(store: OrchestrationStore, actor: Actor, runId: string): Promise<{ run_id: string; job_id: number }> {
+export async function rerunOrchestration(store: OrchestrationStore, actor: Actor, runId: string, runsPerPerson = DEFAULT_ORCHESTRATION_RUNS_PER_PERSON): Promise<{ run_id: string; job_id: number }> {
   return store.transaction(async (tx) => {
     const run = await tx.runRow(runId);
     if (!run) throw new AppError('not_found', { detail: 'run_id' });
@@ -142,7 +143,8 @@ export async function rerunOrchestration(store: OrchestrationStore, actor: Actor
     const current = await tx.orchestrationNode(run.orchestration_id);
     if (!sameRunner(run.runs_as, current.created_by)) throw new AppError('rerun_other_actor');
     if (current.metadata.enabled === false) throw new AppError('conflict', { detail: 'orkestreringen er slått av' });
-    return tx.queueRun(run.orchestration_id, () => run.event, { rerunOf: run.id, fromStep: run.failed_step, outputs: run.outputs });
+    await requireRunRoom(tx, actor, runsPerPerson);
+    return tx.queueRun(run.orchestration_id, () => run.event, { rerunOf: run.id, fromStep: run.failed_step, outputs: run.outputs }, requestedBy(actor));
   });
 }
 
@@ -153,6 +155,19 @@ export async function rerunOrchestration(store: OrchestrationStore, actor: Actor
 export function sameRunner(runAs: string | null | undefined, runsAsNow: string | null): boolean {
   return runAs != null && runAs === runsAsNow;
 }
+
+/**
+ * Refuses (429 orchestration_runs_busy) a person who has `cap` runs they asked for queued or
+ * running (issue 35: three manual runs of one login held every worker slot). The count and the
+ * queueing share the person's lock to the end of the transaction, so parallel requests cannot
+ * all slip under it. The operator (CLI, no person) is not counted.
+ */
+async function requireRunRoom(tx: OrchestrationTx, actor: Actor, cap: number): Promise<void> {
+  if (!actor.personId) return;
+  if ((await tx.countActiveRuns(actor.personId, cap)) >= cap) throw new AppError('orchestration_runs_busy', { detail: `høyst ${cap} om gangen` });
+}
+
+const requestedBy = (actor: Actor) => (actor.personId ? { requestedBy: actor.personId } : {});
 
 /** GET /admin/orchestrations/{id}/runs: newest first, with status and duration. */
 export async function listOrchestrationRuns(

@@ -64,7 +64,13 @@ export interface OrchestrationTx extends GraphTx, SpeechRoomTx {
     orchestrationId: string,
     event: (runId: string) => EventRef,
     rerun?: { rerunOf: string; fromStep: number; outputs: Record<string, JsonObject> },
+    options?: { requestedBy?: string },
   ): Promise<{ run_id: string; job_id: number }>;
+  /**
+   * Takes the person's run lock (to the end of the transaction), then counts the runs they asked
+   * for (run_orchestration, rerun_orchestration) that are queued or running, up to `cap`.
+   */
+  countActiveRuns(personId: string, cap: number): Promise<number>;
   /** A run's row; `runs_as`: the person it acted as (null before it started, or for a run from before 028). */
   runRow(
     runId: string,
@@ -118,6 +124,12 @@ export interface OrchestrationStore {
    */
   startRun(ref: RunRef, runsAs: string): Promise<{ fromStep: number; outputs: Record<string, JsonObject>; rerunOfRunsAs?: string | null } | undefined>;
   finishRun(ref: RunRef, result: { status: RunStatus; failedStep?: number; outputs?: Record<string, JsonObject> }): Promise<void>;
+  /**
+   * The run goes back to `queued` with the outputs so far, and a new orchestrate job with
+   * `payload` is queued to start at `runAt` (graphile-worker's run_at): a retry's wait holds no
+   * worker slot (issue 35). Answers the new job's id.
+   */
+  requeueRun(ref: RunRef, next: { payload: JsonObject; runAt: Date; outputs: Record<string, JsonObject> }): Promise<number>;
   /** The orchestration's secrets by name: for the worker only, never answered by a route. */
   secretsOf(orchestrationId: string): Promise<Map<string, string>>;
 }

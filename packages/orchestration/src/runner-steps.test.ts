@@ -12,21 +12,29 @@ async function run(text: string, answer: (action: ActionName, input: JsonObject,
   const log: StepRecord[] = [];
   const calls: Array<{ action: ActionName; input: JsonObject }> = [];
   const waits: number[] = [];
-  const outcome = await runScript(parseScript(text, { event: 'node.created' }), event, {
-    port: {
-      async run(action, input) {
-        calls.push({ action, input });
-        const result = answer(action, input, calls.length);
-        if (result instanceof Error) throw result;
-        return result;
+  const script = parseScript(text, { event: 'node.created' });
+  const once = (more: Partial<RunDeps>) =>
+    runScript(script, event, {
+      port: {
+        async run(action, input) {
+          calls.push({ action, input });
+          const result = answer(action, input, calls.length);
+          if (result instanceof Error) throw result;
+          return result;
+        },
       },
-    },
-    record: async (r) => void log.push(r),
-    signal: new AbortController().signal,
-    now: () => 0,
-    sleep: async (ms) => void waits.push(ms),
-    ...extra,
-  });
+      record: async (r) => void log.push(r),
+      signal: new AbortController().signal,
+      now: () => 0,
+      ...extra,
+      ...more,
+    });
+  // A run that waits for a retry is queued again by its job; here it goes on at once, as its job would later.
+  let outcome = await once({});
+  while (outcome.kind === 'waiting') {
+    waits.push(outcome.wait_ms);
+    outcome = await once({ fromStep: outcome.at.step, outputs: outcome.outputs, retryAt: outcome.at });
+  }
   return { outcome, log, calls, waits };
 }
 
@@ -68,6 +76,30 @@ describe('retry of http_post', () => {
     const always = await run(post, () => new Error('wrapped', { cause: new RetryableActionError('timeout') }));
     expect(always.calls).toHaveLength(3);
     expect(always.log[0]).toMatchObject({ status: 'failed', error: 'wrapped (3 forsøk)' });
+  });
+
+  it('a wait ends the run as waiting, to be queued again (no sleep in the job), with the attempt it makes next (issue 35)', async () => {
+    const script = parseScript(post, { event: 'node.created' });
+    const outcome = await runScript(script, event, {
+      port: { run: async () => Promise.reject(new RetryableActionError('http_post: hooks.test svarte 503')) },
+      record: async () => {},
+      signal: new AbortController().signal,
+    });
+    expect(outcome).toMatchObject({ kind: 'waiting', at: { step: 1, attempt: 2 }, wait_ms: 2000 });
+  });
+
+  it('a for_each that waits goes on at the element that failed, with the elements before it done once', async () => {
+    const text = `steps:\n  - action: http_post\n    for_each: "{event.node.metadata.commits}"\n    with: { url: "https://hooks.test/{item.id}" }\n    retry: { attempts: 2, backoff: 1 }\n`;
+    const { outcome, calls, waits, log } = await run(text, (_a, _i, n) => (n === 2 ? new RetryableActionError('503') : { n }));
+    expect(outcome.kind).toBe('completed');
+    expect(calls.map((c) => c.input.url)).toEqual(['https://hooks.test/a', 'https://hooks.test/b', 'https://hooks.test/b', 'https://hooks.test/c']);
+    expect(waits).toEqual([1000]);
+    expect(log[0]!.output).toEqual({ count: 3, items: [{ n: 1 }, { n: 3 }, { n: 4 }] });
+  });
+
+  it('waits at most 300 s in all: 60 s × 5 attempts (900 s) is refused before saving', () => {
+    expect(() => parseScript(`steps:\n  - action: http_post\n    with: { url: "https://hooks.test/ci" }\n    retry: { attempts: 5, backoff: 60 }\n`)).toThrow('ventetiden blir i alt 900 s; høyst 300 s');
+    expect(() => parseScript(`steps:\n  - action: http_post\n    with: { url: "https://hooks.test/ci" }\n    retry: { attempts: 5, backoff: 20 }\n`)).not.toThrow();
   });
 
   it('is refused on other actions before saving', () => {

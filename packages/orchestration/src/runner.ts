@@ -1,9 +1,8 @@
-import { setTimeout } from 'node:timers/promises';
 import { coerceError } from '@inntak/core';
 import { ACTION_INPUTS } from './actions.js';
 import { evaluateCondition } from './conditions.js';
 import { describePath } from './script.js';
-import { isFilterStep, RetryableActionError, type ActionCall, type ActionPort, type ActionStep, type EventVariables, type JsonObject, type Retry, type Script, type StepRecord } from './types.js';
+import { isFilterStep, RetryableActionError, retryWaitMs, type ActionCall, type ActionPort, type ActionStep, type EventVariables, type JsonObject, type Retry, type RetryPoint, type Script, type StepRecord } from './types.js';
 import { resolveUrl, resolveVariables, type VariableContext } from './variables.js';
 
 /**
@@ -24,11 +23,21 @@ export interface RunDeps {
   outputs?: ReadonlyMap<number, JsonObject>;
   /** The orchestration's secrets ({secrets.NAME} in http_post headers); their values never reach the log. */
   secrets?: ReadonlyMap<string, string>;
-  /** Waits between retries (tests pass a fast one). */
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** A run re-queued to wait for a retry continues here (fromStep is this step). */
+  retryAt?: RetryPoint;
 }
 
-export type RunOutcome = ({ kind: 'completed'; steps: number } | { kind: 'stopped'; step: number; error: string } | { kind: 'filtered'; step: number; reason: string }) & {
+/**
+ * `waiting`: a step failed in a way worth retrying and has attempts left. The run is not done:
+ * its job queues it again `wait_ms` later at `at` (graphile-worker's run_at), so the wait holds
+ * no worker slot (issue 35). In a for_each, the step's output so far is in `outputs`.
+ */
+export type RunOutcome = (
+  | { kind: 'completed'; steps: number }
+  | { kind: 'stopped'; step: number; error: string }
+  | { kind: 'filtered'; step: number; reason: string }
+  | { kind: 'waiting'; at: RetryPoint; wait_ms: number; error: string }
+) & {
   /** Each step's output by number (for a re-run from a failed step), every secret's value redacted as in the log. */
   outputs: Map<number, JsonObject>;
 };
@@ -58,8 +67,8 @@ async function runSteps(script: Script, event: EventVariables, deps: RunDeps): P
   const secrets = deps.secrets ?? new Map<string, string>();
   const hide = hider(secrets);
   const record = (entry: StepRecord) => deps.record(hide ? redact(entry, hide) : entry);
-  const sleep = deps.sleep ?? ((ms: number, signal: AbortSignal) => setTimeout(ms, undefined, { signal }));
-  type Attempt = { ok: true; output: JsonObject; ms: number } | { ok: false; error: string; ms: number; skipped?: true };
+  type Waiting = { waiting: { attempt: number; wait_ms: number; error: string; index?: number; items?: JsonObject[] } };
+  type Attempt = { ok: true; output: JsonObject; ms: number } | { ok: false; error: string; ms: number; skipped?: true } | Waiting;
 
   const once = async (call: ActionCall, context: VariableContext): Promise<{ ok: true; output: JsonObject } | { ok: false; error: string; skipped?: true; retryable?: true }> => {
     try {
@@ -76,23 +85,24 @@ async function runSteps(script: Script, event: EventVariables, deps: RunDeps): P
       return { ok: false, error: coerceError(error).message, ...(retryable ? { retryable: true as const } : {}) };
     }
   };
-  /** One call, again after a wait while it fails in a way worth retrying (http_post's retry: 5xx, timeouts; never 4xx). */
-  const withRetry = async (call: ActionCall, context: VariableContext, retry: Retry | undefined) => {
-    const attempts = retry?.attempts ?? 1;
-    for (let n = 1; ; n++) {
-      const result = await once(call, context);
-      if (result.ok || result.skipped || !result.retryable || n >= attempts) {
-        return !result.ok && n > 1 ? { ...result, error: `${result.error} (${n} forsøk)` } : result;
-      }
-      await sleep(retry!.backoff * 1000 * 2 ** (n - 1), deps.signal);
+  /**
+   * Attempt `n` of one call. When it fails in a way worth retrying (http_post's retry: 5xx,
+   * timeouts; never 4xx) and attempts are left, the answer is to wait: the run is queued again
+   * rather than sleeping in its job, which would hold a worker slot (issue 35).
+   */
+  const withRetry = async (call: ActionCall, context: VariableContext, retry: Retry | undefined, n = 1) => {
+    const result = await once(call, context);
+    if (result.ok || result.skipped || !result.retryable || n >= (retry?.attempts ?? 1)) {
+      return !result.ok && n > 1 ? { ...result, error: `${result.error} (${n} forsøk)` } : result;
     }
+    return { waiting: { attempt: n + 1, wait_ms: retryWaitMs(retry!, n + 1), error: result.error } };
   };
-  const attempt = async (call: ActionCall, context: VariableContext, step?: ActionStep): Promise<Attempt> => {
+  const attempt = async (call: ActionCall, context: VariableContext, step?: ActionStep, resume?: RetryPoint): Promise<Attempt> => {
     const started = now();
     const ms = () => Math.round(now() - started);
     if (!step?.for_each) {
-      const result = await withRetry(call, context, step?.retry);
-      return { ...result, ms: ms() };
+      const result = await withRetry(call, context, step?.retry, resume?.attempt);
+      return 'waiting' in result ? result : { ...result, ms: ms() };
     }
     let items: unknown;
     try {
@@ -102,14 +112,25 @@ async function runSteps(script: Script, event: EventVariables, deps: RunDeps): P
     }
     if (!Array.isArray(items)) return { ok: false, error: `for_each: ${step.for_each} er ingen liste`, ms: ms() };
     if (items.length > MAX_FOR_EACH_ITEMS) return { ok: false, error: `for_each: ${step.for_each} har ${items.length} elementer; høyst ${MAX_FOR_EACH_ITEMS}`, ms: ms() };
-    const results: JsonObject[] = [];
+    // A run that waited for an element's retry starts at that element, with the ones before it done.
+    const from = resume?.index ?? 0;
+    const results: JsonObject[] = from > 0 ? [...((outputs.get(resume!.step)?.items as JsonObject[] | undefined) ?? [])].slice(0, from) : [];
     for (const [index, item] of items.entries()) {
+      if (index < from) continue;
       deps.signal.throwIfAborted();
-      const result = await withRetry(call, { ...context, item, index }, step.retry);
+      const result = await withRetry(call, { ...context, item, index }, step.retry, index === from ? resume?.attempt : undefined);
+      if ('waiting' in result) return { waiting: { ...result.waiting, index, items: results } };
       if (!result.ok) return { ...result, error: `for_each element ${index}: ${result.error}`, ms: ms() };
       results.push(result.output);
     }
     return { ok: true, output: { count: results.length, items: results }, ms: ms() };
+  };
+  /** A fallback: one call, no retry, so never a wait. */
+  const attemptOnce = async (call: ActionCall, context: VariableContext) => {
+    const started = now();
+    const result = await withRetry(call, context, undefined);
+    if ('waiting' in result) throw new Error('a call without retry cannot wait');
+    return { ...result, ms: Math.round(now() - started) };
   };
   const stopSkipped = async (number: number, action: ActionCall['action'], fallback: StepRecord['fallback'], error: string): Promise<RunOutcome> => {
     const left = script.steps.length - number + (fallback === null ? 1 : 0);
@@ -137,7 +158,13 @@ async function runSteps(script: Script, event: EventVariables, deps: RunDeps): P
       await record({ step: number, action: null, fallback: null, status: 'skipped', error: `Filteret slapp ikke hendelsen gjennom: ${filter.reason}; ${left} steg hoppet over`, duration_ms: 0 });
       return { kind: 'filtered', step: number, reason: filter.reason, outputs };
     }
-    const first = await attempt(step, context, step);
+    const resume = deps.retryAt?.step === number ? deps.retryAt : undefined;
+    const first = await attempt(step, context, step, resume);
+    if ('waiting' in first) {
+      const { attempt: next, wait_ms, error, index, items } = first.waiting;
+      if (items) outputs.set(number, { count: items.length, items });
+      return { kind: 'waiting', at: { step: number, attempt: next, ...(index !== undefined ? { index } : {}) }, wait_ms, error, outputs };
+    }
     if (!first.ok && first.skipped) return stopSkipped(number, step.action, null, first.error);
     if (first.ok) {
       await record({ step: number, action: step.action, fallback: null, status: 'ok', output: first.output, duration_ms: first.ms });
@@ -147,7 +174,7 @@ async function runSteps(script: Script, event: EventVariables, deps: RunDeps): P
     await record({ step: number, action: step.action, fallback: null, status: 'failed', error: first.error, duration_ms: first.ms });
     let error = first.error;
     if (step.fallback) {
-      const fallback = await attempt(step.fallback, { ...context, error });
+      const fallback = await attemptOnce(step.fallback, { ...context, error });
       if (!fallback.ok && fallback.skipped) return stopSkipped(number, step.fallback.action, 'step', fallback.error);
       if (fallback.ok) {
         await record({ step: number, action: step.fallback.action, fallback: 'step', status: 'fallback_ok', output: fallback.output, duration_ms: fallback.ms });
@@ -158,7 +185,7 @@ async function runSteps(script: Script, event: EventVariables, deps: RunDeps): P
       error = fallback.error;
     }
     if (script.fallback) {
-      const global = await attempt(script.fallback, { ...context, error });
+      const global = await attemptOnce(script.fallback, { ...context, error });
       if (!global.ok && global.skipped) return stopSkipped(number, script.fallback.action, 'global', global.error);
       await record(
         global.ok

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AppError } from '@inntak/core';
 import { templateSchema } from './actions.js';
 import { conditionComparisons, conditionDepth, ConditionShape, conditionVariables, MAX_CONDITION_COMPARISONS, MAX_CONDITION_DEPTH, type Condition } from './conditions.js';
-import { ACTIONS, isFilterStep, type ActionCall, type EventType, type Script, type Step } from './types.js';
+import { ACTIONS, isFilterStep, MAX_RETRY_WAIT_SECONDS, retryWaitSeconds, type ActionCall, type EventType, type Script, type Step } from './types.js';
 import { checkVariable, variablesIn, type VariableScope } from './variables.js';
 
 // Validation messages in Norwegian, like the API's.
@@ -34,7 +34,14 @@ const OneVariable = z.string().regex(/^\{[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_-
 const ActionStepShape = Call.extend({
   fallback: Call.optional(),
   when: ConditionShape.optional(),
-  retry: z.strictObject({ attempts: z.number().int().min(2).max(5), backoff: z.number().min(0).max(60) }).optional(),
+  retry: z
+    .strictObject({ attempts: z.number().int().min(2).max(5), backoff: z.number().min(0).max(60) })
+    // Every wait re-queues the run (it holds no worker slot), but a run should still end within a
+    // job's timeout of its start: 60 s × 5 attempts used to wait 900 s (issue 35).
+    .superRefine((r, ctx) => {
+      if (retryWaitSeconds(r) > MAX_RETRY_WAIT_SECONDS) ctx.addIssue({ code: 'custom', message: `ventetiden blir i alt ${retryWaitSeconds(r)} s; høyst ${MAX_RETRY_WAIT_SECONDS} s` });
+    })
+    .optional(),
   for_each: OneVariable.optional(),
 });
 const FilterStepShape = z.strictObject({ filter: ConditionShape, when: ConditionShape.optional() });

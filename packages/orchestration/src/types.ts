@@ -38,6 +38,13 @@ export const DEFAULT_BUDGET = 100;
 /** Orchestrations one person may have, unless ORCHESTRATIONS_PER_PERSON says otherwise. */
 export const DEFAULT_ORCHESTRATIONS_PER_PERSON = 100;
 
+/**
+ * Runs one person may have asked for (run_orchestration, rerun_orchestration) that are queued or
+ * running, unless ORCHESTRATION_RUNS_PER_PERSON says otherwise (issue 35): one login cannot fill
+ * the queue ahead of everyone else.
+ */
+export const DEFAULT_ORCHESTRATION_RUNS_PER_PERSON = 5;
+
 export interface ActionCall {
   action: ActionName;
   /** The action's input; strings may hold `{variables}`. */
@@ -48,6 +55,33 @@ export interface ActionCall {
 export interface Retry {
   attempts: number;
   backoff: number;
+}
+
+/**
+ * The waits of one step's retries together (s) stay at most this: below the default job timeout
+ * (600 s), so a run that retries still ends within about one job's time of its start.
+ */
+export const MAX_RETRY_WAIT_SECONDS = 300;
+
+/** The wait before attempt `next` (2, 3 …) of a step with this retry, in ms: backoff, doubled each time. */
+export function retryWaitMs(retry: Retry, next: number): number {
+  return retry.backoff * 1000 * 2 ** (next - 2);
+}
+
+/** All the waits of a step's retries together, in seconds. */
+export function retryWaitSeconds(retry: Retry): number {
+  return retry.backoff * (2 ** (retry.attempts - 1) - 1);
+}
+
+/**
+ * Where a run re-queued to wait for a retry picks up (the `retry` of the orchestrate job's
+ * payload): the step, the attempt it makes now, and in a for_each the element (the outputs of
+ * the elements before it are the step's output so far, kept on the run).
+ */
+export interface RetryPoint {
+  step: number;
+  attempt: number;
+  index?: number;
 }
 
 export interface ActionStep extends ActionCall {

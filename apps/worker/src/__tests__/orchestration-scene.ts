@@ -46,7 +46,13 @@ export function setupOrchestrationScene(): void {
   });
 }
 
-export const ALLOW = { httpAllow: ['127.0.0.1'], cliAllow: ['sleep', 'echo'] };
+/** The allow-lists of a worker that may reach the test server (by its port: a bare host allows only 80/443). */
+export const ALLOW = {
+  get httpAllow() {
+    return [serverHost];
+  },
+  cliAllow: ['sleep', 'echo'],
+};
 
 /** An orchestration made the way create_node makes one: trigger and script checked first. */
 export async function addOrchestration(owner: { personId: string; isAdmin: boolean }, trigger: Trigger, script: string): Promise<string> {

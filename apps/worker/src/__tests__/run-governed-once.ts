@@ -12,11 +12,15 @@ import { EspeakSpeechSynthesizer } from '../espeak-speech-synthesizer.js';
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 
-/** Runs every queued job once through the real governed task list, as a worker would. */
+/**
+ * Runs every queued job once through the real governed task list, as a worker would; with
+ * `runners` > 1, that many graphile-worker runners at once under one governor (a worker's slots).
+ */
 export async function runGovernedOnce(
   h: DatabaseHandle,
   allow?: OrchestrationAllowLists,
   adapters: MediaAdapters = { files: new LocalFileStore(tmpdir()), synthesizer: new EspeakSpeechSynthesizer() },
+  options: { runners?: number } = {},
 ): Promise<void> {
   const worker = newWorkerProcess();
   const media = postgresMediaDeps(h.db, adapters);
@@ -29,5 +33,6 @@ export async function runGovernedOnce(
     media,
     postgresHousekeeping(h.db),
   );
-  await runOnce({ pgPool: h.pool, taskList, forbiddenFlags: governor.forbiddenFlags, logger: new GraphileLogger(() => () => {}) });
+  const once = () => runOnce({ pgPool: h.pool, taskList, forbiddenFlags: governor.forbiddenFlags, logger: new GraphileLogger(() => () => {}) });
+  await Promise.all(Array.from({ length: options.runners ?? 1 }, once));
 }

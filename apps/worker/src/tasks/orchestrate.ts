@@ -120,11 +120,23 @@ export function orchestrate(deps: OrchestrateDeps): JobBody<JobPayloads['orchest
         signal,
         secrets: await store.secretsOf(orchestration.id),
         ...(started ? { fromStep: started.fromStep, outputs: new Map(Object.entries(started.outputs).map(([n, output]) => [Number(n), output])) } : {}),
+        // A run queued again to wait for a retry goes on at that step (issue 35).
+        ...(payload.retry ? { fromStep: payload.retry.step, retryAt: payload.retry } : {}),
       });
     } catch (error) {
       // Cancelled or the log could not be written: the run failed with its job (the job's error says why).
       await store.finishRun(runRef, { status: 'failed' }).catch(() => {});
       throw error;
+    }
+    if (outcome.kind === 'waiting') {
+      // The wait is graphile-worker's run_at, not a sleep here: a retrying run holds no worker slot.
+      const next = await store.requeueRun(runRef, {
+        payload: { ...payload, retry: outcome.at },
+        runAt: new Date(Date.now() + outcome.wait_ms),
+        outputs: Object.fromEntries(outcome.outputs),
+      });
+      logger.info('orchestration waits to retry a step', { orchestration_id: orchestration.id, job_id: jobId, next_job_id: next, step: outcome.at.step, attempt: outcome.at.attempt, wait_ms: outcome.wait_ms });
+      return;
     }
     await store.finishRun(runRef, {
       status: outcome.kind === 'completed' ? 'completed' : outcome.kind,

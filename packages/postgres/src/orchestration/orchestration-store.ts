@@ -6,7 +6,7 @@ import { graphWrite, markOrchestrationRun, PostgresGraphTx } from '../graph/inde
 import { enqueueJob } from '../jobs/index.js';
 import { lockSpeechQueueOf, speechJobsOf } from '../media/index.js';
 import { loadEventVariables, loadOrchestration, orchestrationLogPage, recordLogEntry } from './orchestration-runs.js';
-import { finishRun, queueRun, runsPage, secretsOf, startRun } from './run-records.js';
+import { countActiveRuns, finishRun, queueRun, requeueRun, runsPage, secretsOf, startRun } from './run-records.js';
 
 /**
  * Orchestration's port on PostgreSQL (packages/orchestration/src/ports.ts): the graph's queries
@@ -53,6 +53,10 @@ export class PostgresOrchestrationStore implements OrchestrationStore {
 
   secretsOf(orchestrationId: string): Promise<Map<string, string>> {
     return secretsOf(this.db, orchestrationId);
+  }
+
+  requeueRun(...args: Parameters<OrchestrationStore['requeueRun']>): Promise<number> {
+    return requeueRun(this.db, ...args);
   }
 }
 
@@ -161,6 +165,10 @@ class PostgresOrchestrationTx extends PostgresGraphTx implements OrchestrationTx
 
   queueRun(...args: Parameters<OrchestrationTx['queueRun']>): ReturnType<OrchestrationTx['queueRun']> {
     return queueRun(this.db, ...args);
+  }
+
+  countActiveRuns(personId: string, cap: number): Promise<number> {
+    return countActiveRuns(this.db, personId, cap);
   }
 
   async runRow(runId: string): ReturnType<OrchestrationTx['runRow']> {

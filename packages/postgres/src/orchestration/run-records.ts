@@ -31,6 +31,25 @@ export async function finishRun(db: Db, ref: RunRef, result: { status: RunStatus
     where ${byRun(ref)}`.execute(db);
 }
 
+export async function requeueRun(db: Db, ref: RunRef, next: { payload: JsonObject; runAt: Date; outputs: Record<string, JsonObject> }): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const jobId = await enqueueJob(trx, 'orchestrate', next.payload as JobPayload<'orchestrate'>, { maxAttempts: 1, runAt: next.runAt });
+    await sql`
+      update orchestration_runs set status = 'queued', job_id = ${String(jobId)}, outputs = ${JSON.stringify(next.outputs)}::jsonb
+      where ${byRun(ref)}`.execute(trx);
+    return jobId;
+  });
+}
+
+/** Runs a person asked for that are queued or running, up to `cap`, under their run lock (to the end of the transaction). */
+export async function countActiveRuns(db: Db, personId: string, cap: number): Promise<number> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`inntak.orchestration-runs:${personId}`}, 0))`.execute(db);
+  const { rows } = await sql<{ n: number }>`
+    select count(*)::integer as n
+    from (select 1 from orchestration_runs where requested_by = ${personId}::uuid and status in ('queued', 'running') limit ${cap}) mine`.execute(db);
+  return rows[0]!.n;
+}
+
 export async function secretsOf(db: Db, orchestrationId: string): Promise<Map<string, string>> {
   const rows = await db.selectFrom('orchestration_secrets').select(['name', 'value']).where('orchestration_id', '=', orchestrationId).execute();
   return new Map(rows.map((r) => [r.name, r.value]));
@@ -70,6 +89,7 @@ export async function queueRun(
   orchestrationId: string,
   event: (runId: string) => EventRef,
   rerun?: { rerunOf: string; fromStep: number; outputs: Record<string, JsonObject> },
+  options: { requestedBy?: string } = {},
 ): Promise<{ run_id: string; job_id: number }> {
   const runId = randomUUID();
   const ref = event(runId);
@@ -85,6 +105,7 @@ export async function queueRun(
       root_id: runId,
       event: JSON.stringify(ref),
       ...(rerun ? { rerun_of: rerun.rerunOf, from_step: rerun.fromStep, outputs: JSON.stringify(rerun.outputs) } : {}),
+      ...(options.requestedBy ? { requested_by: options.requestedBy } : {}),
     })
     .execute();
   const jobId = await enqueueJob(db, 'orchestrate', { orchestration_id: orchestrationId, event: ref as JobPayload<'orchestrate'>['event'], root: runId, run_id: runId }, { maxAttempts: 1 });

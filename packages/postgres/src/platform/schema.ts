@@ -304,6 +304,8 @@ export interface OrchestrationRunsTable {
   from_step: Generated<number>;
   /** 028: the person the run acted as, set when it starts (a re-run must act as the same one). */
   runs_as: string | null;
+  /** 029: the person who asked for a manual run or a re-run (their cap, ORCHESTRATION_RUNS_PER_PERSON); null otherwise. */
+  requested_by: string | null;
 }
 
 /** When each scheduled orchestration is next due (023). */
