@@ -188,7 +188,8 @@ create table orchestration_runs (
   rerun_of uuid,
   from_step integer not null default 1,
   runs_as uuid,
-  requested_by uuid
+  requested_by uuid,
+  lost_workers integer not null default 0
 );
 create table orchestration_schedules (
   orchestration_id uuid not null,
