@@ -7,7 +7,10 @@ import { sql } from 'kysely';
 import { migrate, openDatabase, type DatabaseHandle } from '@inntak/postgres';
 import { createPerson } from '@inntak/postgres/graph';
 import { describeWithEngine, engineUnavailable, freePort, startHotStandby, startTestIssuer, type HotStandby, type TestIssuer } from '@inntak/test-support';
-import { cookieFrom, roundRobin, startApiProcess, type ApiProcess } from './__tests__/fleet-scene.js';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
+import { cookieFrom, roundRobin, startApiProcess, startWorkerProcess, type ApiProcess } from './__tests__/fleet-scene.js';
 
 // Issue 38: three API processes on one primary and its hot standby, behind a round-robin proxy,
 // each started with only what a fleet shares (DATABASE_URL, READ_DATABASE_URL, the identity
@@ -24,6 +27,12 @@ let fleet: ApiProcess[];
 let proxy: { url: string; close(): Promise<void> };
 let owner: string;
 let closedPort: number;
+let workers: ChildProcess[];
+/** The hook orchestrations post to; a request to /two is held unanswered while `holdTwo` is set. */
+let hook: Server;
+let hookHost: string;
+const hooked: string[] = [];
+let holdTwo: (() => void) | undefined;
 
 beforeAll(async () => {
   if (unavailable) return;
@@ -41,13 +50,32 @@ beforeAll(async () => {
     OIDC_AUDIENCE: issuer.audience,
     STORAGE_DIR: storageDir,
   };
-  fleet = await Promise.all([0, 1, 2].map(() => startApiProcess(env)));
+  hook = createServer((req, res) => {
+    hooked.push(req.url ?? '');
+    req.resume();
+    if (req.url === '/two' && holdTwo) {
+      holdTwo();
+      holdTwo = undefined;
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+  });
+  await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
+  hookHost = `127.0.0.1:${(hook.address() as AddressInfo).port}`;
+  // Workers share DATABASE_URL and STORAGE_DIR; the heartbeat is quickened so a dead one is seen in seconds.
+  const workerEnv = { DATABASE_URL: servers.primaryUrl, STORAGE_DIR: storageDir, ORCHESTRATION_HTTP_ALLOW: hookHost, JOB_HEARTBEAT_MS: '200', JOB_WORKER_STALE_MS: '2500', WORKER_CRONTAB: '' };
+  [fleet, workers] = await Promise.all([
+    Promise.all([0, 1, 2].map(() => startApiProcess(env))),
+    Promise.all([0, 1].map(async () => (await startWorkerProcess(workerEnv)).child)),
+  ]);
   proxy = await roundRobin(fleet.map((p) => p.url));
 }, 120_000);
 afterAll(async () => {
   if (unavailable) return;
   await proxy.close();
-  for (const p of fleet) p.child.kill('SIGKILL');
+  for (const p of [...fleet.map((f) => f.child), ...workers]) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+  hook.closeAllConnections();
+  hook.close();
   await primary.close();
   await Promise.all([servers.stop(), issuer.close()]);
   rmSync(storageDir, { recursive: true, force: true });
@@ -143,6 +171,24 @@ describeWithEngine('postgres', describe, 'three API processes behind a round-rob
     }
     expect(seen).toBe(20);
   });
+
+  it('a worker SIGKILLed during a run’s http_post: the other worker takes the run up again at that step; the log says it may have been sent twice', async () => {
+    const script = `steps:\n  - action: http_post\n    with: { url: "http://${hookHost}/one" }\n  - action: http_post\n    with: { url: "http://${hookHost}/two" }\n`;
+    const orchestration = await intention('create_node', { node_kind: 'orchestration', title: 'Flåtekrok', content: script, metadata: { trigger: { event: 'manual' } } });
+    const held = new Promise<void>((resolve) => (holdTwo = resolve));
+    await intention('run_orchestration', { id: orchestration.id });
+    await held;
+    const { rows } = await sql<{ worker_process: string }>`select worker_process from job_queue where job_type = 'orchestrate' and status = 'running'`.execute(primary.db);
+    const pid = Number(rows[0]!.worker_process.split(':')[1]);
+    const dying = workers.find((w) => w.pid === pid)!;
+    dying.kill('SIGKILL');
+    const run = async () => (await sql<{ status: string }>`select status from orchestration_runs where orchestration_id = ${orchestration.id}`.execute(primary.db)).rows[0]!.status;
+    await until(async () => (await run()) === 'completed', 20);
+    expect(hooked).toEqual(['/one', '/two', '/two']);
+    const log = await sql<{ step: number; status: string; error: string | null }>`select step, status, error from orchestration_log where orchestration_id = ${orchestration.id} order by id`.execute(primary.db);
+    expect(log.rows.map((r) => [r.step, r.status])).toEqual([[1, 'ok'], [2, 'failed'], [2, 'ok']]);
+    expect(log.rows[1]!.error).toContain('(worker lost)');
+  }, 60_000);
 
   it('the standby frozen (SIGSTOP): no read answers 5xx or 429, and it leaves rotation on every process within 5 s', async () => {
     await until(async () => (await standbyIn()).every(Boolean), 15);

@@ -73,3 +73,25 @@ export function cookieFrom(res: Response, name: string): string | undefined {
     .map((c) => c.split(';')[0]!)
     .find((c) => c.startsWith(`${name}=`));
 }
+
+const WORKER_MAIN = fileURLToPath(new URL('../../../worker/dist/main.js', import.meta.url));
+
+/** Starts one worker process (its build) with `env` and resolves once it has started. */
+export async function startWorkerProcess(env: Record<string, string>): Promise<{ child: ChildProcess; lines: Line[] }> {
+  const base = { ...process.env };
+  delete base.READ_DATABASE_URL;
+  const child = spawn(process.execPath, [WORKER_MAIN], { env: { ...base, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines: Line[] = [];
+  await new Promise<void>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the worker exited with ${code}: ${JSON.stringify(lines.slice(-5))}`)));
+    createInterface({ input: child.stdout! }).on('line', (text) => {
+      try {
+        lines.push(JSON.parse(text) as Line);
+      } catch {
+        return;
+      }
+      if (lines.at(-1)!.message === 'worker started') resolve();
+    });
+  });
+  return { child, lines };
+}
