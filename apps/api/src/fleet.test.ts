@@ -207,7 +207,7 @@ describeWithEngine('postgres', describe, 'three API processes behind a round-rob
     }
   }, 60_000);
 
-  it('the standby stopped under reads: none of them answers 5xx', async () => {
+  it('the standby stopped (immediate) under reads: none of them answers 5xx', async () => {
     await until(async () => (await standbyIn()).every(Boolean), 15);
     const statuses: number[] = [];
     let reading = true;
@@ -215,7 +215,7 @@ describeWithEngine('postgres', describe, 'three API processes behind a round-rob
       while (reading) statuses.push((await call('/query/nodes?limit=5', { headers: { authorization: owner } })).status);
     }));
     await new Promise((resolve) => setTimeout(resolve, 200));
-    await servers.stopStandby();
+    await servers.stopStandby('immediate');
     await new Promise((resolve) => setTimeout(resolve, 1500));
     reading = false;
     await readers;
