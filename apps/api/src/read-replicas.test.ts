@@ -117,6 +117,33 @@ describeWithEngine('postgres', describe, 'reads on a streaming replica (READ_DAT
     expect(read.body.ids).toHaveLength(1);
   });
 
+  it('read-your-writes follows the person, not the token: a read with a refreshed token after a write does not use a replica behind it', async () => {
+    const router = replicas({ waitMs: 100 });
+    await router.check();
+    const store = new PostgresNodeQueryStore(primary.db, {}, (fn) => router.read(fn));
+    const app = express();
+    app.use(readRouting(router, logger));
+    // As auth.ts leaves it: every token below belongs to the writer.
+    app.use((_req, res, next) => {
+      res.locals.caller = { personId: writer, isAdmin: false };
+      next();
+    });
+    app.post('/write', (_req, res, next) => {
+      openNode('fornyet token').then((id) => res.json({ id }), next);
+    });
+    app.get('/read', (_req, res, next) => {
+      Promise.all([store.queryNodes(writer, { limit: 10, text: 'fornyet' }), router.reader().then(server)]).then(([page, where]) => res.json({ ids: page.rows.map((r) => r.node.id), where }), next);
+    });
+    await sql`select pg_wal_replay_pause()`.execute(standby.db);
+    try {
+      const written = await request(app).post('/write').set('Authorization', 'Bearer gammelt');
+      const read = await request(app).get('/read').set('Authorization', 'Bearer fornyet');
+      expect(read.body).toEqual({ ids: [written.body.id], where: 'primary' });
+    } finally {
+      await sql`select pg_wal_replay_resume()`.execute(standby.db);
+    }
+  });
+
   it("across API processes: a write's answer carries its WAL position, and a read sending it back is not answered from a replica behind it", async () => {
     // Two API processes, each with its own memory of writes: the write goes through one, the
     // read through the other (a load balancer without stickiness).

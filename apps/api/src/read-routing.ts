@@ -6,9 +6,9 @@ import { positionCookie, positionOfCookie } from './read-position-cookie.js';
 
 /** What the routing needs of the read replicas (ReadReplicas in @inntak/postgres). */
 export interface ReadRouter {
-  withCaller<T>(key: string | undefined, fn: () => T, after?: string): T;
+  withCaller<T>(key: string | undefined, fn: () => T, after?: string, person?: () => string | undefined): T;
   beginWrite(key: string): void;
-  endWrite(key: string): Promise<void>;
+  endWrite(key: string, person?: string): Promise<void>;
   position(): Promise<string>;
   /** Every replica, in rotation or why not (/health/ready, /metrics). */
   status(): ReplicaStatus[];
@@ -63,13 +63,18 @@ function routeRequest(router: ReadRouter, logger: Logger, cookieKey: SharedKey |
     const end = () => {
       if (ended) return;
       ended = true;
-      router.endWrite(key).catch((err: unknown) => logger.warn('could not read the primary WAL position after a write', { error: (err as Error).message }));
+      router.endWrite(key, personOf(res)).catch((err: unknown) => logger.warn('could not read the primary WAL position after a write', { error: (err as Error).message }));
     };
     res.once('finish', end);
     res.once('close', end);
     answerWithPosition(router, res, logger, cookieKey);
   }
-  router.withCaller(key, next, after);
+  router.withCaller(key, next, after, () => personOf(res));
+}
+
+/** The person auth.ts found for the request (res.locals.caller), once it has run. */
+function personOf(res: Response): string | undefined {
+  return (res.locals.caller as { personId?: string } | undefined)?.personId;
 }
 
 /**

@@ -80,7 +80,7 @@ const WRITERS_KEPT = 10_000;
 export class ReadReplicas {
   private readonly inRotation: boolean[];
   private readonly writers = new Map<string, Writer>();
-  private readonly caller = new AsyncLocalStorage<{ key?: string; after?: string }>();
+  private readonly caller = new AsyncLocalStorage<{ key?: string; after?: string; person?: () => string | undefined }>();
   private turn = 0;
   /** Whether each replica has been checked once: a replica failing its first check is a misconfiguration to log loudly. */
   private readonly checked: boolean[];
@@ -120,8 +120,8 @@ export class ReadReplicas {
    * when the request names one, a WAL position its reads must include (`after`: a position an
    * earlier write's answer gave, from this API process or another).
    */
-  withCaller<T>(key: string | undefined, fn: () => T, after?: string): T {
-    return this.caller.run({ key, after }, fn);
+  withCaller<T>(key: string | undefined, fn: () => T, after?: string, person?: () => string | undefined): T {
+    return this.caller.run({ key, after, person }, fn);
   }
 
   /** The primary's WAL position now: after a write that has committed, a position that includes it. */
@@ -138,11 +138,21 @@ export class ReadReplicas {
     while (this.writers.size > WRITERS_KEPT) this.writers.delete(this.writers.keys().next().value!);
   }
 
-  /** The write ended (committed or not): remember the primary's WAL position after it. */
-  async endWrite(key: string): Promise<void> {
+  /**
+   * The write ended (committed or not): remember the primary's WAL position after it, for the
+   * credentials and, once known, for the person (issue 38: their next read with another token, a
+   * refreshed one, still follows the write).
+   */
+  async endWrite(key: string, person?: string): Promise<void> {
     const writer = this.writers.get(key);
     try {
-      if (writer && this.options.replicas.length > 0) writer.lsn = await this.primaryPosition();
+      if (writer && this.options.replicas.length > 0) {
+        writer.lsn = await this.primaryPosition();
+        if (person !== undefined) {
+          this.writers.delete(`person:${person}`);
+          this.writers.set(`person:${person}`, { pending: 0, lsn: writer.lsn });
+        }
+      }
     } finally {
       if (writer) writer.pending--;
     }
@@ -150,10 +160,13 @@ export class ReadReplicas {
 
   /** The database for a read by the current caller (see the class comment). */
   async reader(): Promise<Db> {
-    const { key, after } = this.caller.getStore() ?? {};
+    const { key, after, person } = this.caller.getStore() ?? {};
     const writer = key === undefined ? undefined : this.writers.get(key);
     if (writer && writer.pending > 0) return this.options.primary.db;
-    return this.replicaAt(laterOf(writer?.lsn, await this.atMostPrimary(after)));
+    // The person is known once the request authenticated, after the routing began.
+    const personId = person?.();
+    const theirs = personId === undefined ? undefined : this.writers.get(`person:${personId}`);
+    return this.replicaAt(laterOf(laterOf(writer?.lsn, theirs?.lsn), await this.atMostPrimary(after)));
   }
 
   /**
