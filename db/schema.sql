@@ -25,6 +25,17 @@ create table ab_events (
   clicks integer not null default 0,
   recorded_at timestamp with time zone not null default now()
 );
+create table ab_impressions (
+  window_index integer not null,
+  client text not null,
+  network text not null,
+  publication_id uuid not null,
+  article_id uuid not null,
+  id text not null,
+  variant_edge_id uuid not null,
+  clicked boolean not null default false,
+  created_at timestamp with time zone not null default now()
+);
 create table ab_tests (
   publication_id uuid not null,
   article_id uuid not null,
@@ -177,7 +188,8 @@ create table orchestration_runs (
   rerun_of uuid,
   from_step integer not null default 1,
   runs_as uuid,
-  requested_by uuid
+  requested_by uuid,
+  lost_workers integer not null default 0
 );
 create table orchestration_schedules (
   orchestration_id uuid not null,
@@ -242,7 +254,9 @@ create table schema_version (
 create table server_secrets (
   name text not null,
   secret bytea not null,
-  created_at timestamp with time zone not null default now()
+  created_at timestamp with time zone not null default now(),
+  previous_secret bytea,
+  rotated_at timestamp with time zone
 );
 create table studio_logins (
   state_hash bytea not null,
@@ -325,6 +339,7 @@ alter table ab_events add constraint ab_events_hour_of_week_check CHECK (((hour_
 alter table ab_events add constraint ab_events_impressions_check CHECK ((impressions >= 0));
 alter table ab_events add constraint ab_events_pkey PRIMARY KEY (id);
 alter table ab_events add constraint ab_events_variant_edge_id_fkey FOREIGN KEY (variant_edge_id) REFERENCES edges(id) ON DELETE CASCADE;
+alter table ab_impressions add constraint ab_impressions_pkey PRIMARY KEY (window_index, client, publication_id, article_id);
 alter table ab_tests add constraint ab_tests_article_id_fkey FOREIGN KEY (article_id) REFERENCES nodes(id) ON DELETE CASCADE;
 alter table ab_tests add constraint ab_tests_pkey PRIMARY KEY (publication_id, article_id, variant_type);
 alter table ab_tests add constraint ab_tests_publication_id_fkey FOREIGN KEY (publication_id) REFERENCES nodes(id) ON DELETE CASCADE;
@@ -418,6 +433,9 @@ CREATE INDEX ab_decisions_variant_idx ON public.ab_decisions USING btree (varian
 CREATE UNIQUE INDEX ab_events_pkey ON public.ab_events USING btree (id);
 CREATE INDEX ab_events_variant_idx ON public.ab_events USING btree (variant_edge_id) INCLUDE (impressions, clicks);
 CREATE INDEX ab_events_variant_time_idx ON public.ab_events USING btree (variant_edge_id, recorded_at) INCLUDE (impressions, clicks);
+CREATE UNIQUE INDEX ab_impressions_id_idx ON public.ab_impressions USING btree (id);
+CREATE INDEX ab_impressions_network_idx ON public.ab_impressions USING btree (window_index, network, client);
+CREATE UNIQUE INDEX ab_impressions_pkey ON public.ab_impressions USING btree (window_index, client, publication_id, article_id);
 CREATE INDEX ab_tests_article_idx ON public.ab_tests USING btree (article_id);
 CREATE UNIQUE INDEX ab_tests_pkey ON public.ab_tests USING btree (publication_id, article_id, variant_type);
 CREATE INDEX auth_identities_node_idx ON public.auth_identities USING btree (node_id);

@@ -5,9 +5,9 @@ import type { Logger } from '@inntak/core';
 import { LocalFileStore, StatfsDiskProbe } from '@inntak/files';
 import { OPERATOR } from '@inntak/access';
 import { runPrune, uploadMedia, type UploadLimits } from '@inntak/media';
-import { migrate, openDatabase, spawnEmbeddedPostgres, type Db } from '@inntak/postgres';
+import { connectionProblem, migrate, openDatabase, spawnEmbeddedPostgres, type Db } from '@inntak/postgres';
 import { listDeliveries, rerenderWebhook, setWebhookSecret } from '@inntak/postgres/deliveries';
-import { createCollection, createPerson, grantAccess, nodeKindOf, personOfIdentity } from '@inntak/postgres/graph';
+import { createCollection, createPerson, grantAccess, nodeKindOf, personOfIdentity, rotateServerSecret } from '@inntak/postgres/graph';
 import { createWebhook, listWebhooks, rotateWebhookToken, setWebhookTemplate } from '@inntak/postgres/intake';
 import { enqueueJob, getJob } from '@inntak/postgres/jobs';
 import { mediaOfJob, PostgresMediaStore, postgresPruneCatalog } from '@inntak/postgres/media';
@@ -66,6 +66,7 @@ export function cliServices(db: Db) {
     abResults: on(db, abResults),
     queueTts: (payload: { node_id: string; voice?: string; rate?: number }) => enqueueJob(db, 'tts_generate', payload, { maxAttempts: 3 }),
     getJob: on(db, getJob),
+    rotateServerSecret: on(db, rotateServerSecret),
     mediaOfJob: on(db, mediaOfJob),
     /** One file into a collection as POST /media takes it, as the operator. */
     addMedia: (storageDir: string, limits: UploadLimits, input: { collection_id: string; bytes: Uint8Array; title?: string | null }) =>
@@ -101,7 +102,7 @@ const never = new Promise<void>(() => {});
 export async function resolveDatabase(config: CliConfig, logger: Logger): Promise<ResolvedDatabase> {
   if (config.databaseUrl) {
     const problem = await unanswered(config.databaseUrl, 5000);
-    if (problem) throw new Error(`DATABASE_URL: the database at ${withoutPassword(config.databaseUrl)} does not answer (${problem})`);
+    if (problem) throw new Error(`DATABASE_URL (${withoutPassword(config.databaseUrl)}): ${problem}`);
     return { url: config.databaseUrl, release: async () => {}, exited: never };
   }
   const url = `postgres://postgres:postgres@127.0.0.1:${config.embeddedPort}/inntak`;
@@ -149,7 +150,7 @@ async function unanswered(url: string, timeoutMs: number): Promise<string | unde
     await client.query('select 1');
     return undefined;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    return connectionProblem(err);
   } finally {
     await client.end().catch(() => {});
   }

@@ -131,4 +131,20 @@ describe('the API and the worker run alone refuse a bad setting the same way', (
   it('worker: DATABASE_URL that does not answer', async () => {
     expectRefusal(await run(WORKER, [], { DATABASE_URL: DEAD_DATABASE }), 'DATABASE_URL');
   });
+
+  it('a DATABASE_URL with a wrong password says the password was refused, not that the database does not answer (CLI, API, worker)', async () => {
+    // The test run's server asks for passwords (the embedded one: password authentication).
+    const url = new URL(process.env.INNTAK_TEST_ADMIN_URL!);
+    url.password = 'feil-passord';
+    for (const [file, args] of [
+      [BIN, ['start']],
+      [API, []],
+      [WORKER, []],
+    ] as const) {
+      const result = await run(file, [...args], { DATABASE_URL: url.href });
+      expectRefusal(result, 'DATABASE_URL');
+      expect(result.stdout).toContain('refused the password (28P01');
+      expect(result.stdout).not.toContain('does not answer');
+    }
+  });
 });

@@ -35,6 +35,7 @@ export type ErrorCode =
   | 'media_unreadable'
   | 'media_audio_out_of_bounds'
   | 'media_link_expired'
+  | 'storage_full'
   | 'rerun_other_actor'
   | 'secret_other_actor';
 

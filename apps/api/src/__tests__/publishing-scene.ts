@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { recordAbCounts } from '@inntak/postgres/publishing';
 import { setupTestContext, type TestContext } from './helpers.js';
 import { AbRecorder } from '../ab-recorder.js';
-import { AbClientGate } from '../public-clients.js';
+import { AbClientGate } from '../ab-client-gate.js';
 
 // The scene of the publishing tests: an owner and a system administrator, an app serving the
 // published pages with an A/B recorder flushed by hand, and the intentions they call.
