@@ -25,6 +25,17 @@ create table ab_events (
   clicks integer not null default 0,
   recorded_at timestamp with time zone not null default now()
 );
+create table ab_impressions (
+  window_index integer not null,
+  client text not null,
+  network text not null,
+  publication_id uuid not null,
+  article_id uuid not null,
+  id text not null,
+  variant_edge_id uuid not null,
+  clicked boolean not null default false,
+  created_at timestamp with time zone not null default now()
+);
 create table ab_tests (
   publication_id uuid not null,
   article_id uuid not null,
@@ -177,7 +188,8 @@ create table orchestration_runs (
   rerun_of uuid,
   from_step integer not null default 1,
   runs_as uuid,
-  requested_by uuid
+  requested_by uuid,
+  lost_workers integer not null default 0
 );
 create table orchestration_schedules (
   orchestration_id uuid not null,
@@ -242,7 +254,9 @@ create table schema_version (
 create table server_secrets (
   name text not null,
   secret bytea not null,
-  created_at timestamp with time zone not null default now()
+  created_at timestamp with time zone not null default now(),
+  previous_secret bytea,
+  rotated_at timestamp with time zone
 );
 create table studio_logins (
   state_hash bytea not null,
@@ -325,6 +339,7 @@ alter table ab_events add constraint ab_events_hour_of_week_check CHECK (((hour_
 alter table ab_events add constraint ab_events_impressions_check CHECK ((impressions >= 0));
 alter table ab_events add constraint ab_events_pkey PRIMARY KEY (id);
 alter table ab_events add constraint ab_events_variant_edge_id_fkey FOREIGN KEY (variant_edge_id) REFERENCES edges(id) ON DELETE CASCADE;
+alter table ab_impressions add constraint ab_impressions_pkey PRIMARY KEY (window_index, client, publication_id, article_id);
 alter table ab_tests add constraint ab_tests_article_id_fkey FOREIGN KEY (article_id) REFERENCES nodes(id) ON DELETE CASCADE;
 alter table ab_tests add constraint ab_tests_pkey PRIMARY KEY (publication_id, article_id, variant_type);
 alter table ab_tests add constraint ab_tests_publication_id_fkey FOREIGN KEY (publication_id) REFERENCES nodes(id) ON DELETE CASCADE;
@@ -418,6 +433,9 @@ CREATE INDEX ab_decisions_variant_idx ON public.ab_decisions USING btree (varian
 CREATE UNIQUE INDEX ab_events_pkey ON public.ab_events USING btree (id);
 CREATE INDEX ab_events_variant_idx ON public.ab_events USING btree (variant_edge_id) INCLUDE (impressions, clicks);
 CREATE INDEX ab_events_variant_time_idx ON public.ab_events USING btree (variant_edge_id, recorded_at) INCLUDE (impressions, clicks);
+CREATE UNIQUE INDEX ab_impressions_id_idx ON public.ab_impressions USING btree (id);
+CREATE INDEX ab_impressions_network_idx ON public.ab_impressions USING btree (window_index, network, client);
+CREATE UNIQUE INDEX ab_impressions_pkey ON public.ab_impressions USING btree (window_index, client, publication_id, article_id);
 CREATE INDEX ab_tests_article_idx ON public.ab_tests USING btree (article_id);
 CREATE UNIQUE INDEX ab_tests_pkey ON public.ab_tests USING btree (publication_id, article_id, variant_type);
 CREATE INDEX auth_identities_node_idx ON public.auth_identities USING btree (node_id);
@@ -549,6 +567,20 @@ CREATE OR REPLACE FUNCTION public.inntak_inherited_access(access access_level, m
  IMMUTABLE PARALLEL SAFE
 RETURN LEAST(access, CASE (metadata ->> 'max_access'::text) WHEN 'reader'::text THEN 'reader'::access_level WHEN 'member'::text THEN 'member'::access_level WHEN 'admin'::text THEN 'admin'::access_level ELSE 'owner'::access_level END)
 ;
+CREATE OR REPLACE FUNCTION public.inntak_intake_notices(p_nodes uuid[], p_edges uuid[])
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+begin
+  for i in 1 .. coalesce(cardinality(p_nodes), 0) loop
+    perform pg_notify('inntak_nodes', jsonb_build_object('op', 'insert', 'id', p_nodes[i], 'at', clock_timestamp())::text);
+    perform pg_notify('inntak_edges', jsonb_build_object('op', 'insert', 'id', p_edges[i], 'at', clock_timestamp())::text);
+    perform pg_notify('inntak_access', jsonb_build_object('op', 'insert', 'subject_id', a.subject_id,
+      'object_id', a.object_id, 'at', clock_timestamp())::text)
+      from node_access a where a.object_id = p_nodes[i];
+  end loop;
+end $function$
+;
 CREATE OR REPLACE FUNCTION public.inntak_intake_write(node_id uuid, node_kind text, node_title text, node_content text, node_visibility visibility, node_metadata jsonb, node_created_by uuid, edge_id uuid, edge_source_id uuid, edge_target_id uuid, edge_type text, edge_metadata jsonb, edge_system boolean, edge_created_by uuid, log_id uuid, log_webhook_id uuid, log_received_at timestamp with time zone, log_delivery_id text, log_event text, log_bytes bigint, log_duration_ms integer)
  RETURNS TABLE(propagation_error text, duplicate_node_id uuid, duplicate_edge_id uuid)
  LANGUAGE plpgsql
@@ -597,6 +629,16 @@ begin
   return query select failure, null::uuid, null::uuid;
 end
 $function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_intake_write_quiet(node_id uuid, node_kind text, node_title text, node_content text, node_visibility visibility, node_metadata jsonb, node_created_by uuid, edge_id uuid, edge_source_id uuid, edge_target_id uuid, edge_type text, edge_metadata jsonb, edge_system boolean, edge_created_by uuid, log_id uuid, log_webhook_id uuid, log_received_at timestamp with time zone, log_delivery_id text, log_event text, log_bytes bigint, log_duration_ms integer)
+ RETURNS TABLE(propagation_error text, duplicate_node_id uuid, duplicate_edge_id uuid)
+ LANGUAGE plpgsql
+AS $function$
+begin
+  perform set_config('inntak.notices_after_commit', 'on', true);
+  return query select * from inntak_intake_write($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
+                                                 $15, $16, $17, $18, $19, $20, $21);
+end $function$
 ;
 CREATE OR REPLACE FUNCTION public.inntak_matching_orchestrations(p_event text, p_id uuid)
  RETURNS SETOF uuid
@@ -652,6 +694,20 @@ begin
   return query select inntak_orchestration_matches(p_event, p_id, v_candidates);
 end $function$
 ;
+CREATE OR REPLACE FUNCTION public.inntak_node_access_inserted()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  if current_setting('inntak.notices_after_commit', true) is distinct from 'on' then
+    perform pg_notify('inntak_access', jsonb_build_object('op', 'insert', 'subject_id', c.subject_id,
+      'object_id', c.object_id, 'at', clock_timestamp())::text) from changed c;
+  end if;
+  update node_search s set readers = inntak_node_readers(s.node_id)
+   where s.node_id in (select distinct c.object_id from changed c);
+  return null;
+end $function$
+;
 CREATE OR REPLACE FUNCTION public.inntak_node_audience_facts(node_id uuid)
  RETURNS jsonb
  LANGUAGE sql
@@ -669,9 +725,12 @@ $function$
 ;
 CREATE OR REPLACE FUNCTION public.inntak_node_readers(node uuid)
  RETURNS tsvector
- LANGUAGE sql
+ LANGUAGE plpgsql
  STABLE PARALLEL SAFE
-RETURN COALESCE((SELECT array_to_tsvector(array_agg(inntak_reader_lexeme(a.subject_id))) AS array_to_tsvector FROM node_access a WHERE (a.object_id = inntak_node_readers.node)), ''::tsvector)
+AS $function$
+begin
+  return coalesce((select array_to_tsvector(array_agg(inntak_reader_lexeme(a.subject_id))) from node_access a where a.object_id = node), ''::tsvector);
+end $function$
 ;
 CREATE OR REPLACE FUNCTION public.inntak_node_search_access()
  RETURNS trigger
@@ -1201,19 +1260,19 @@ end $function$
 
 -- triggers
 CREATE TRIGGER edges_notify_delete BEFORE DELETE ON public.edges FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_edges');
-CREATE TRIGGER edges_notify_write AFTER INSERT OR UPDATE ON public.edges FOR EACH ROW EXECUTE FUNCTION inntak_notify_write('inntak_edges');
+CREATE TRIGGER edges_notify_write AFTER INSERT OR UPDATE ON public.edges FOR EACH ROW WHEN ((current_setting('inntak.notices_after_commit'::text, true) IS DISTINCT FROM 'on'::text)) EXECUTE FUNCTION inntak_notify_write('inntak_edges');
 CREATE CONSTRAINT TRIGGER edges_orchestration_match AFTER INSERT ON public.edges DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION inntak_orchestration_on_write();
 CREATE TRIGGER edges_orchestration_subscriptions_delete AFTER DELETE ON public.edges FOR EACH ROW WHEN ((old.edge_type = 'observes'::text)) EXECUTE FUNCTION inntak_orchestration_subscriptions_on_edge();
 CREATE TRIGGER edges_orchestration_subscriptions_insert AFTER INSERT ON public.edges FOR EACH ROW WHEN ((new.edge_type = 'observes'::text)) EXECUTE FUNCTION inntak_orchestration_subscriptions_on_edge();
 CREATE TRIGGER edges_orchestration_subscriptions_update AFTER UPDATE OF source_id, target_id, edge_type ON public.edges FOR EACH ROW WHEN (((new.edge_type = 'observes'::text) OR (old.edge_type = 'observes'::text))) EXECUTE FUNCTION inntak_orchestration_subscriptions_on_edge();
 CREATE TRIGGER mixer_channels_notify AFTER INSERT OR UPDATE ON public.mixer_channels FOR EACH ROW EXECUTE FUNCTION inntak_notify_mixer_change();
+CREATE TRIGGER node_access_inserted AFTER INSERT ON public.node_access REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION inntak_node_access_inserted();
 CREATE TRIGGER node_access_notify_delete BEFORE DELETE ON public.node_access FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_access');
-CREATE TRIGGER node_access_notify_write AFTER INSERT OR UPDATE ON public.node_access FOR EACH ROW EXECUTE FUNCTION inntak_notify_write('inntak_access');
+CREATE TRIGGER node_access_notify_update AFTER UPDATE ON public.node_access FOR EACH ROW WHEN ((current_setting('inntak.notices_after_commit'::text, true) IS DISTINCT FROM 'on'::text)) EXECUTE FUNCTION inntak_notify_write('inntak_access');
 CREATE TRIGGER node_access_search_delete AFTER DELETE ON public.node_access REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION inntak_node_search_access();
-CREATE TRIGGER node_access_search_insert AFTER INSERT ON public.node_access REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION inntak_node_search_access();
 CREATE TRIGGER node_access_search_update AFTER UPDATE OF subject_id, object_id ON public.node_access FOR EACH ROW EXECUTE FUNCTION inntak_node_search_access_moved();
 CREATE TRIGGER nodes_notify_delete BEFORE DELETE ON public.nodes FOR EACH ROW EXECUTE FUNCTION inntak_notify_change('inntak_nodes');
-CREATE TRIGGER nodes_notify_write AFTER INSERT OR UPDATE ON public.nodes FOR EACH ROW EXECUTE FUNCTION inntak_notify_write('inntak_nodes');
+CREATE TRIGGER nodes_notify_write AFTER INSERT OR UPDATE ON public.nodes FOR EACH ROW WHEN ((current_setting('inntak.notices_after_commit'::text, true) IS DISTINCT FROM 'on'::text)) EXECUTE FUNCTION inntak_notify_write('inntak_nodes');
 CREATE CONSTRAINT TRIGGER nodes_orchestration_match AFTER INSERT ON public.nodes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION inntak_orchestration_on_write();
 CREATE CONSTRAINT TRIGGER nodes_orchestration_match_update AFTER UPDATE OF title, content, visibility, node_kind, metadata ON public.nodes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION inntak_orchestration_on_update();
 CREATE TRIGGER nodes_orchestration_subscriptions_insert AFTER INSERT ON public.nodes FOR EACH ROW WHEN ((new.node_kind = 'orchestration'::text)) EXECUTE FUNCTION inntak_orchestration_subscriptions_on_node();

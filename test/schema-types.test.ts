@@ -12,7 +12,7 @@ import { createTestDatabase, type TestDatabase } from '@inntak/postgres/testing'
 const SCHEMA_TS = fileURLToPath(new URL('../packages/postgres/src/platform/schema.ts', import.meta.url));
 
 /** Tables the code reaches only through raw `sql` (no kysely row type); a new table is declared here or in schema.ts. */
-const RAW_SQL_TABLES = ['ab_decisions', 'ab_events', 'ab_tests', 'publication_domains', 'schema_version', 'server_secrets'];
+const RAW_SQL_TABLES = ['ab_decisions', 'ab_events', 'ab_impressions', 'ab_tests', 'publication_domains', 'schema_version', 'server_secrets'];
 
 type Kind = 'string' | 'number' | 'boolean' | 'Date' | 'Buffer' | 'json';
 

@@ -7,7 +7,7 @@ import type { TokenVerifier } from '@inntak/access';
 import { GroupCommit } from '@inntak/intake';
 import { cachedLiveRoomStatus } from '@inntak/jobs';
 import { cachedDatabaseStats, type DatabaseHandle, type ReadReplicas } from '@inntak/postgres';
-import { abVisitorKey, PostgresGraphStore, PostgresIdentityDirectory, PostgresNodeQueryStore, queryCursorKey } from '@inntak/postgres/graph';
+import { sharedKey, PostgresGraphStore, PostgresIdentityDirectory, PostgresNodeQueryStore, queryCursorKey } from '@inntak/postgres/graph';
 import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
 import { PostgresIntakeStore, PostgresWebhookAdminStore } from '@inntak/postgres/intake';
 import { PostgresDeliveriesStore } from '@inntak/postgres/deliveries';
@@ -15,11 +15,11 @@ import { LocalFileStore } from '@inntak/files';
 import { PostgresJobAdminStore, PostgresLiveRoomStatus } from '@inntak/postgres/jobs';
 import { PostgresMediaStore, postgresMixerFeed } from '@inntak/postgres/media';
 import { PostgresChangeFeed } from '@inntak/postgres/realtime';
-import { PostgresAbResults, PostgresPublishedPages, PostgresPublishingStore, publicationsTouched, recordAbCounts } from '@inntak/postgres/publishing';
+import { PostgresAbResults, PostgresImpressionStore, PostgresPublishedPages, PostgresPublishingStore, publicationsTouched, recordAbCounts } from '@inntak/postgres/publishing';
 import { PostgresStudioReads, PostgresStudioSessionStore } from '@inntak/postgres/studio';
 import { AbClientGate, AbRecorder } from '@inntak/ab-testing';
 import { startPageCache } from './pages/page-cache.js';
-import { SearchLimiter } from './pages/public-clients.js';
+import { ClientKeys, SearchLimiter } from './pages/public-clients.js';
 import type { ApiConfig } from './config.js';
 import { createApp, type AppDeps } from './app.js';
 import { RealtimeHub, type RealtimeHubDeps } from './realtime/realtime-hub.js';
@@ -107,7 +107,9 @@ export function postgresAppDeps(
   const limits = options.publicPages ?? {};
   const media = new PostgresMediaStore(database.db);
   const intakeDatabase = options.intakeDatabase ?? database;
-  const intakeStore = new PostgresIntakeStore(intakeDatabase);
+  const intakeStore = new PostgresIntakeStore(intakeDatabase, (error) =>
+    options.logger.warn('intake change notices not sent', { error: error instanceof Error ? error.message : String(error) }),
+  );
   const batch = options.intakeGroupCommit ?? 64;
   const replicas = options.readReplicas;
   return {
@@ -120,13 +122,16 @@ export function postgresAppDeps(
     orchestrationsPerPerson: options.orchestrationsPerPerson,
     orchestrationRunsPerPerson: options.orchestrationRunsPerPerson,
     mediaUrlSecret: options.mediaUrlSecret,
+    // Keys every process of a fleet must agree on live in the database (issue 38).
+    mediaLinkKey: sharedKey(database.db, 'media_link'),
     verifier: options.verifier,
     identities: new PostgresIdentityDirectory(database.db),
     graphStore: new PostgresGraphStore(database.db),
     orchestrationStore: new PostgresOrchestrationStore(database.db),
     baseUrl: options.baseUrl,
-    nodeQueries: new PostgresNodeQueryStore(database.db, {}, replicas && (() => replicas.reader())),
+    nodeQueries: new PostgresNodeQueryStore(database.db, {}, replicas && ((fn) => replicas.read(fn))),
     readRouter: replicas,
+    readPositionKey: sharedKey(database.db, 'read_position'),
     cursorKey: queryCursorKey(database.db),
     databaseStats: cachedDatabaseStats(database.db),
     metricsToken: options.metricsToken,
@@ -140,7 +145,7 @@ export function postgresAppDeps(
     ...(options.uploads ? { uploads: options.uploads } : {}),
     publishingStore: new PostgresPublishingStore(database.db),
     abResults: new PostgresAbResults(database.db),
-    publishedPages: new PostgresPublishedPages(database.db, replicas && (() => replicas.consistent())),
+    publishedPages: new PostgresPublishedPages(database.db, replicas && ((fn) => replicas.read(fn, true))),
     webhookAdmin: new PostgresWebhookAdminStore(database.db),
     deliveries: new PostgresDeliveriesStore(database.db),
     // The console's login (OpenID, development form) comes from main.ts or a test through `app`.
@@ -156,11 +161,14 @@ export function postgresAppDeps(
       ownHost: new URL(options.baseUrl).hostname,
       abGate: new AbClientGate({
         logger: options.logger,
+        store: new PostgresImpressionStore(database.db),
+        key: sharedKey(database.db, 'ab_impression'),
         windowMs: limits.abWindowHours === undefined ? undefined : limits.abWindowHours * 3600_000,
         clientsPerAddress: limits.abClientsPerAddress,
       }),
       searches: new SearchLimiter({ concurrency: limits.searchConcurrency, perMinute: limits.searchesPerMinute }),
-      visitorKey: abVisitorKey(database.db),
+      clients: new ClientKeys(sharedKey(database.db, 'ab_client')),
+      visitorKey: sharedKey(database.db, 'ab_visitor'),
     },
   };
 }
@@ -174,8 +182,8 @@ export async function startApiServer(options: ApiServerOptions, port: number, ho
   const deps = { ...postgresAppDeps(options), ...options.app };
   // The published pages' cache lives as long as this server, kept current by the change stream.
   const replicas = options.readReplicas;
-  const feed = new PostgresChangeFeed(database.db, options.databaseUrl, replicas && (() => replicas.consistent()));
-  const pageCache = await startPageCache({ feed, publicationsTouched: (nodeIds, edgeIds) => publicationsTouched(database.db, nodeIds, edgeIds), logger });
+  const feed = new PostgresChangeFeed(database.db, options.databaseUrl, replicas && ((fn) => replicas.read(fn, true)));
+  const pageCache = await startPageCache({ feed, publicationsTouched: (nodeIds, edgeIds, makers) => publicationsTouched(database.db, nodeIds, edgeIds, makers), logger });
   deps.publishing = { ...deps.publishing, pageCache: pageCache.cache };
   const app = createApp(deps);
   const server = createServer(app);

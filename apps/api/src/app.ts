@@ -1,5 +1,5 @@
 import express, { type Express } from 'express';
-import type { Logger } from '@inntak/core';
+import type { Logger, SharedKey } from '@inntak/core';
 import type { GraphStore, IdentityDirectory, TokenVerifier } from '@inntak/access';
 import type { DeliveriesStore, IntakeStore, WebhookAdminStore } from '@inntak/intake';
 import type { AbResultsStore } from '@inntak/ab-testing';
@@ -68,8 +68,10 @@ export interface AppDeps {
   speech?: SpeechQueueLimits;
   /** What POST /media takes (UPLOAD_MAX_*_BYTES, MEDIA_BYTES_PER_COLLECTION); absent: the defaults. */
   uploads?: UploadLimits;
-  /** MEDIA_URL_SECRET: the HMAC key of signed media links; absent: a random key per process (docs/media.md). */
+  /** MEDIA_URL_SECRET: the HMAC key of signed media links; absent: `mediaLinkKey` (docs/media.md). */
   mediaUrlSecret?: string;
+  /** The signed media links' key every API process shares (server_secrets `media_link`); absent: a key of this process. */
+  mediaLinkKey?: SharedKey;
   /** The clock of signed media links, in ms; absent: Date.now (tests move it). */
   now?: () => number;
   /** Expensive reads one caller may run at once (READ_CONCURRENCY_PER_CALLER); default 4. */
@@ -95,6 +97,8 @@ export interface AppDeps {
   studio?: StudioSettings;
   /** READ_DATABASE_URL: who reads where, so a caller reads its own writes (read-routing.ts). */
   readRouter?: ReadRouter;
+  /** Signs the read-your-writes cookie every API process honours (server_secrets `read_position`); absent: no cookie. */
+  readPositionKey?: SharedKey;
 }
 
 const API_VERSION = '0.1.0';
@@ -108,7 +112,7 @@ export function createApp(deps: AppDeps): Express {
   const metrics = createMetrics();
   installRequestCounting(app, metrics);
   installRequestLogging(app, { logger: deps.logger, slowMs: deps.slowRequestMs });
-  if (deps.readRouter) app.use(readRouting(deps.readRouter, deps.logger));
+  if (deps.readRouter) app.use(readRouting(deps.readRouter, deps.logger, deps.readPositionKey));
   // Every route declares itself here, so /openapi.json covers the whole surface.
   const routes = new RouteRegistry({ checkResponses: deps.checkResponses });
   // Tests walk every declared route (string-fields.test.ts): registryOf(app).
@@ -116,7 +120,8 @@ export function createApp(deps: AppDeps): Express {
   const mediaFiles = { files: deps.files, logger: deps.logger, touch: (id: string) => deps.media.touchMediaAccess(id) };
   const publishing = publishingDeps({ pages: deps.publishedPages, logger: deps.logger, baseUrl: deps.baseUrl, mediaFiles, ...deps.publishing });
   installPublishedDomains(app, publishing);
-  installHealth(app, routes, deps);
+  const replicaStatus = deps.readRouter && (() => deps.readRouter!.status());
+  installHealth(app, routes, { ...deps, replicaStatus });
   installWebhookIntake(app, routes, { store: deps.intakeStore, logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes });
   const auth = requireCaller({ verifier: deps.verifier, directory: deps.identities });
   installMe(app, routes, auth);
@@ -126,9 +131,9 @@ export function createApp(deps: AppDeps): Express {
   const limitedReads = authThen(auth, readsPerCaller(deps.readsPerCaller ?? 4));
   installNodeRead(app, routes, limitedReads, deps);
   installQueryNodes(app, routes, limitedReads, { store: deps.nodeQueries, cursorKey: deps.cursorKey });
-  installMetrics(app, routes, auth, { metrics, databaseStats: deps.databaseStats, metricsToken: deps.metricsToken });
+  installMetrics(app, routes, auth, { metrics, databaseStats: deps.databaseStats, metricsToken: deps.metricsToken, replicaStatus });
   installJobAdmin(app, routes, auth, deps.jobAdmin);
-  installMedia(app, routes, auth, { media: deps.media, files: deps.files, logger: deps.logger, speech: deps.speech, baseUrl: deps.baseUrl, mediaUrlSecret: deps.mediaUrlSecret, now: deps.now });
+  installMedia(app, routes, auth, { media: deps.media, files: deps.files, logger: deps.logger, speech: deps.speech, baseUrl: deps.baseUrl, mediaUrlSecret: deps.mediaUrlSecret, mediaLinkKey: deps.mediaLinkKey, now: deps.now });
   installMediaUpload(app, routes, auth, { media: deps.media, files: deps.files, ...(deps.uploads ? { uploads: deps.uploads } : {}) });
   installMediaTranscription(app, routes, auth, deps);
   installMixer(app, routes, auth, deps);

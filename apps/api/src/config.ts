@@ -82,8 +82,8 @@ export interface ApiConfig {
   };
   /** MEDIA_URL_SECRET: the HMAC key of signed media links (docs/media.md); absent: a random key per process. */
   mediaUrlSecret: string | undefined;
-  /** What POST /media takes (docs/media.md, "Upload"): UPLOAD_MAX_{AUDIO,IMAGE,VIDEO}_BYTES, MEDIA_BYTES_PER_COLLECTION. */
-  uploads: { audio: number; image: number; video: number; collectionMediaBytes: number };
+  /** What POST /media takes (docs/media.md, "Upload"): UPLOAD_MAX_{AUDIO,IMAGE,VIDEO}_BYTES, MEDIA_BYTES_PER_COLLECTION, MEDIA_UPLOAD_BYTES_PER_PERSON. */
+  uploads: { audio: number; image: number; video: number; collectionMediaBytes: number; personUploadBytes: number };
 }
 
 /** Express buffers a body in memory; more than this per request is a typo, not a setting. */
@@ -136,6 +136,7 @@ const apiEnv = z
     TTS_MAX_AUDIO_SECONDS: envVar.integer(DEFAULT_SPEECH_LIMITS.maxAudioSeconds, 1, 86_400),
     TTS_JOBS_PER_PERSON: envVar.integer(DEFAULT_TTS_JOBS_PER_PERSON, 1, 1000),
     MEDIA_BYTES_PER_COLLECTION: envVar.size('1gb'),
+    MEDIA_UPLOAD_BYTES_PER_PERSON: envVar.size('10gb'),
     // An upload is held in memory while it is checked (POST /media): the limits bound that too.
     UPLOAD_MAX_AUDIO_BYTES: envVar.size('100mb', '2gb'),
     UPLOAD_MAX_IMAGE_BYTES: envVar.size('20mb', '2gb'),
@@ -203,7 +204,7 @@ const apiEnv = z
       orchestrationRunsPerPerson: env.ORCHESTRATION_RUNS_PER_PERSON,
       studio: { clientId: env.OIDC_CLIENT_ID, clientSecret: env.OIDC_CLIENT_SECRET, sessionHours: env.STUDIO_SESSION_HOURS },
       mediaUrlSecret: env.MEDIA_URL_SECRET,
-      uploads: { audio: env.UPLOAD_MAX_AUDIO_BYTES, image: env.UPLOAD_MAX_IMAGE_BYTES, video: env.UPLOAD_MAX_VIDEO_BYTES, collectionMediaBytes: env.MEDIA_BYTES_PER_COLLECTION },
+      uploads: { audio: env.UPLOAD_MAX_AUDIO_BYTES, image: env.UPLOAD_MAX_IMAGE_BYTES, video: env.UPLOAD_MAX_VIDEO_BYTES, collectionMediaBytes: env.MEDIA_BYTES_PER_COLLECTION, personUploadBytes: env.MEDIA_UPLOAD_BYTES_PER_PERSON },
     };
   });
 

@@ -114,3 +114,27 @@ describe('the console', () => {
     expect(res.text).not.toMatch(/\son[a-z]+=/);
   });
 });
+
+// Found attacking the merged result (issue 35): the API reference shares the console's origin,
+// but answered with no CSP, no nosniff, could be framed, and /docs/assets served the whole
+// swagger-ui-dist package, pages that run scripts included (its demo index.html, which loads a
+// document from petstore.swagger.io, and oauth2-redirect.html).
+describe('the API reference (/docs)', () => {
+  it('runs only its own scripts from this origin, cannot be framed, is not sniffed, and serves only the two assets it loads', async () => {
+    for (const path of ['/docs', '/docs/init.js', '/docs/assets/swagger-ui.css', '/docs/assets/swagger-ui-bundle.js']) {
+      const res = await request(app).get(path);
+      expect([path, res.status]).toEqual([path, 200]);
+      const csp = directives(res.headers['content-security-policy']);
+      expect({ path, 'default-src': csp['default-src'], 'script-src': csp['script-src'] }).toEqual({ path, 'default-src': ["'none'"], 'script-src': ["'self'"] });
+      expect(csp['connect-src']).toEqual(["'self'"]);
+      expect(csp['frame-ancestors']).toEqual(["'none'"]);
+      expect(csp['form-action']).toEqual(["'self'"]);
+      expect(csp['base-uri']).toEqual(["'none'"]);
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+    }
+    for (const path of ['/docs/assets/index.html', '/docs/assets/oauth2-redirect.html', '/docs/assets/swagger-initializer.js', '/docs/assets/swagger-ui.js.map', '/docs/assets/package.json']) {
+      const res = await request(app).get(path);
+      expect([path, res.status]).toEqual([path, 404]);
+    }
+  });
+});

@@ -39,7 +39,9 @@ const ERROR_TABLE: Record<ErrorCode, { status: number; text: string }> = {
   media_unreadable: { status: 422, text: 'Filen kunne ikke leses' }, // issue 28
   media_audio_out_of_bounds: { status: 422, text: 'Lyden er utenfor det tjenesten tar imot' }, // issue 35
   media_link_expired: { status: 403, text: 'Lenken er utløpt; be om en ny' }, // issue 25
+  storage_full: { status: 507, text: 'Lagringsplassen er full; filen ble ikke lagret' }, // issue 38
   rerun_other_actor: { status: 409, text: 'Kjøringen ble gjort som en annen enn den orkestreringen nå kjører som; start en ny kjøring i stedet' }, // issue 35
+  secret_other_actor: { status: 403, text: 'Bare den orkestreringen kjører som kan sette hemmelighetene; ta den over med update_orchestration først' }, // issue 35, found on the merged result
 };
 
 const INTERNAL = { status: 500, text: 'Intern feil' };

@@ -1,4 +1,4 @@
-import { openDatabase, ReadReplicas, type DatabaseHandle } from '@inntak/postgres';
+import { connectionProblem, openDatabase, ReadReplicas, type DatabaseHandle } from '@inntak/postgres';
 import { loadConfigOrExit, onStopSignals } from '@inntak/core';
 import { DEV_ISSUER, openDevIssuer } from '@inntak/dev-issuer';
 import type { TokenVerifier } from '@inntak/access';
@@ -62,14 +62,17 @@ try {
 } catch (err) {
   await database.close().catch(() => {});
   if (aborting) await aborting;
-  fail(`DATABASE_URL: the database does not answer (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  fail(`DATABASE_URL: ${connectionProblem(err)}`);
 }
 // Intake's own small pool: the public endpoint keeps answering while reads fill the main one.
 const intakeDatabase = openDatabase({ connectionString: config.databaseUrl, logger, slowQueryMs: config.slowQueryMs, max: config.intakePoolSize });
 opened.push(intakeDatabase);
 // Reads on streaming replicas (READ_DATABASE_URL), checked every second; none: all on the primary.
+// A search may take up to its 2 s cut-off: 3 s is a replica's fault, not the query's.
+const REPLICA_TIMEOUTS = { connectMs: 1000, queryMs: 3000 };
 const replicaDatabases = config.readDatabaseUrls.map((url) => {
-  const handle = openDatabase({ connectionString: url, logger, slowQueryMs: config.slowQueryMs });
+  // Bounded (issue 38): a read a replica does not answer in time is read again on the primary.
+  const handle = openDatabase({ connectionString: url, logger, slowQueryMs: config.slowQueryMs, timeouts: REPLICA_TIMEOUTS });
   opened.push(handle);
   const { hostname, port, pathname } = new URL(url);
   return { name: `${hostname}:${port || 5432}${pathname}`, database: handle };

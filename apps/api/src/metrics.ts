@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { requireSystemAdmin } from '@inntak/access';
 import type { DatabaseStats } from '@inntak/core';
 import { callerOf } from './auth.js';
+import type { ReplicaStatus } from './read-routing.js';
 import { routeOf } from './request-logging.js';
 import { parseInput, type RouteRegistry } from './route-registry.js';
 import { intakeOutcome, type IntakeOutcome } from './rest/webhook-intake.js';
@@ -103,11 +104,14 @@ export interface MetricsDeps {
   databaseStats: () => Promise<DatabaseStats>;
   /** A bearer token that may read /metrics without a JWT; absent: admins only. */
   metricsToken: string | undefined;
+  /** The read replicas and whether each is in rotation (READ_DATABASE_URL); absent: none. */
+  replicaStatus?: () => ReplicaStatus[];
 }
 
 export function installMetrics(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: MetricsDeps): void {
   const gauges = pgMetrics(deps.metrics.registry);
   const perProcess = processMetrics();
+  const inRotation = new Gauge({ name: 'inntak_read_replica_in_rotation', help: 'Whether the read replica takes reads (1) or is out of rotation (0)', labelNames: ['replica'], registers: [deps.metrics.registry] });
   const allowed: RequestHandler = async (req, res, next) => {
     if (deps.metricsToken && bearerIs(req.headers.authorization, deps.metricsToken)) return next();
     await new Promise<void>((resolve, reject) => {
@@ -130,6 +134,7 @@ export function installMetrics(app: Express, registry: RouteRegistry, auth: Requ
         pg_stats: z.record(z.string(), z.unknown()),
         requests: z.array(z.record(z.string(), z.unknown())),
         intake: z.array(z.record(z.string(), z.unknown())),
+        read_replicas: z.array(z.object({ name: z.string(), in_rotation: z.boolean(), reason: z.string().optional() })).optional(),
       }),
       alternatives: { 'text/plain': z.string().describe('Prometheus text format (format=prometheus, or asked for by Accept)') },
     },
@@ -140,8 +145,11 @@ export function installMetrics(app: Express, registry: RouteRegistry, auth: Requ
     // A Prometheus scraper asks for openmetrics or versioned text/plain and gets the text format.
     const prometheus = format ? format === 'prometheus' : req.accepts(['application/json', ...PROMETHEUS_TYPES]) !== 'application/json';
     const stats = await deps.databaseStats();
+    const replicas = deps.replicaStatus?.();
     if (prometheus) {
       gauges.set(stats);
+      inRotation.reset();
+      for (const r of replicas ?? []) inRotation.set({ replica: r.name }, r.in_rotation ? 1 : 0);
       const text = (await deps.metrics.registry.metrics()) + (await perProcess.metrics());
       res.status(200).type(deps.metrics.registry.contentType).send(text);
       return;
@@ -152,6 +160,7 @@ export function installMetrics(app: Express, registry: RouteRegistry, auth: Requ
       pg_stats: stats,
       requests: counts.values.map((v) => ({ ...v.labels, count: v.value })),
       intake: intake.values.map((v) => ({ ...v.labels, count: v.value })),
+      ...(replicas ? { read_replicas: replicas } : {}),
     });
   });
 }

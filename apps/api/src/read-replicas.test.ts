@@ -4,8 +4,9 @@ import request from 'supertest';
 import { sql } from 'kysely';
 import { uuidv7 } from '@inntak/core';
 import { migrate, openDatabase, ReadReplicas, type DatabaseHandle } from '@inntak/postgres';
+import { sharedKey } from '@inntak/postgres/graph';
 import { createPerson, PostgresNodeQueryStore } from '@inntak/postgres/graph';
-import { describeWithEngine, engineUnavailable, startHotStandby, type HotStandby } from '@inntak/test-support';
+import { describeWithEngine, engineUnavailable, freePort, startHotStandby, type HotStandby } from '@inntak/test-support';
 import { readRouting } from './read-routing.js';
 
 // A real primary and streaming hot standby from Debian's PostgreSQL binaries (README, "Optional
@@ -85,7 +86,7 @@ describeWithEngine('postgres', describe, 'reads on a streaming replica (READ_DAT
   it('read-your-writes: through the routing middleware a caller sees its write at once; a replica that has not replayed it is not used', async () => {
     const router = replicas({ waitMs: 100 });
     await router.check();
-    const store = new PostgresNodeQueryStore(primary.db, {}, () => router.reader());
+    const store = new PostgresNodeQueryStore(primary.db, {}, (fn) => router.read(fn));
     const app = express();
     app.use(readRouting(router, logger));
     app.post('/write', (_req, res, next) => {
@@ -116,12 +117,39 @@ describeWithEngine('postgres', describe, 'reads on a streaming replica (READ_DAT
     expect(read.body.ids).toHaveLength(1);
   });
 
+  it('read-your-writes follows the person, not the token: a read with a refreshed token after a write does not use a replica behind it', async () => {
+    const router = replicas({ waitMs: 100 });
+    await router.check();
+    const store = new PostgresNodeQueryStore(primary.db, {}, (fn) => router.read(fn));
+    const app = express();
+    app.use(readRouting(router, logger));
+    // As auth.ts leaves it: every token below belongs to the writer.
+    app.use((_req, res, next) => {
+      res.locals.caller = { personId: writer, isAdmin: false };
+      next();
+    });
+    app.post('/write', (_req, res, next) => {
+      openNode('fornyet token').then((id) => res.json({ id }), next);
+    });
+    app.get('/read', (_req, res, next) => {
+      Promise.all([store.queryNodes(writer, { limit: 10, text: 'fornyet' }), router.reader().then(server)]).then(([page, where]) => res.json({ ids: page.rows.map((r) => r.node.id), where }), next);
+    });
+    await sql`select pg_wal_replay_pause()`.execute(standby.db);
+    try {
+      const written = await request(app).post('/write').set('Authorization', 'Bearer gammelt');
+      const read = await request(app).get('/read').set('Authorization', 'Bearer fornyet');
+      expect(read.body).toEqual({ ids: [written.body.id], where: 'primary' });
+    } finally {
+      await sql`select pg_wal_replay_resume()`.execute(standby.db);
+    }
+  });
+
   it("across API processes: a write's answer carries its WAL position, and a read sending it back is not answered from a replica behind it", async () => {
     // Two API processes, each with its own memory of writes: the write goes through one, the
     // read through the other (a load balancer without stickiness).
     const appOf = () => {
       const router = replicas({ waitMs: 100 });
-      const store = new PostgresNodeQueryStore(primary.db, {}, () => router.reader());
+      const store = new PostgresNodeQueryStore(primary.db, {}, (fn) => router.read(fn));
       const app = express();
       app.use(readRouting(router, logger));
       app.post('/write', (_req, res, next) => {
@@ -181,14 +209,96 @@ describeWithEngine('postgres', describe, 'reads on a streaming replica (READ_DAT
     expect(theirs.body).toEqual({ where: 'standby' });
   });
 
-  it('a replica that is down leaves rotation, logged, and reads go on from the primary', async () => {
+  it('read-your-writes across processes without the client echoing anything: the write sets a signed cookie, and another process reads after it', async () => {
+    const key = sharedKey(primary.db, 'read_position');
+    const appOf = () => {
+      const router = replicas({ waitMs: 100 });
+      const store = new PostgresNodeQueryStore(primary.db, {}, (fn) => router.read(fn));
+      const app = express();
+      app.use(readRouting(router, logger, key));
+      app.post('/write', (_req, res, next) => {
+        res.locals.caller = { personId: writer, isAdmin: false };
+        openNode('informasjonskapsel').then((id) => res.json({ id }), next);
+      });
+      app.get('/read', (_req, res, next) => {
+        Promise.all([store.queryNodes(writer, { limit: 10, text: 'informasjonskapsel' }), router.reader().then(server)]).then(
+          ([page, where]) => res.json({ ids: page.rows.map((r) => r.node.id), where }),
+          next,
+        );
+      });
+      return { app, router };
+    };
+    const fleet = [appOf(), appOf(), appOf()];
+    await Promise.all(fleet.map((p) => p.router.check()));
+    await sql`select pg_wal_replay_pause()`.execute(standby.db);
+    try {
+      let seen = 0;
+      for (let i = 0; i < 6; i++) {
+        const written = await request(fleet[i % 3]!.app).post('/write').set('Authorization', `Bearer token-${i}`);
+        const cookie = (written.headers['set-cookie'] as unknown as string[]).find((c) => c.startsWith('inntak_read_after='))!.split(';')[0]!;
+        // Another process, and another token of the same person (a refreshed one): a browser sends its cookies back by itself.
+        const read = await request(fleet[(i + 1) % 3]!.app).get('/read').set('Authorization', `Bearer token-${i}-refreshed`).set('Cookie', cookie);
+        if ((read.body.ids as string[]).includes(written.body.id as string)) seen++;
+      }
+      expect(seen).toBe(6);
+      const forged = await request(fleet[0]!.app).get('/read').set('Cookie', 'inntak_read_after=0/0.99999999999.AAAAAAAAAAAAAAAAAAAAAA');
+      expect(forged.body.where).toBe('standby');
+    } finally {
+      await sql`select pg_wal_replay_resume()`.execute(standby.db);
+    }
+  });
+
+  it('a misconfigured replica (a closed port) is logged at start as out of rotation, with its reason, and reads use the primary', async () => {
+    const closed = openDatabase({ connectionString: `postgres://postgres@127.0.0.1:${await freePort()}/postgres`, logger, timeouts: { connectMs: 500, queryMs: 500 } });
+    try {
+      const router = new ReadReplicas({ primary, replicas: [{ name: 'feilkonfigurert', database: closed }], logger });
+      await router.start();
+      router.stop();
+      expect(logged).toContainEqual({ message: 'read replica out of rotation', fields: { replica: 'feilkonfigurert', reason: expect.stringMatching(/^unreachable/) } });
+      expect(router.status()).toEqual([{ name: 'feilkonfigurert', in_rotation: false, reason: expect.stringMatching(/^unreachable/) }]);
+      expect(await router.read(server)).toBe('primary');
+    } finally {
+      await closed.close();
+    }
+  });
+
+  it('a frozen replica (SIGSTOP): reads already routed to it are answered from the primary in the same request, and it leaves rotation at its next check', async () => {
+    const bounded = openDatabase({ connectionString: servers.standbyUrl, logger, timeouts: { connectMs: 500, queryMs: 1000 } });
+    const router = new ReadReplicas({ primary, replicas: [{ name: 'frossen', database: bounded }], logger, checkTimeoutMs: 500 });
+    try {
+      await router.check();
+      expect(router.rotation()).toEqual(['frossen']);
+      servers.freezeStandby(true);
+      // Routed to the replica before any check saw it freeze: each is answered, by the primary.
+      const answers = await Promise.all(Array.from({ length: 5 }, () => router.read(server)));
+      expect(answers).toEqual(Array(5).fill('primary'));
+      await router.check();
+      expect(router.status()).toEqual([{ name: 'frossen', in_rotation: false, reason: expect.any(String) }]);
+      expect(logged).toContainEqual({ message: 'read replica out of rotation', fields: { replica: 'frossen', reason: expect.any(String) } });
+    } finally {
+      servers.freezeStandby(false);
+      await bounded.close();
+    }
+  }, 30_000);
+
+  it('a replica stopped under reads: the read in flight and the first after it answer from the primary, none fails; it leaves rotation, logged', async () => {
     const router = replicas();
     await router.check();
     expect(router.rotation()).toEqual(['standby']);
+    // A read holding its replica connection while the standby stops under it.
+    const inFlight = router.read(async (db) => {
+      if ((await server(db)) === 'standby') await sql`select pg_sleep(5)`.execute(db);
+      return server(db);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
     await servers.stopStandby();
+    expect(await inFlight).toBe('primary');
+    // No check has run since the stop: the reads right after it are answered all the same.
+    expect(await Promise.all([router.read(server), router.read(server), router.read(server)])).toEqual(['primary', 'primary', 'primary']);
+    // The failed read took it out at once, saying why; the next check keeps it out.
+    expect(logged).toContainEqual({ message: 'read replica out of rotation', fields: { replica: 'standby', reason: expect.stringMatching(/^a read failed: terminating connection/) } });
     await router.check();
-    expect(router.rotation()).toEqual([]);
-    expect(logged).toContainEqual({ message: 'read replica out of rotation', fields: expect.objectContaining({ replica: 'standby', reason: expect.stringMatching(/^unreachable/) }) });
+    expect(router.status()).toEqual([{ name: 'standby', in_rotation: false, reason: expect.stringMatching(/^unreachable/) }]);
     expect(await server(await router.consistent())).toBe('primary');
     expect(await server(await router.reader())).toBe('primary');
   });

@@ -1,14 +1,23 @@
 import { createHash } from 'node:crypto';
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '@inntak/core';
-import type { Logger } from '@inntak/core';
+import type { Logger, SharedKey } from '@inntak/core';
+import { positionCookie, positionOfCookie } from './read-position-cookie.js';
 
 /** What the routing needs of the read replicas (ReadReplicas in @inntak/postgres). */
 export interface ReadRouter {
-  withCaller<T>(key: string | undefined, fn: () => T, after?: string): T;
+  withCaller<T>(key: string | undefined, fn: () => T, after?: string, person?: () => string | undefined): T;
   beginWrite(key: string): void;
-  endWrite(key: string): Promise<void>;
+  endWrite(key: string, person?: string): Promise<void>;
   position(): Promise<string>;
+  /** Every replica, in rotation or why not (/health/ready, /metrics). */
+  status(): ReplicaStatus[];
+}
+
+export interface ReplicaStatus {
+  name: string;
+  in_rotation: boolean;
+  reason?: string;
 }
 
 /** A write's answer: the primary's WAL position once it committed. */
@@ -27,31 +36,45 @@ const WAL_POSITION = /^[0-9A-F]{1,8}\/[0-9A-F]{1,8}$/i;
  * replayed that position. Across processes (a load balancer without stickiness): a write's
  * answer carries that position in `Inntak-Write-Position`, and a read that sends it back in
  * `Inntak-Read-After` is answered from a replica that has replayed it, or from the primary.
+ * With `cookieKey` (issue 38) the answer also sets that position in a short-lived signed cookie,
+ * so a browser's next reads on any process wait for it without the client doing anything; an
+ * `Inntak-Read-After` header wins over the cookie.
  */
-export function readRouting(router: ReadRouter, logger: Logger): RequestHandler {
+export function readRouting(router: ReadRouter, logger: Logger, cookieKey?: SharedKey): RequestHandler {
   return (req, res, next) => {
     const asked = req.headers[READ_AFTER_HEADER.toLowerCase()];
     if (asked !== undefined && (typeof asked !== 'string' || !WAL_POSITION.test(asked))) {
       return next(new AppError('invalid_input', { detail: `${READ_AFTER_HEADER}: en WAL-posisjon slik ${WRITE_POSITION_HEADER} gir den, f.eks. 16/B374D848` }));
     }
-    const after = asked?.toUpperCase();
-    const authorization = req.headers.authorization;
-    if (!authorization) return router.withCaller(undefined, next, after);
-    const key = createHash('sha256').update(authorization).digest('base64url');
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      router.beginWrite(key);
-      let ended = false;
-      const end = () => {
-        if (ended) return;
-        ended = true;
-        router.endWrite(key).catch((err: unknown) => logger.warn('could not read the primary WAL position after a write', { error: (err as Error).message }));
-      };
-      res.once('finish', end);
-      res.once('close', end);
-      answerWithPosition(router, res, logger);
-    }
-    router.withCaller(key, next, after);
+    const route = (after: string | undefined) => routeRequest(router, logger, cookieKey, req, res, next, after);
+    if (asked !== undefined || !cookieKey) return route(asked?.toUpperCase());
+    // A cookie that does not verify (expired, forged, under a key rotated away) is ignored.
+    positionOfCookie(cookieKey, req).then(route, () => route(undefined));
   };
+}
+
+function routeRequest(router: ReadRouter, logger: Logger, cookieKey: SharedKey | undefined, req: Request, res: Response, next: () => void, after: string | undefined): void {
+  const authorization = req.headers.authorization;
+  if (!authorization) return router.withCaller(undefined, next, after);
+  const key = createHash('sha256').update(authorization).digest('base64url');
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    router.beginWrite(key);
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      router.endWrite(key, personOf(res)).catch((err: unknown) => logger.warn('could not read the primary WAL position after a write', { error: (err as Error).message }));
+    };
+    res.once('finish', end);
+    res.once('close', end);
+    answerWithPosition(router, res, logger, cookieKey);
+  }
+  router.withCaller(key, next, after, () => personOf(res));
+}
+
+/** The person auth.ts found for the request (res.locals.caller), once it has run. */
+function personOf(res: Response): string | undefined {
+  return (res.locals.caller as { personId?: string } | undefined)?.personId;
 }
 
 /**
@@ -60,7 +83,7 @@ export function readRouting(router: ReadRouter, logger: Logger): RequestHandler 
  * primary per write, only where replicas are configured). Answers not sent through `res.send`
  * (streams) go without it.
  */
-function answerWithPosition(router: ReadRouter, res: Response, logger: Logger): void {
+function answerWithPosition(router: ReadRouter, res: Response, logger: Logger, cookieKey: SharedKey | undefined): void {
   const send = res.send.bind(res);
   res.send = ((body?: unknown) => {
     res.send = send;
@@ -73,7 +96,10 @@ function answerWithPosition(router: ReadRouter, res: Response, logger: Logger): 
       timer = setTimeout(() => reject(new Error(`no answer from the primary in ${POSITION_WAIT_MS} ms`)), POSITION_WAIT_MS);
     });
     Promise.race([router.position(), late])
-      .then((lsn) => res.setHeader(WRITE_POSITION_HEADER, lsn))
+      .then(async (lsn) => {
+        res.setHeader(WRITE_POSITION_HEADER, lsn);
+        if (cookieKey) res.append('Set-Cookie', await positionCookie(cookieKey, lsn, res.req.secure));
+      })
       .catch((err: unknown) => logger.warn('answering a write without its WAL position', { error: (err as Error).message }))
       .finally(() => {
         clearTimeout(timer);

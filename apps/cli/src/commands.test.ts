@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { createCollection, createPerson } from '@inntak/postgres/graph';
+import { createCollection, createPerson, sharedKey } from '@inntak/postgres/graph';
 import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
 import { runDatabaseCommand, UsageError } from './commands.js';
 
@@ -29,6 +29,17 @@ async function levelOf(subject: string, object: string) {
 }
 
 describe('inntak CLI', () => {
+  it('secrets rotate makes a new key and keeps the old one as previous; a key not made yet or not rotatable is a usage error', async () => {
+    await expect(run('secrets rotate', { name: 'media_link' })).rejects.toThrow(UsageError);
+    const key = sharedKey(h.db, 'media_link');
+    const before = await key.current();
+    expect(await run('secrets rotate', { name: 'media_link' })).toEqual({ name: 'media_link', rotated: true, previous_accepted_hours: 25 });
+    const [current, previous] = await sharedKey(h.db, 'media_link').accepted();
+    expect(Buffer.from(previous!)).toEqual(Buffer.from(before));
+    expect(Buffer.from(current!)).not.toEqual(Buffer.from(before));
+    await expect(run('secrets rotate', { name: 'query_cursor' })).rejects.toThrow(UsageError);
+  });
+
   it('webhook list prints every webhook with its template_id, collection_id and url', async () => {
     const added = await run('webhook add', { collection });
     const list = (await run('webhook list', {})) as unknown as Array<Record<string, unknown>>;

@@ -14,7 +14,7 @@ import {
 import { collectionAdd, memberAdd, personAdd } from './commands/people.js';
 import { mediaAdd, prune, tts } from './commands/media.js';
 import { abEvaluate, abResults, publicationAdd, publish } from './commands/publishing.js';
-import { migrate, start, templates, token } from './commands/system.js';
+import { migrate, secretsRotate, start, templates, token } from './commands/system.js';
 import { webhookAdd, webhookDeliveries, webhookList, webhookRerender, webhookRotate, webhookSetSecret, webhookSetTemplate } from './commands/webhooks.js';
 
 export { CliError, UsageError, commandHelp, describeFailure, required, type CommandSpec, type Options } from './command-line.js';
@@ -55,6 +55,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   tts,
   mediaAdd,
   prune,
+  secretsRotate,
 ];
 
 export const USAGE = `inntak — webhooks into a graph

@@ -18,9 +18,9 @@ import {
   updateOrchestration,
 } from '@inntak/orchestration';
 import { createPublication, publishArticle } from '@inntak/publishing';
-import { migrate, openDatabase, spawnEmbeddedPostgres, type Db } from '@inntak/postgres';
+import { connectionProblem, migrate, openDatabase, spawnEmbeddedPostgres, type Db } from '@inntak/postgres';
 import { PostgresDeliveriesStore } from '@inntak/postgres/deliveries';
-import { nodeKindOf, personOfIdentity, PostgresGraphStore } from '@inntak/postgres/graph';
+import { nodeKindOf, personOfIdentity, PostgresGraphStore, rotateServerSecret } from '@inntak/postgres/graph';
 import { PostgresWebhookAdminStore } from '@inntak/postgres/intake';
 import { enqueueJob, getJob } from '@inntak/postgres/jobs';
 import { mediaOfJob, PostgresMediaStore, postgresPruneCatalog } from '@inntak/postgres/media';
@@ -89,6 +89,7 @@ export function cliServices(db: Db) {
     abResults: over(new PostgresAbResults(db), abResults),
     queueTts: (payload: { node_id: string; voice?: string; rate?: number }) => enqueueJob(db, 'tts_generate', payload, { maxAttempts: 3 }),
     getJob: on(db, getJob),
+    rotateServerSecret: on(db, rotateServerSecret),
     mediaOfJob: on(db, mediaOfJob),
     /** One file into a collection as POST /media takes it, as the operator. */
     addMedia: (storageDir: string, limits: UploadLimits, input: { collection_id: string; bytes: Uint8Array; title?: string | null }) =>
@@ -124,7 +125,7 @@ const never = new Promise<void>(() => {});
 export async function resolveDatabase(config: CliConfig, logger: Logger): Promise<ResolvedDatabase> {
   if (config.databaseUrl) {
     const problem = await unanswered(config.databaseUrl, 5000);
-    if (problem) throw new Error(`DATABASE_URL: the database at ${withoutPassword(config.databaseUrl)} does not answer (${problem})`);
+    if (problem) throw new Error(`DATABASE_URL (${withoutPassword(config.databaseUrl)}): ${problem}`);
     return { url: config.databaseUrl, release: async () => {}, exited: never };
   }
   const url = `postgres://postgres:postgres@127.0.0.1:${config.embeddedPort}/inntak`;
@@ -172,7 +173,7 @@ async function unanswered(url: string, timeoutMs: number): Promise<string | unde
     await client.query('select 1');
     return undefined;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    return connectionProblem(err);
   } finally {
     await client.end().catch(() => {});
   }

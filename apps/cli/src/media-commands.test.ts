@@ -44,11 +44,10 @@ async function article(title: string, content: string): Promise<string> {
 
 describe('inntak prune', () => {
   it('a STORAGE_DIR under /proc fails at once with a JSON error naming STORAGE_DIR (it used to spin for ever)', async () => {
-    const started = Date.now();
+    // A CLI that spins never answers: the test's timeout tells it from one that fails.
     const { code, json } = await inntakWith({ STORAGE_DIR: '/proc/inntak-media' }, 'prune', '--dry-run');
     expect(code).not.toBe(0);
     expect(json.error).toBe('STORAGE_DIR must be a directory this user can create and write; /proc/inntak-media: ENOENT');
-    expect(Date.now() - started).toBeLessThan(10_000);
   }, 30_000);
 
   it('--dry-run prints what it would delete and deletes nothing; without it the row and the file go', async () => {

@@ -4,6 +4,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { planScheduledRuns } from '@inntak/orchestration';
+import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
 import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
 import { describeWithEngine } from '@inntak/test-support';
 import { freePort, killGroup, npmStart, REPO_ROOT, type Started } from './__tests__/processes.js';
@@ -38,6 +40,24 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+/**
+ * The crontab's minute without waiting for it (up to two under load): as soon as the example has
+ * made its schedule, the worker's planner runs as its crontab task would, with the clock at the
+ * minute the schedule is due. The worker then runs what it queued, as it would at that minute;
+ * the crontab line itself is apps/worker/src/crontab.test.ts's.
+ */
+async function planWhenDue(finished: () => boolean): Promise<void> {
+  while (!finished()) {
+    const schedule = await h.db.selectFrom('orchestration_schedules').select('next_at').executeTakeFirst();
+    if (schedule) {
+      await planScheduledRuns(new PostgresOrchestrationStore(h.db), schedule.next_at);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+
 // The block uses curl and jq, which npm does not install (README, "Optional engines").
 describeWithEngine('curl-jq', describe, 'docs/orchestration.md worked example', () => {
   it('is a block that starts like the README (npm start in the background) and ends with kill %1', () => {
@@ -48,7 +68,12 @@ describeWithEngine('curl-jq', describe, 'docs/orchestration.md worked example', 
   it('works as pasted: a failed build is posted (retried after a 503), a successful one filtered, and the schedule runs', async () => {
     // In this shell the stand-in hook is job %1 (npm start is the test's): it is stopped at the end.
     const script = ['set -euo pipefail', ...rest, 'echo "C=$C"', 'echo "O=$O"', 'kill %1'].join('\n');
-    const { stdout } = await promisify(execFile)('bash', ['-c', script], { cwd: REPO_ROOT, env, timeout: 400_000 });
+    const pasted = promisify(execFile)('bash', ['-c', script], { cwd: REPO_ROOT, env, timeout: 400_000 });
+    let done = false;
+    void pasted.finally(() => (done = true)).catch(() => {});
+    const planned = planWhenDue(() => done);
+    const { stdout } = await pasted;
+    await planned;
     const lines = stdout.trim().split('\n');
     const orchestration = lines.pop()!.replace('O=', '');
     const collection = lines.pop()!.replace('C=', '');

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { alive, freePort, killGroup, npmStart, processTree, REPO_ROOT, until, type ProcessInfo, type Started } from './__tests__/processes.js';
 
 // `npm start` on the embedded PostgreSQL, as a user runs it: npm, the CLI, the API, the worker,
@@ -69,10 +70,18 @@ async function expectAllGone(tree: ProcessInfo[]): Promise<void> {
 }
 
 describe('npm start stops as a whole, whichever process gets the signal', () => {
-  it('SIGTERM to npm (what `kill %1` reaches first): everything stops and npm exits 0; the first lines say it is building', async () => {
+  it('SIGTERM to npm (what `kill %1` reaches first): everything stops and npm exits 0; the first lines say it is building; the embedded server runs with fsync on', async () => {
     const started = npmStart(env);
     const { tree } = await startedTree(started);
     expect(started.stderr.some((line) => line.includes('inntak: building with tsc -b'))).toBe(true);
+    // `.data/` is promised to survive an OS crash (README): the embedded server keeps fsync on (issue 38).
+    const client = new pg.Client({ connectionString: `postgres://postgres:postgres@127.0.0.1:${env.EMBEDDED_PG_PORT}/inntak` });
+    await client.connect();
+    try {
+      expect((await client.query<{ fsync: string }>('show fsync')).rows[0]!.fsync).toBe('on');
+    } finally {
+      await client.end();
+    }
     process.kill(started.child.pid!, 'SIGTERM');
     expect(await started.exited).toBe(0);
     await expectAllGone(tree);

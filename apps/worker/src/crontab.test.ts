@@ -27,6 +27,10 @@ describe('the worker crontab (apps/worker/crontab)', () => {
     expect(readFileSync(CRONTAB_FILE, 'utf8')).toMatch(/^\* \* \* \* \* disk_monitor /m);
   });
 
+  it('plans the scheduled orchestrations every minute (docs/orchestration.md)', () => {
+    expect(readFileSync(CRONTAB_FILE, 'utf8')).toMatch(/^\* \* \* \* \* orchestration_schedule /m);
+  });
+
   it('is the worker’s crontab unless WORKER_CRONTAB replaces it', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://x' }, []).crontab).toBe(readFileSync(CRONTAB_FILE, 'utf8'));
     expect(loadConfig({ DATABASE_URL: 'postgres://x', WORKER_CRONTAB: '' }, []).crontab).toBe('');

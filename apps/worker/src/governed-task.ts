@@ -55,7 +55,9 @@ export function governed<T extends string>(jobType: T, body: JobBody<JobPayload<
     if (deps.governor.takeEarlyCancel(decision.historyId) && (await deps.runs.isCancelRequested(decision.historyId))) {
       controller.abort(new JobCancelledError(decision.historyId));
     }
-    const onShutdown = () => controller.abort(new Error('worker shut down before the job finished; released for retry'));
+    // Says what happens next (issue 38): a job on its last attempt is not run again.
+    const next = job.attempts >= job.max_attempts ? `no attempts left (${job.attempts} of ${job.max_attempts}), job failed` : 'released for retry';
+    const onShutdown = () => controller.abort(new Error(`worker shut down before the job finished; ${next}`));
     helpers.abortSignal.addEventListener('abort', onShutdown, { once: true });
     const timeoutSeconds = decision.rule.timeoutSeconds;
     const timer = setTimeout(() => controller.abort(new JobTimeoutError(timeoutSeconds)), timeoutSeconds * 1000);

@@ -1,4 +1,4 @@
-import { openDatabase } from '@inntak/postgres';
+import { connectionProblem, openDatabase } from '@inntak/postgres';
 import { loadConfigOrExit, onStopSignals } from '@inntak/core';
 import { loadConfig, type WorkerConfig } from './config.js';
 import { createLogger } from './logger.js';
@@ -35,7 +35,7 @@ try {
   await probe.pool.query('select 1');
 } catch (err) {
   if (startup.signal.aborted) process.exit(0);
-  logger.error(`DATABASE_URL: the database does not answer (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { tag: 'startup' });
+  logger.error(`DATABASE_URL: ${connectionProblem(err)}`, { tag: 'startup' });
   process.exit(1);
 } finally {
   await probe.close().catch(() => {});

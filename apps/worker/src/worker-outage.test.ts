@@ -33,7 +33,7 @@ async function workerConnections(): Promise<number> {
 }
 
 describe('the worker through a database outage', () => {
-  it('a 1.5 s outage: connections stay within its pool, a bounded number of log lines, and jobs run again afterwards', async () => {
+  it('a 1.5 s outage: connections stay within its pool, a few log lines a second, and jobs run again afterwards', async () => {
     const logger = winston.createLogger({
       level: 'debug',
       format: winston.format.json(),
@@ -53,7 +53,8 @@ describe('the worker through a database outage', () => {
     const worker = await startWorker(config, logger);
     const runJob = async () => {
       const id = await enqueueJob(database.db, 'access_repair', { edge_id: '00000000-0000-4000-8000-000000000000' });
-      for (let i = 0; i < 300 && !['completed', 'failed'].includes((await getJob(database.db, id)).status); i++) {
+      // Awaited, not timed: a worker that never runs it fails the test at the deadline.
+      for (const end = Date.now() + 30_000; Date.now() < end && !['completed', 'failed'].includes((await getJob(database.db, id)).status); ) {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       return (await getJob(database.db, id)).status;
@@ -63,20 +64,27 @@ describe('the worker through a database outage', () => {
       // (the database already down as the worker starts) stays failed until a restart.
       expect(await runJob()).toBe('completed');
       const before = lines.length;
+      const blockedAt = Date.now();
       await admin.query(`alter database "${name}" allow_connections false`);
       await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1', [name]);
+      // pg_terminate_backend only signals: on a busy machine the backends take a while to go.
+      for (const end = Date.now() + 10_000; Date.now() < end && (await workerConnections()) > 0; ) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
       let most = 0;
       for (const end = Date.now() + 1500; Date.now() < end; ) {
         most = Math.max(most, await workerConnections());
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
       await admin.query(`alter database "${name}" allow_connections true`);
-      // Refused while blocked: only backends still being torn down by pg_terminate_backend show.
+      const outageS = (Date.now() - blockedAt) / 1000;
+      // Refused while blocked: a worker's connections could only show here by getting round it.
       expect(most).toBeLessThanOrEqual(config.concurrency + 3);
       const during = lines.slice(before).filter((l) => l.level === 'error' || l.level === 'warn');
-      // One line per lost connection and per failed poll, LISTEN retry or heartbeat — a few a
-      // second at most, not one per millisecond as a retry storm would log.
-      expect(during.length).toBeLessThan(30);
+      // One line per lost connection (about 12), then a few a second for failed polls, LISTEN
+      // retries and heartbeats, not one per millisecond as a retry storm would log. Counted per
+      // second of the outage as it really lasted: a busy machine stretches it.
+      expect(during.length).toBeLessThan(20 + 10 * outageS);
 
       expect(await runJob()).toBe('completed');
       // Its pool (concurrency + 3) and the test's own pool (at most 10).

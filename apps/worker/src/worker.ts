@@ -21,7 +21,7 @@ import {
 import { propagateBelongsTo } from '@inntak/postgres/graph';
 import { pruneDeliveries } from '@inntak/postgres/deliveries';
 import { PostgresPublishingStore } from '@inntak/postgres/publishing';
-import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
+import { PostgresOrchestrationStore, resumeLostRuns } from '@inntak/postgres/orchestration';
 import type { WorkerConfig } from './config.js';
 import type { JobBody } from './governed-task.js';
 import { checkDisk } from './disk-monitor.js';
@@ -126,9 +126,15 @@ export async function startWorker(config: WorkerConfig, logger: winston.Logger, 
   const tick = async () => {
     try {
       await heartbeat(db, worker);
-      const report = await reconcileDeadWorkers(db, config.workerStaleMs);
+      // An orchestration run whose job died with its worker is taken up again (or ends failed), never left running.
+      const report = await reconcileDeadWorkers(db, config.workerStaleMs, resumeLostRuns);
       if (report.releasedJobs.length > 0 || report.deadProcesses.length > 0) {
-        logger.warn('released the jobs of dead worker processes', { dead_processes: report.deadProcesses, job_ids: report.releasedJobs });
+        logger.warn('released the jobs of dead worker processes', {
+          dead_processes: report.deadProcesses,
+          job_ids: report.releasedJobs,
+          runs_resumed: report.after?.resumed ?? [],
+          runs_failed: report.after?.failed ?? [],
+        });
       }
     } catch (err) {
       logger.warn('heartbeat failed', { error: (err as Error).message });

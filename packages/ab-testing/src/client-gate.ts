@@ -1,9 +1,9 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Logger } from '@inntak/core';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { processKey, underSharedKey, type Logger, type SharedKey } from '@inntak/core';
 
 /**
- * An anonymous reader as the API tells them apart (apps/api public-clients.ts): keyed hashes,
- * never an address.
+ * An anonymous reader as the API tells them apart (apps/api pages/public-clients.ts): keyed
+ * hashes, never an address.
  */
 export interface AbReader {
   /** The reader's network (an IPv6 /48, IPv4 the address): the unit whose clients are capped. */
@@ -12,144 +12,171 @@ export interface AbReader {
   client: string;
 }
 
+/** A front-page impression as the store keeps it: which variant the client was shown first in the window. */
+export interface ImpressionRow {
+  article: string;
+  /** The impression's id (what the signed /t link names): a keyed hash of window, client, publication and article. */
+  id: string;
+  variant: string;
+}
+
+/**
+ * Where the impressions of the current and previous window are kept: the database for a fleet
+ * (every API process must see the same ones, issue 38), memory for a bare app.
+ */
+export interface ImpressionStore {
+  /**
+   * Records the rows not recorded yet for this client in this window, if the client is one of
+   * at most `cap` of its network; answers each asked article's recorded variant and whether this
+   * call recorded it (counted).
+   */
+  record(window: number, who: AbReader, cap: number, publicationId: string, rows: ImpressionRow[]): Promise<{ article: string; variant: string; counted: boolean }[]>;
+  /** Marks the impression clicked; true only the first time, for its variant, in one of `windows`. */
+  click(windows: number[], id: string, publicationId: string, articleId: string, variantId: string): Promise<boolean>;
+  /** Forgets the windows before `window`. */
+  prune(window: number): Promise<void>;
+}
+
 export interface AbClientGateOptions {
   /** AB_CLIENT_WINDOW_HOURS: a client counts once per test per window (default 24 h). */
   windowMs?: number;
   /** AB_CLIENTS_PER_ADDRESS: clients (address + User-Agent) of one network (an IPv4 address, an IPv6 /48) that count per window (default 16). */
   clientsPerAddress?: number;
-  /** Records kept per window; beyond, new impressions are not counted (default 200,000). */
-  maxRecords?: number;
+  /** Where impressions are kept (default: memory, this process only). */
+  store?: ImpressionStore;
+  /** The key signing impression ids (server_secrets `ab_impression` in a fleet). */
+  key?: SharedKey;
   clock?: () => number;
   logger?: Logger;
-}
-
-interface ImpressionRecord {
-  /** Random, 8 bytes base64url: what the signed impression id in the /t link names. */
-  id: string;
-  variant: string;
-  clicked: boolean;
-}
-
-interface Generation {
-  index: number;
-  records: Map<string, ImpressionRecord>;
-  byId: Map<string, ImpressionRecord>;
-  addresses: Map<string, Set<string>>;
-}
-
-/** What a front-page render of a variant may count, and the impression id its /t link carries. */
-export interface ImpressionGrant {
-  /** True when this render counts an impression: the client's first of the article in this window. */
-  counted: boolean;
-  /** The signed impression id for the /t link (also on a reload of a counted impression); absent: a click counts nothing. */
-  token?: string;
 }
 
 /**
  * Which impressions and clicks of front-page variants count, so that one client cannot decide
  * an A/B test: per fixed window (AB_CLIENT_WINDOW_HOURS), a client counts at most one
- * impression per article of a publication (the first variant it was shown). That impression
- * gets an id, signed (HMAC-SHA256 under a key made at start, with the window, publication,
- * article and variant) into the /t link; a click counts only with a valid signed id, at most
- * once per impression (issue 24). Clicks therefore never exceed impressions. One network (an
- * IPv4 address, an IPv6 /48) counts as at most AB_CLIENTS_PER_ADDRESS clients per window (a new
- * User-Agent per request does not make a new reader). Kept in memory per API process: the
- * current and the previous window (a click shortly after the turn still finds its impression),
- * each bounded by maxRecords.
+ * impression per article of a publication (the first variant it was shown). That impression's
+ * id is signed (HMAC-SHA256 with the window, publication, article and variant) into the /t
+ * link; a click counts only with a valid signed id, at most once per impression (issue 24), so
+ * clicks never exceed impressions. One network counts as at most AB_CLIENTS_PER_ADDRESS clients
+ * per window. Kept in the store for the current and the previous window (a click shortly after
+ * the turn still finds its impression), so a click on another API process than its impression
+ * counts, and a reload through another process does not count again (issue 38).
  */
 export class AbClientGate {
   private readonly windowMs: number;
   private readonly clientsPerAddress: number;
-  private readonly maxRecords: number;
   private readonly clock: () => number;
-  private readonly key = randomBytes(32);
-  private current: Generation;
-  private previous: Generation | undefined;
-  private warnedFull = false;
+  private readonly store: ImpressionStore;
+  private readonly key: SharedKey;
+  private pruned = -1;
 
   constructor(private readonly options: AbClientGateOptions = {}) {
     this.windowMs = options.windowMs ?? 24 * 3600_000;
     this.clientsPerAddress = options.clientsPerAddress ?? 16;
-    this.maxRecords = options.maxRecords ?? 200_000;
     this.clock = options.clock ?? Date.now;
-    this.current = this.generation(this.windowIndex());
+    this.store = options.store ?? new MemoryImpressionStore();
+    this.key = options.key ?? processKey();
   }
 
   /**
-   * A render of `variantId` for this client. Counts the client's first of the article in this
-   * window; a later render of the same variant gets the same signed id (a reader who reloads and
-   * then clicks still counts once), one of another variant none.
+   * A render showing `shown` (article → variant) to this client. Counts the client's first of
+   * each article in this window (the variants returned in `counted`); a later render of the same
+   * variant gets the same signed id (a reader who reloads and then clicks still counts once), one
+   * of another variant none.
    */
-  impression(who: AbReader, publicationId: string, articleId: string, variantId: string): ImpressionGrant {
-    const now = this.turn();
-    const key = `${who.client}|${publicationId}|${articleId}`;
-    const known = now.records.get(key);
-    if (known) return known.variant === variantId ? { counted: false, token: this.sign(now.index, known.id, publicationId, articleId, variantId) } : { counted: false };
-    // Capped per network (an IPv6 /48, an IPv4 address): a /64 each does not make new readers.
-    let clients = now.addresses.get(who.network);
-    if (!clients?.has(who.client)) {
-      if (clients && clients.size >= this.clientsPerAddress) return { counted: false };
-      if (!this.room(now)) return { counted: false };
-      if (!clients) now.addresses.set(who.network, (clients = new Set()));
-      clients.add(who.client);
+  async impressions(who: AbReader, publicationId: string, shown: Map<string, string>): Promise<{ tokens: Map<string, string>; counted: string[] }> {
+    const window = await this.turn();
+    const key = await this.key.current();
+    const rows = [...shown].map(([article, variant]) => ({ article, variant, id: impressionId(key, window, who.client, publicationId, article) }));
+    const recorded = await this.store.record(window, who, this.clientsPerAddress, publicationId, rows);
+    const tokens = new Map<string, string>();
+    const counted: string[] = [];
+    for (const row of recorded) {
+      if (shown.get(row.article) !== row.variant) continue;
+      if (row.counted) counted.push(row.variant);
+      const id = rows.find((r) => r.article === row.article)!.id;
+      tokens.set(row.article, `${window}.${id}.${signature(key, window, id, publicationId, row.article, row.variant)}`);
     }
-    if (!this.room(now)) return { counted: false };
-    const record = { id: randomBytes(8).toString('base64url'), variant: variantId, clicked: false };
-    now.records.set(key, record);
-    now.byId.set(record.id, record);
-    return { counted: true, token: this.sign(now.index, record.id, publicationId, articleId, variantId) };
+    return { tokens, counted };
   }
 
   /** True when this click counts: a valid signed impression id of this variant, in this window or the one before, not clicked yet. */
-  click(token: string | undefined, publicationId: string, articleId: string, variantId: string): boolean {
+  async click(token: string | undefined, publicationId: string, articleId: string, variantId: string): Promise<boolean> {
     const parts = token?.split('.');
     if (parts?.length !== 3) return false;
-    const [windowText, id, signature] = parts as [string, string, string];
-    const index = Number(windowText);
-    const now = this.turn();
-    const generation = index === now.index ? now : index === this.previous?.index ? this.previous : undefined;
-    if (!generation) return false;
-    const expected = Buffer.from(this.signature(index, id, publicationId, articleId, variantId));
-    const given = Buffer.from(signature);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return false;
-    const record = generation.byId.get(id);
-    if (!record || record.variant !== variantId || record.clicked) return false;
-    record.clicked = true;
-    return true;
+    const [windowText, id, given] = parts as [string, string, string];
+    const window = Number(windowText);
+    const now = await this.turn();
+    if (window !== now && window !== now - 1) return false;
+    const givenBytes = Buffer.from(given);
+    const valid = (key: Uint8Array) => {
+      const expected = Buffer.from(signature(key, window, id, publicationId, articleId, variantId));
+      return givenBytes.length === expected.length && timingSafeEqual(givenBytes, expected);
+    };
+    if (!(await underSharedKey(this.key, valid))) return false;
+    return this.store.click([now, now - 1], id, publicationId, articleId, variantId);
   }
 
-  private sign(index: number, id: string, publicationId: string, articleId: string, variantId: string): string {
-    return `${index}.${id}.${this.signature(index, id, publicationId, articleId, variantId)}`;
-  }
-
-  private signature(index: number, id: string, publicationId: string, articleId: string, variantId: string): string {
-    return createHmac('sha256', this.key).update(`${index}\n${id}\n${publicationId}\n${articleId}\n${variantId}`).digest('base64url').slice(0, 22);
-  }
-
-  private room(now: Generation): boolean {
-    if (now.records.size + now.addresses.size < this.maxRecords) return true;
-    if (!this.warnedFull) {
-      this.warnedFull = true;
-      this.options.logger?.warn('AB client records full for this window: further impressions are not counted until it turns', { max: this.maxRecords });
+  /** The current window; the first call in a new window forgets the ones before the previous. */
+  private async turn(): Promise<number> {
+    const window = Math.floor(this.clock() / this.windowMs);
+    if (window !== this.pruned) {
+      this.pruned = window;
+      await this.store.prune(window - 1).catch((err: unknown) => this.options.logger?.warn('old A/B impressions could not be deleted', { error: (err as Error).message }));
     }
-    return false;
+    return window;
+  }
+}
+
+function impressionId(key: Uint8Array, window: number, client: string, publicationId: string, articleId: string): string {
+  return createHmac('sha256', key).update(`id\n${window}\n${client}\n${publicationId}\n${articleId}`).digest('base64url').slice(0, 16);
+}
+
+function signature(key: Uint8Array, window: number, id: string, publicationId: string, articleId: string, variantId: string): string {
+  return createHmac('sha256', key).update(`${window}\n${id}\n${publicationId}\n${articleId}\n${variantId}`).digest('base64url').slice(0, 22);
+}
+
+interface MemoryRecord extends ImpressionRow {
+  window: number;
+  client: string;
+  network: string;
+  publicationId: string;
+  clicked: boolean;
+}
+
+/** Impressions of one process, bounded by `maxRecords` (a bare app, unit tests). */
+export class MemoryImpressionStore implements ImpressionStore {
+  private readonly records = new Map<string, MemoryRecord>();
+
+  constructor(private readonly maxRecords = 200_000) {}
+
+  record(window: number, who: AbReader, cap: number, publicationId: string, rows: ImpressionRow[]): Promise<{ article: string; variant: string; counted: boolean }[]> {
+    const all = [...this.records.values()].filter((r) => r.window === window && r.network === who.network);
+    const clients = new Set(all.map((r) => r.client));
+    const allowed = clients.has(who.client) || clients.size < cap;
+    return Promise.resolve(
+      rows.flatMap((row): { article: string; variant: string; counted: boolean }[] => {
+        const key = `${window}|${who.client}|${publicationId}|${row.article}`;
+        const known = this.records.get(key);
+        if (known) return [{ article: row.article, variant: known.variant, counted: false }];
+        if (!allowed || this.records.size >= this.maxRecords) return [];
+        this.records.set(key, { ...row, window, client: who.client, network: who.network, publicationId, clicked: false });
+        return [{ article: row.article, variant: row.variant, counted: true }];
+      }),
+    );
   }
 
-  private windowIndex(): number {
-    return Math.floor(this.clock() / this.windowMs);
-  }
-
-  private turn(): Generation {
-    const index = this.windowIndex();
-    if (index !== this.current.index) {
-      this.previous = index === this.current.index + 1 ? this.current : undefined;
-      this.current = this.generation(index);
-      this.warnedFull = false;
+  click(windows: number[], id: string, publicationId: string, articleId: string, variantId: string): Promise<boolean> {
+    for (const r of this.records.values()) {
+      if (r.id === id && windows.includes(r.window) && r.publicationId === publicationId && r.article === articleId && r.variant === variantId && !r.clicked) {
+        r.clicked = true;
+        return Promise.resolve(true);
+      }
     }
-    return this.current;
+    return Promise.resolve(false);
   }
 
-  private generation(index: number): Generation {
-    return { index, records: new Map(), byId: new Map(), addresses: new Map() };
+  prune(window: number): Promise<void> {
+    for (const [key, r] of this.records) if (r.window < window) this.records.delete(key);
+    return Promise.resolve();
   }
 }

@@ -35,7 +35,9 @@ export type ErrorCode =
   | 'media_unreadable'
   | 'media_audio_out_of_bounds'
   | 'media_link_expired'
-  | 'rerun_other_actor';
+  | 'storage_full'
+  | 'rerun_other_actor'
+  | 'secret_other_actor';
 
 export class AppError extends Error {
   readonly code: ErrorCode;

@@ -7,3 +7,4 @@ export { RawJson, stringifyJson } from './raw-json.js';
 export * as envVar from './config-schema.js';
 export type { DatabaseStats, TableStats, IndexStats } from './database-stats.js';
 export { onStopSignals, loadConfigOrExit } from './process-start.js';
+export { processKey, underSharedKey, type SharedKey } from './shared-key.js';

@@ -1,11 +1,16 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat, statfs, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { FileStore, StoredFile } from '@inntak/media';
 
 const TEMP_DIR = '.tmp';
+
+/** A file that does not fit, told like the write that fails for it (placeMediaFile maps ENOSPC to storage_full). */
+function noSpace(free: number, needed: number): NodeJS.ErrnoException {
+  return Object.assign(new Error(`ENOSPC: STORAGE_DIR has ${free} bytes free, the file needs ${needed}`), { code: 'ENOSPC' });
+}
 
 /**
  * The file store on a local directory (STORAGE_DIR). Temporary files live in its `.tmp/`
@@ -26,11 +31,25 @@ export class LocalFileStore implements FileStore {
     return join(this.dir, TEMP_DIR, tempName);
   }
 
+  /**
+   * A file that cannot fit is refused before a byte is written, and one that fails part-way (the
+   * disk filled meanwhile) is removed at once (issue 38: a 4 MB partial file and empty ones stayed
+   * in `.tmp/` for an hour): both fail with ENOSPC, which the media use cases answer as
+   * `storage_full` (507).
+   */
   async writeTemp(key: string, bytes: Uint8Array): Promise<string> {
     this.path(key);
     await mkdir(join(this.dir, TEMP_DIR), { recursive: true });
+    const free = await statfs(this.dir).then((s) => s.bavail * s.bsize, () => Infinity);
+    if (free < bytes.length) throw noSpace(free, bytes.length);
     const tempName = `${key}.${randomBytes(8).toString('hex')}`;
-    await writeFile(this.tempPath(tempName), bytes, { flag: 'wx' });
+    const path = this.tempPath(tempName);
+    try {
+      await writeFile(path, bytes, { flag: 'wx' });
+    } catch (err) {
+      await rm(path, { force: true });
+      throw err;
+    }
     return tempName;
   }
 

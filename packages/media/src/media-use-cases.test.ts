@@ -36,6 +36,7 @@ function memoryStore(levels: Record<string, AccessLevel | null>, text = 'Hei') {
     insertMedia: async () => {},
     speechSource: async (id) => ({ id, title: null, content: text }),
     collectionMediaBytes: async () => 0,
+    personUploadBytes: async () => 0,
     lockSpeechQueueOf: async () => {},
     speechJobsOf: async () => queued.length,
     enqueueSpeech: async (payload) => queued.push(payload),

@@ -103,6 +103,11 @@ export interface MediaTx {
    * after it are one step for concurrent writers (MEDIA_BYTES_PER_COLLECTION).
    */
   collectionMediaBytes(nodeId: string): Promise<number>;
+  /**
+   * Bytes of the media the person uploaded (metadata.uploaded_by), read under a lock on the
+   * person held until the transaction ends (MEDIA_UPLOAD_BYTES_PER_PERSON).
+   */
+  personUploadBytes(personId: string): Promise<number>;
   /** Serialises speech queueing of one person until the transaction ends. */
   lockSpeechQueueOf(personId: string): Promise<void>;
   /** The person's tts_generate jobs queued or running. */

@@ -89,10 +89,14 @@ export async function renderMix(
   const channels = (await deps.catalog.channels(room.id, MAX_MIX_CHANNELS)).filter((c) => c.source !== null && !c.channel.muted);
   if (channels.length === 0) throw new MixdownError('the room has no unmuted channel with a source');
   const sources: MixSource[] = [];
+  // A file several channels play is read (and sent to the DSP thread) once: 32 channels on one
+  // upload held 32 copies of it (found attacking the merged result of issue 35).
+  const read = new Map<string, Uint8Array>();
   for (const { channel, source } of channels) {
     signal.throwIfAborted();
     if (source!.media_type !== 'audio') throw new MixdownError(`channel ${channel.id}: its source ${source!.id} is not audio`);
-    const bytes = await readWhole(deps.files, fileKeyOf(source!.id, source!.mime));
+    const bytes = read.get(source!.id) ?? (await readWhole(deps.files, fileKeyOf(source!.id, source!.mime)));
+    read.set(source!.id, bytes);
     sources.push({ label: channel.id, bytes, mime: source!.mime, gain_db: channel.gain_db, offset_ms: channel.offset_ms, effects: channel.effects });
   }
   // Headers checked, then decoded and mixed, in a thread: the event loop keeps heartbeating and

@@ -16,9 +16,15 @@ export interface UploadLimits {
   video: number;
   /** MEDIA_BYTES_PER_COLLECTION. */
   collectionMediaBytes: number;
+  /**
+   * MEDIA_UPLOAD_BYTES_PER_PERSON: what one person's uploads may hold in all. Any login may make
+   * collections, so the quota per collection alone let one login fill the disk (found attacking
+   * the merged result of issue 35). Absent: no such limit.
+   */
+  personUploadBytes?: number;
 }
 
-export const DEFAULT_UPLOAD_LIMITS: UploadLimits = { audio: 100 * 2 ** 20, image: 20 * 2 ** 20, video: 200 * 2 ** 20, collectionMediaBytes: 2 ** 30 };
+export const DEFAULT_UPLOAD_LIMITS: UploadLimits = { audio: 100 * 2 ** 20, image: 20 * 2 ** 20, video: 200 * 2 ** 20, collectionMediaBytes: 2 ** 30, personUploadBytes: 10 * 2 ** 30 };
 export const COLLECTION_NODE_KIND = 'collection';
 const MAX_TITLE_CHARS = 200;
 
@@ -103,6 +109,12 @@ export async function uploadMedia(
         const used = await tx.collectionMediaBytes(input.collection_id);
         if (used + input.bytes.byteLength > deps.limits.collectionMediaBytes) {
           throw new AppError('media_quota_exceeded', { detail: `${used + input.bytes.byteLength} byte; høyst ${deps.limits.collectionMediaBytes}` });
+        }
+        if (actor.personId && deps.limits.personUploadBytes !== undefined) {
+          const mine = await tx.personUploadBytes(actor.personId);
+          if (mine + input.bytes.byteLength > deps.limits.personUploadBytes) {
+            throw new AppError('media_quota_exceeded', { detail: `${mine + input.bytes.byteLength} byte lastet opp av deg; høyst ${deps.limits.personUploadBytes}` });
+          }
         }
         await tx.insertMedia({ id, ownerId: input.collection_id, title, metadata });
         if (type.media_type === 'audio') transcriptionJob = await tx.enqueueTranscription({ media_id: id, ...(actor.personId ? { requested_by: actor.personId } : {}) });

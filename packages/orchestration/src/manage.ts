@@ -183,12 +183,19 @@ export async function listOrchestrationRuns(
   });
 }
 
-/** set_orchestration_secret: stored apart from the script, never answered back; `{secrets.NAME}` in http_post headers. Setting it again replaces it. */
+/**
+ * set_orchestration_secret: stored apart from the script, never answered back; `{secrets.NAME}` in
+ * http_post headers. Setting it again replaces it. Only the one it runs as sets them (or the
+ * operator): a co-admin who swapped in their own token would receive what the script, running as
+ * its creator, reads of collections hidden from them (found attacking the merged result of issue
+ * 35). A co-admin takes it over first (update_orchestration, which drops the secrets).
+ */
 export async function setOrchestrationSecret(store: OrchestrationStore, actor: Actor, id: string, name: string, value: string): Promise<{ id: string; name: string }> {
   if (!/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(name)) throw new AppError('invalid_input', { detail: 'name: bokstaver, sifre og _, høyst 64 tegn' });
   if (value.length === 0 || value.length > 4000) throw new AppError('invalid_input', { detail: 'value: 1–4000 tegn' });
   return store.transaction(async (tx) => {
     await requireOrchestrationAdmin(tx, actor, id);
+    if (actor.personId !== null && actor.personId !== (await tx.orchestrationNode(id)).created_by) throw new AppError('secret_other_actor');
     await tx.setSecret(id, name, value);
     return { id, name };
   });

@@ -78,6 +78,12 @@ export async function orchestrateEvent(deps: OrchestrateDeps, payload: Orchestra
     await skip('Ikke kjørt: kjøringen ble gjort som en annen enn den orkestreringen nå kjører som', 'skipped');
     return;
   }
+  // So does a run that waited for a retry (queued again with its outputs so far) while someone
+  // else took it over: its steps so far were its creator's (found attacking the merged result of issue 35).
+  if (payload.retry && started && !sameRunner(started.previousRunsAs, orchestration.actor.personId)) {
+    await skip('Ikke kjørt: kjøringen ble gjort som en annen enn den orkestreringen nå kjører som', 'skipped');
+    return;
+  }
 
   let script;
   try {

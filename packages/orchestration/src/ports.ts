@@ -122,7 +122,7 @@ export interface OrchestrationStore {
    * Marks the run running as `runsAs`; where a re-run starts, the outputs it starts with and, for a
    * re-run, whom the run it re-runs acted as (undefined: no row, a job from before 023).
    */
-  startRun(ref: RunRef, runsAs: string): Promise<{ fromStep: number; outputs: Record<string, JsonObject>; rerunOfRunsAs?: string | null } | undefined>;
+  startRun(ref: RunRef, runsAs: string): Promise<{ fromStep: number; outputs: Record<string, JsonObject>; rerunOfRunsAs?: string | null; previousRunsAs: string | null } | undefined>;
   finishRun(ref: RunRef, result: { status: RunStatus; failedStep?: number; outputs?: Record<string, JsonObject> }): Promise<void>;
   /**
    * The run goes back to `queued` with the outputs so far, and a new orchestrate job with

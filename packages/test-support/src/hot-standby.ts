@@ -8,8 +8,10 @@ import { freePort } from './free-port.js';
 export interface HotStandby {
   primaryUrl: string;
   standbyUrl: string;
-  /** Stops the standby (a replica that is down). */
-  stopStandby(): Promise<void>;
+  /** Stops the standby (a replica that is down); `immediate`: SIGQUIT, connections cut without a goodbye. */
+  stopStandby(mode?: 'fast' | 'immediate'): Promise<void>;
+  /** SIGSTOP to the standby's postmaster and every backend of it (a replica that hangs), or SIGCONT back. */
+  freezeStandby(frozen: boolean): void;
   /** Stops both servers and removes their folders. */
   stop(): Promise<void>;
 }
@@ -45,16 +47,21 @@ export async function startHotStandby(): Promise<HotStandby> {
   await start(primaryDir, primaryPort);
   run('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '-D', standbyDir, '-R', '-X', 'stream', '--no-sync']);
   const standby = await start(standbyDir, standbyPort);
-  const stopOne = async (child: ChildProcess) => {
+  const stopOne = async (child: ChildProcess, mode: 'fast' | 'immediate' = 'fast') => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGINT');
+    child.kill(mode === 'immediate' ? 'SIGQUIT' : 'SIGINT');
     await exited;
   };
   return {
     primaryUrl: `postgres://postgres@127.0.0.1:${primaryPort}/postgres`,
     standbyUrl: `postgres://postgres@127.0.0.1:${standbyPort}/postgres`,
-    stopStandby: () => stopOne(standby),
+    stopStandby: (mode) => stopOne(standby, mode),
+    freezeStandby(frozen) {
+      // Backends are children of the postmaster: all of them, or connections already open would still answer.
+      const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(standby.pid)], { encoding: 'utf8' }).split('\n').filter((p) => p.trim());
+      for (const pid of [standby.pid!, ...children.map(Number)]) process.kill(pid, frozen ? 'SIGSTOP' : 'SIGCONT');
+    },
     async stop() {
       for (const child of [...servers].reverse()) await stopOne(child);
       rmSync(root, { recursive: true, force: true });

@@ -52,7 +52,7 @@ export class StreamClient {
   }
 
   /** The first event (already received or yet to come) that passes `test`. */
-  next(test: (e: StreamEvent) => boolean, timeoutMs = 5000, description = test.toString()): Promise<StreamEvent> {
+  next(test: (e: StreamEvent) => boolean, timeoutMs = 30_000, description = test.toString()): Promise<StreamEvent> {
     const seen = this.events.find(test);
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
+import { processKey, underSharedKey, type SharedKey } from '@inntak/core';
 import { networkPrefix } from './public-clients.js';
 
 /** The first-party cookie that keeps a visitor's variants (docs/publishing.md "One variant per visitor"). */
@@ -21,20 +22,23 @@ const COOKIE_VALUE = /^([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{22})$/;
  * variants; they count as a new reader anyway (AbClientGate counts by address and User-Agent).
  */
 export class VisitorCookies {
-  constructor(private readonly key: () => Promise<Uint8Array> = randomKey()) {}
+  constructor(private readonly key: SharedKey = processKey()) {}
 
   /** The visitor's id from the cookie, or a new one set in it (this host and the publication's path only, HttpOnly, SameSite=Lax). */
   async visitorOf(req: Request, res: Response, base: string): Promise<string> {
-    const key = await this.key();
     const client = `${networkPrefix(req.ip ?? req.socket.remoteAddress ?? '')}\n${(req.get('user-agent') ?? '').slice(0, 512)}`;
     const match = COOKIE_VALUE.exec(cookieOf(req.get('cookie') ?? '') ?? '');
     if (match) {
-      const expected = Buffer.from(signature(key, match[1]!, client));
       const given = Buffer.from(match[2]!);
-      if (given.length === expected.length && timingSafeEqual(given, expected)) return match[1]!;
+      const valid = (key: Uint8Array) => {
+        const expected = Buffer.from(signature(key, match[1]!, client));
+        return given.length === expected.length && timingSafeEqual(given, expected);
+      };
+      // Under the previous key too, for the overlap after a rotation (`inntak secrets rotate ab_visitor`).
+      if (await underSharedKey(this.key, valid)) return match[1]!;
     }
     const id = randomBytes(16).toString('base64url');
-    res.append('Set-Cookie', `${VISITOR_COOKIE}=${id}.${signature(key, id, client)}; Path=${base || '/'}; Max-Age=${VISITOR_MAX_AGE_S}; HttpOnly; SameSite=Lax${req.secure ? '; Secure' : ''}`);
+    res.append('Set-Cookie', `${VISITOR_COOKIE}=${id}.${signature(await this.key.current(), id, client)}; Path=${base || '/'}; Max-Age=${VISITOR_MAX_AGE_S}; HttpOnly; SameSite=Lax${req.secure ? '; Secure' : ''}`);
     return id;
   }
 }
@@ -49,10 +53,4 @@ function cookieOf(header: string): string | undefined {
 
 function signature(key: Uint8Array, id: string, client: string): string {
   return createHmac('sha256', key).update(`${id}\n${client}`).digest('base64url').slice(0, 22);
-}
-
-/** Without the database's key (tests, a bare app): one made now, good for this process. */
-function randomKey(): () => Promise<Uint8Array> {
-  const key = randomBytes(32);
-  return () => Promise.resolve(key);
 }

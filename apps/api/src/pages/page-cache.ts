@@ -81,8 +81,11 @@ export const ROUTING = 'routing';
  */
 export async function startPageCache(options: {
   feed: ChangeFeed;
-  /** The publications the changed nodes and edges touch (packages/postgres publicationsTouched). */
-  publicationsTouched(nodeIds: string[], edgeIds: string[]): Promise<string[]>;
+  /**
+   * The publications the changed nodes and edges touch, and those whose pages show media that
+   * `makers` drew (packages/postgres publicationsTouched).
+   */
+  publicationsTouched(nodeIds: string[], edgeIds: string[], makers: string[]): Promise<string[]>;
   logger: Logger;
   backoffMs?: number;
 }): Promise<{ cache: PageCache; stop(): Promise<void> }> {
@@ -94,8 +97,8 @@ export async function startPageCache(options: {
     onBurst: async (notices) => {
       // A notice too large for NOTIFY names only its overflow row: assume it touched everything.
       if (notices.some((n) => 'overflow' in n.payload)) return cache.clear();
-      const { nodeIds, edgeIds, direct } = keysOf(notices);
-      const touched = await options.publicationsTouched(nodeIds, edgeIds);
+      const { nodeIds, edgeIds, makers, direct } = keysOf(notices);
+      const touched = await options.publicationsTouched(nodeIds, edgeIds, makers);
       const all = [...new Set([...direct, ...touched])];
       if (all.length > 0) cache.invalidate(all);
     },
@@ -105,9 +108,11 @@ export async function startPageCache(options: {
 }
 
 /** Ids to look up, and publications a deleted row names itself (it can no longer be looked up). */
-function keysOf(notices: readonly ChangeNotice[]): { nodeIds: string[]; edgeIds: string[]; direct: string[] } {
+function keysOf(notices: readonly ChangeNotice[]): { nodeIds: string[]; edgeIds: string[]; makers: string[]; direct: string[] } {
   const nodeIds: string[] = [];
   const edgeIds: string[] = [];
+  // Subjects of a removed grant: a has_media edge they drew may have stopped counting (pages.ts, mediaEdgeCounts).
+  const makers: string[] = [];
   const direct: string[] = [];
   for (const { channel, payload } of notices) {
     const old = payload.old as Record<string, unknown> | undefined;
@@ -120,9 +125,10 @@ function keysOf(notices: readonly ChangeNotice[]): { nodeIds: string[]; edgeIds:
       if (old) {
         if (old.edge_type === PUBLISHED_IN) direct.push(String(old.target_id));
         else if (old.edge_type === FRONT_PAGE_VARIANT) direct.push(String(old.source_id));
-        else if (old.edge_type === TAGGED_EDGE_TYPE || old.edge_type === 'has_media') nodeIds.push(String(old.source_id));
+        else if (old.edge_type === TAGGED_EDGE_TYPE || old.edge_type === 'has_media' || old.edge_type === 'belongs_to') nodeIds.push(String(old.source_id));
+        else if (old.edge_type === 'owner' || old.edge_type === 'member_of') makers.push(String(old.source_id));
       } else if (typeof payload.id === 'string') edgeIds.push(payload.id);
     }
   }
-  return { nodeIds, edgeIds, direct };
+  return { nodeIds, edgeIds, makers, direct };
 }

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
+import { processKey, type SharedKey } from '@inntak/core';
 
 /**
  * Anonymous readers of the published pages, told apart without cookies (issue 22, findings 4
@@ -20,20 +21,27 @@ export interface PublicClient {
   client: string;
 }
 
-// Which of their impressions and clicks count is A/B policy: AbClientGate, packages/ab-testing.
-
 export class ClientKeys {
-  private readonly key = randomBytes(32);
+  /** The search cap is per process, so the address needs no shared key (nor a database read before a search is refused). */
+  private readonly local = randomBytes(32);
 
-  of(ip: string | undefined, userAgent: string | undefined): PublicClient {
-    const address = this.hash(`a\n${addressPrefix(ip ?? '')}`);
-    const network = this.hash(`n\n${networkPrefix(ip ?? '')}`);
-    return { address, network, client: this.hash(`c\n${address}\n${(userAgent ?? '').slice(0, 512)}`) };
+  constructor(private readonly key: SharedKey = processKey()) {}
+
+  /** The keyed hash of the address, under this process's key (the unit search limits count). */
+  addressOf(ip: string | undefined): string {
+    return hash(this.local, `a\n${addressPrefix(ip ?? '')}`);
   }
 
-  private hash(text: string): string {
-    return createHmac('sha256', this.key).update(text).digest('base64url').slice(0, 22);
+  /** The reader as the A/B counting of every API process sees it. */
+  async of(ip: string | undefined, userAgent: string | undefined): Promise<PublicClient> {
+    const key = await this.key.current();
+    const shared = hash(key, `a\n${addressPrefix(ip ?? '')}`);
+    return { address: this.addressOf(ip), network: hash(key, `n\n${networkPrefix(ip ?? '')}`), client: hash(key, `c\n${shared}\n${(userAgent ?? '').slice(0, 512)}`) };
   }
+}
+
+function hash(key: Uint8Array, text: string): string {
+  return createHmac('sha256', key).update(text).digest('base64url').slice(0, 22);
 }
 
 /** IPv4 as is (an IPv4-mapped IPv6 address too); IPv6 cut to its first 64 bits. */

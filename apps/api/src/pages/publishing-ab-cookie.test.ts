@@ -1,6 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { abVisitorKey } from '@inntak/postgres/graph';
+import { AbClientGate } from '@inntak/ab-testing';
+import { sharedKey } from '@inntak/postgres/graph';
+import { PostgresImpressionStore } from '@inntak/postgres/publishing';
+import { ClientKeys } from './public-clients.js';
 import { abEvents, app, article, ctx, owner, post, publication, recorder, setupPublishingScene } from '../__tests__/publishing-scene.js';
 
 // The visitor cookie (inntak_ab) picks the variants a reader sees, and a reader's first counted
@@ -65,11 +68,57 @@ describe('the visitor cookie cannot choose what is counted', () => {
 
   it('a cookie one API process made is honoured by another: the key is the database’s (server_secrets), not the process’s', async () => {
     const { pub, id, a, b } = await abTest();
-    const processes = [0, 1].map(() => ctx.app({ publishing: { recorder, ownHost: 'inntak.test', visitorKey: abVisitorKey(ctx.database.db) } }));
+    const processes = [0, 1].map(() => ctx.app({ publishing: { recorder, ownHost: 'inntak.test', visitorKey: sharedKey(ctx.database.db, 'ab_visitor') } }));
     const first = await request(processes[0]!).get(`/pub/${pub.slug}`).set('User-Agent', 'vandrer');
     const cookie = first.headers['set-cookie']![0]!.split(';')[0]!;
     const other = await request(processes[1]!).get(`/pub/${pub.slug}`).set('User-Agent', 'vandrer').set('Cookie', cookie);
     expect(other.headers['set-cookie']).toBeUndefined();
     expect(shown(other.text, id, a, b)).toBe(shown(first.text, id, a, b));
+  });
+});
+
+describe('three API processes count A/B impressions and clicks as one (issue 38)', () => {
+  /** An API process's A/B state: nothing of it is shared but the database. */
+  function process() {
+    const db = ctx.database.db;
+    return ctx.app({
+      publishing: {
+        recorder,
+        ownHost: 'inntak.test',
+        visitorKey: sharedKey(db, 'ab_visitor'),
+        clients: new ClientKeys(sharedKey(db, 'ab_client')),
+        abGate: new AbClientGate({ store: new PostgresImpressionStore(db), key: sharedKey(db, 'ab_impression') }),
+      },
+    });
+  }
+
+  it('a click landing on another process than its impression counts: 6 of 6', async () => {
+    const { pub, id, a, b } = await abTest();
+    const fleet = [process(), process(), process()];
+    for (let i = 0; i < 6; i++) {
+      const page = await request(fleet[i % 3]!).get(`/pub/${pub.slug}`).set('User-Agent', `klikker-${i}`);
+      const href = new RegExp(`href="[^"]*(/t/${id}[^"]*)"`).exec(page.text)![1]!.replace(/&amp;/g, '&');
+      const click = await request(fleet[(i + 1) % 3]!).get(`/pub/${pub.slug}${href}`).set('User-Agent', `klikker-${i}`);
+      expect(click.status).toBe(302);
+    }
+    await recorder.flush();
+    const [ca, cb] = [await abEvents(a), await abEvents(b)];
+    expect({ impressions: ca.impressions + cb.impressions, clicks: ca.clicks + cb.clicks }).toEqual({ impressions: 6, clicks: 6 });
+  });
+
+  it('one browser reloading through three processes counts one impression, and its second click nothing', async () => {
+    const { pub, id, a, b } = await abTest();
+    const fleet = [process(), process(), process()];
+    let cookie: string | undefined;
+    let href = '';
+    for (let i = 0; i < 3; i++) {
+      const page = await request(fleet[i]!).get(`/pub/${pub.slug}`).set('User-Agent', 'omlaster').set('Cookie', cookie ?? '');
+      cookie ??= page.headers['set-cookie']![0]!.split(';')[0]!;
+      href = new RegExp(`href="[^"]*(/t/${id}[^"]*)"`).exec(page.text)![1]!.replace(/&amp;/g, '&');
+    }
+    for (const process of fleet) await request(process).get(`/pub/${pub.slug}${href}`).set('User-Agent', 'omlaster');
+    await recorder.flush();
+    const [ca, cb] = [await abEvents(a), await abEvents(b)];
+    expect({ impressions: ca.impressions + cb.impressions, clicks: ca.clicks + cb.clicks }).toEqual({ impressions: 1, clicks: 1 });
   });
 });

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { sql } from 'kysely';
 import { OPERATOR } from '@inntak/access';
 import { createNode } from '@inntak/postgres/graph';
+import { createMediaNode } from '@inntak/postgres/media';
 import { createPublication, createVariant, publishArticle, recordAbCounts } from '@inntak/postgres/publishing';
 import { AbRecorder } from '@inntak/ab-testing';
 import { setupTestContext, type TestContext } from '../__tests__/helpers.js';
@@ -122,6 +123,49 @@ describe('the published pages in a running API', () => {
       await sql`update nodes set content = 'rørt' where id = ${id}`.execute(ctx.database.db);
       await invalidated;
       expect(await fetch(`${api.url}/pub/${pub.slug}`).then((r) => r.text())).toContain('Stille endring');
+    } finally {
+      await api.close();
+    }
+  });
+
+  // Found attacking the merged result of issue 35 (docs/security.md, fifth attack): a has_media
+  // edge counts only while its maker holds admin on the media (finding 1), but a cached article
+  // page kept showing the media's title after the owner revoked the maker, or moved the media
+  // into a collection the maker cannot publish from: neither change reached the cache.
+  it('drops an article page whose media stopped counting: its maker revoked, or the media moved into another collection', async () => {
+    const api = await startApiInstance(ctx);
+    const call = (path: string, authorization: string, body: object) =>
+      fetch(`${api.url}${path}`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    try {
+      const owner = await ctx.ownerAuthorization();
+      const pub = await newPublication();
+      const articleId = await publishedArticle(pub.id, 'Sak med lyd');
+      const admin = await ctx.addPerson(`lyd-admin-${slugs}`);
+      expect((await call('/intentions/grant_access', owner, { subject_id: admin.id, object_id: ctx.collectionId, access: 'admin' })).status).toBe(200);
+      expect((await call('/intentions/grant_access', owner, { subject_id: admin.id, object_id: articleId, access: 'member' })).status).toBe(200);
+      const holder = await createNode(ctx.database.db, { personId: ctx.ownerId, isAdmin: false }, { node_kind: 'content', title: 'Opptak', collection_id: ctx.collectionId });
+      const metadata = { media_type: 'audio', mime: 'audio/wav', bytes: 44, generated: false, regenerable: false, last_accessed_at: new Date().toISOString() } as const;
+      const page = () => fetch(`${api.url}/pub/${pub.slug}/artikkel/${articleId}`).then((r) => r.text());
+
+      // Revoked: the edge stops counting, and the cached page must say so.
+      const first = await createMediaNode(ctx.database.db, { ownerId: holder.id, title: 'Styrets lydopptak', metadata });
+      expect((await call('/intentions/create_edge', admin.authorization, { source_id: articleId, target_id: first.id, edge_type: 'has_media' })).status).toBe(201);
+      await streamCaughtUp(api.publishing.pageCache!);
+      expect(await page()).toContain('Styrets lydopptak');
+      expect((await call('/intentions/revoke_access', owner, { subject_id: admin.id, object_id: ctx.collectionId })).status).toBe(200);
+      await streamCaughtUp(api.publishing.pageCache!);
+      expect(await page()).not.toContain('Styrets lydopptak');
+
+      // Moved: the media now belongs also to a collection its maker holds nothing on.
+      expect((await call('/intentions/grant_access', owner, { subject_id: admin.id, object_id: ctx.collectionId, access: 'admin' })).status).toBe(200);
+      const second = await createMediaNode(ctx.database.db, { ownerId: holder.id, title: 'Lønnsforhandlingen', metadata });
+      expect((await call('/intentions/create_edge', admin.authorization, { source_id: articleId, target_id: second.id, edge_type: 'has_media' })).status).toBe(201);
+      await streamCaughtUp(api.publishing.pageCache!);
+      expect(await page()).toContain('Lønnsforhandlingen');
+      const hidden = (await call('/intentions/create_collection', owner, { title: 'Styret' }).then((r) => r.json())) as { id: string };
+      expect((await call('/intentions/create_edge', owner, { source_id: second.id, target_id: hidden.id, edge_type: 'belongs_to' })).status).toBe(201);
+      await streamCaughtUp(api.publishing.pageCache!);
+      expect(await page()).not.toContain('Lønnsforhandlingen');
     } finally {
       await api.close();
     }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Express, Request, Response } from 'express';
 import { z } from 'zod';
 import { AbClientGate, countsAsView, selectVariant, stickyRandom, type AbRecorder } from '@inntak/ab-testing';
-import { isUuid, storable, type Logger } from '@inntak/core';
+import { isUuid, storable, type Logger, type SharedKey } from '@inntak/core';
 import { normalizeTag } from '@inntak/graph';
 import {
   hostName,
@@ -21,6 +21,7 @@ import {
   renderTooManySearches,
   renderFeed,
   renderSitemap,
+  type FrontPageEntry,
   type PageContext,
   type Publication,
   type PublishedPages,
@@ -52,7 +53,7 @@ export interface PublishingDeps {
   /** Cookie-less client keys; default: a key made now. */
   clients?: ClientKeys;
   /** The key signing visitor cookies (server_secrets.ab_visitor); default: a key made now. */
-  visitorKey?: () => Promise<Uint8Array>;
+  visitorKey?: SharedKey;
 }
 
 /** The pages' dependencies with every per-process guard in place (createApp calls this once). */
@@ -168,7 +169,7 @@ const SITEMAP_ITEMS = 1000;
 
 /** One request's view of the pages: cached reads, rendering, cache headers. */
 class Pages {
-  private who: PublicClient | undefined;
+  private who: Promise<PublicClient> | undefined;
 
   constructor(private readonly deps: PageDeps) {}
 
@@ -177,7 +178,7 @@ class Pages {
   }
 
   /** The reader, as keyed hashes (public-clients.ts); req.ip honours TRUST_PROXY. */
-  private client(req: Request): PublicClient {
+  private client(req: Request): Promise<PublicClient> {
     this.who ??= this.deps.clients.of(req.ip ?? req.socket.remoteAddress, req.get('user-agent'));
     return this.who;
   }
@@ -215,19 +216,20 @@ class Pages {
       // Only a reader's view counts (not HEAD, prefetch, crawlers), once per client and article
       // per window (AbClientGate): reloading the page does not add up. Each variant's /t link
       // carries the signed impression id a click needs.
-      const counting = countsAsView(req.method, (name) => req.get(name));
-      return this.send(
-        res,
-        front.prepared.render(
-          (entry) => selectVariant(entry.variants, stickyRandom(visitor, entry.id)),
-          (entry, variant) => {
-            if (!counting) return undefined;
-            const grant = this.deps.abGate.impression(this.client(req), pub.id, entry.id, variant.id);
-            if (grant.counted) this.deps.recorder.impression(variant.id);
-            return grant.token;
-          },
-        ),
-      );
+      const choose = (entry: FrontPageEntry) => selectVariant(entry.variants, stickyRandom(visitor, entry.id));
+      let tokens = new Map<string, string>();
+      if (countsAsView(req.method, (name) => req.get(name))) {
+        // A first render only learns which variants are shown; the gate's answer (one round trip
+        // for the page, shared by every API process) gives the ids a second render links.
+        const shown = new Map<string, string>();
+        front.prepared.render(choose, (entry, variant) => void shown.set(entry.id, variant.id));
+        if (shown.size > 0) {
+          const grant = await this.deps.abGate.impressions(await this.client(req), pub.id, shown);
+          for (const variant of grant.counted) this.deps.recorder.impression(variant);
+          tokens = grant.tokens;
+        }
+      }
+      return this.send(res, front.prepared.render(choose, (entry) => tokens.get(entry.id)));
     }
     if (section === 'artikkel' && parts.length === 2 && isUuid(param)) {
       // Rendered once per model and base path, like the front page: a request sends cached bytes.
@@ -249,7 +251,7 @@ class Pages {
       const impression = typeof req.query.i === 'string' && req.query.i.length <= 100 ? req.query.i : undefined;
       // Counts only with the signed id of a counted impression of this variant, once
       // (AbClientGate): no impression, no click; an unsigned click redirects and counts nothing.
-      if (variant && countsAsView(req.method, (name) => req.get(name)) && this.deps.abGate.click(impression, pub.id, param!, variant)) this.deps.recorder.click(variant);
+      if (variant && countsAsView(req.method, (name) => req.get(name)) && (await this.deps.abGate.click(impression, pub.id, param!, variant))) this.deps.recorder.click(variant);
       res.set('Cache-Control', 'no-store');
       return res.redirect(302, `${ctx.base}/artikkel/${param}`);
     }
@@ -275,7 +277,7 @@ class Pages {
       // instead, per address and in all (SearchLimiter): 429 with Retry-After beyond.
       let listing;
       if (words) {
-        const slot = this.deps.searches.acquire(this.client(req).address);
+        const slot = this.deps.searches.acquire(this.deps.clients.addressOf(req.ip ?? req.socket.remoteAddress));
         if ('retryAfter' in slot) {
           res.status(429).set({ 'Retry-After': String(slot.retryAfter), 'Cache-Control': 'no-store' }).type('html').send(renderTooManySearches(ctx));
           return;

@@ -52,7 +52,7 @@ async function addNode(visibility: Visibility, fields: { content?: string; creat
  */
 async function barrier(...targets: StreamClient[]): Promise<void> {
   const id = await addNode('open');
-  await Promise.all(targets.map((t) => t.next((e) => e.type === 'node.created' && e.row.id === id, 5000, `barrier ${id}`)));
+  await Promise.all(targets.map((t) => t.next((e) => e.type === 'node.created' && e.row.id === id, 30_000, `barrier ${id}`)));
 }
 
 describe('/ws handshake', () => {

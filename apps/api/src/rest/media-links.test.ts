@@ -7,7 +7,8 @@ import type { Express } from 'express';
 import { uuidv7 } from '@inntak/core';
 import { LocalFileStore } from '@inntak/files';
 import { fileKeyOf, type MediaMetadata } from '@inntak/media';
-import { createNode } from '@inntak/postgres/graph';
+import { sql } from 'kysely';
+import { createNode, KEY_OVERLAP_HOURS, rotateServerSecret } from '@inntak/postgres/graph';
 import { createMediaNode } from '@inntak/postgres/media';
 import { setupTestContext, type TestContext } from '../__tests__/helpers.js';
 
@@ -139,6 +140,25 @@ describe('links a browser can play (GET /media/{id}/link)', () => {
     const { path } = await linkTo(id);
     const elsewhere = ctx.app({ files, mediaUrlSecret: 'x'.repeat(32) });
     await request(elsewhere).get(path).expect(401);
+  });
+
+  it('a link one API process made opens on another with nothing configured (the key is server_secrets.media_link, issue 38)', async () => {
+    const id = await storedMedia();
+    const { path } = await linkTo(id);
+    for (let i = 0; i < 3; i++) await request(ctx.app({ files, now: () => nowMs })).get(path).expect(200);
+  });
+
+  it('after `inntak secrets rotate media_link` a link made before still opens; one signed with the old key after the overlap does not', async () => {
+    const id = await storedMedia();
+    const before = await linkTo(id);
+    expect(await rotateServerSecret(ctx.database.db, 'media_link')).toBe(true);
+    // A process started after the rotation knows both keys.
+    const fresh = ctx.app({ files, now: () => nowMs });
+    await request(fresh).get(before.path).expect(200);
+    const after = await request(fresh).get(`/media/${id}/link`).set('Authorization', reader.authorization).expect(200);
+    expect(new URL(after.body.url as string).searchParams.get('signature')).not.toBe(before.signature);
+    await sql`update server_secrets set rotated_at = now() - make_interval(hours => ${KEY_OVERLAP_HOURS + 1}) where name = 'media_link'`.execute(ctx.database.db);
+    await request(ctx.app({ files, now: () => nowMs })).get(before.path).expect(401);
   });
 
   it('a caller without read access gets 404 for the link; no credentials at all stay 401', async () => {

@@ -139,6 +139,32 @@ describe('POST /media', () => {
     expect(full.status).toBe(409);
     expect(full.body.error).toMatch(/^Samlingen har ikke plass til flere medier: /);
   });
+
+  // Found attacking the merged result of issue 35 (docs/security.md, fifth attack): the quota was
+  // per collection only, and any login may make collections, so one login filled the disk a
+  // collection's quota at a time.
+  it('refuses an upload past MEDIA_UPLOAD_BYTES_PER_PERSON with 409, however many collections of their own the uploader spreads it over', async () => {
+    const uploader = await ctx.addPerson('samler');
+    const capped = ctx.app({ files: new LocalFileStore(storageDir), uploads: { ...LIMITS, collectionMediaBytes: 40_000, personUploadBytes: 36_000 } });
+    const tone = await fixture('tone.wav');
+    const into = async () => {
+      const made = await request(capped).post('/intentions/create_collection').set('Authorization', uploader.authorization).send({ title: 'Egen' });
+      expect(made.status).toBe(201);
+      return request(capped).post(`/media?collection_id=${made.body.id}`).set('Authorization', uploader.authorization).send(tone);
+    };
+    expect(tone.byteLength).toBeGreaterThan(20_000);
+    expect((await into()).status).toBe(201);
+    const before = await mediaCount();
+    const over = await into();
+    expect(over.status).toBe(409);
+    expect(over.body.error).toMatch(/^Samlingen har ikke plass til flere medier: .*lastet opp av deg; høyst 36000$/);
+    expect(await mediaCount()).toBe(before);
+    // Someone else's uploads are theirs: another person (who has uploaded nothing in this file,
+    // unlike the owner) still uploads.
+    const other = await ctx.addPerson('annen');
+    const others = (await createCollection(ctx.database.db, { title: 'Andres', ownerId: other.id })).id;
+    expect((await request(capped).post(`/media?collection_id=${others}`).set('Authorization', other.authorization).send(tone)).status).toBe(201);
+  });
 });
 
 describe('GET /media/{id}/transcription and POST /intentions/transcribe', () => {

@@ -139,7 +139,7 @@ export function installMediaUpload(app: Express, registry: RouteRegistry, auth: 
     bodyContentType: 'application/octet-stream',
     bodyAlternatives: { 'multipart/form-data': { schema: z.object({ file: Binary.describe('the file'), title: z.string().optional() }) } },
     response: { status: 201, schema: UploadedSchema },
-    errors: [400, 401, 403, 404, 409, 413, 415, 422, 429],
+    errors: [400, 401, 403, 404, 409, 413, 415, 422, 429, 507],
   });
   app.post('/media', authThen(auth, readsPerCaller(UPLOADS_PER_CALLER)), async (req, res) => {
     const caller = callerOf(res);

@@ -1,6 +1,6 @@
 import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
-import { AppError, isUuid, type Logger } from '@inntak/core';
+import { AppError, isUuid, type Logger, type SharedKey } from '@inntak/core';
 import {
   DEFAULT_SPEECH_LIMITS,
   DEFAULT_TTS_JOBS_PER_PERSON,
@@ -27,8 +27,10 @@ export interface MediaDeps {
   speech?: SpeechQueueLimits;
   /** Public base URL, for signed links. */
   baseUrl: string;
-  /** MEDIA_URL_SECRET: the signed links' HMAC key; absent: a random key per process. */
+  /** MEDIA_URL_SECRET: the signed links' HMAC key; absent: `mediaLinkKey`. */
   mediaUrlSecret?: string;
+  /** The links' key shared by every API process (server_secrets `media_link`); absent: a key of this process. */
+  mediaLinkKey?: SharedKey;
   /** The clock, in ms (tests move it past a link's expiry). */
   now?: () => number;
 }
@@ -40,14 +42,14 @@ const TTS_MAX_ATTEMPTS = 3;
 /** GET /media/{id}, GET /media/{id}/link and POST /intentions/generate_tts (docs/media.md). */
 export function installMedia(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: MediaDeps): void {
   const limits = deps.speech ?? { ...DEFAULT_SPEECH_LIMITS, jobsPerPerson: DEFAULT_TTS_JOBS_PER_PERSON };
-  const signer = mediaLinkSigner(deps.mediaUrlSecret);
+  const signer = mediaLinkSigner(deps.mediaUrlSecret, deps.mediaLinkKey);
   const nowSeconds = () => Math.floor((deps.now ?? Date.now)() / 1000);
   // A request with a Bearer header is checked as always; one without it may carry a signed link's
   // query instead. A wrong signature is 401 like a wrong token; a genuine but expired link is 403.
   const bearerOrLink: RequestHandler = async (req, res, next) => {
     const { expires, signature } = req.query;
     if (req.headers.authorization !== undefined || (expires === undefined && signature === undefined)) return auth(req, res, next);
-    if (typeof expires !== 'string' || typeof signature !== 'string' || !signer.verify(req.params.id as string, expires, signature)) throw new AppError('invalid_signature');
+    if (typeof expires !== 'string' || typeof signature !== 'string' || !(await signer.verify(req.params.id as string, expires, signature))) throw new AppError('invalid_signature');
     if (Number(expires) <= nowSeconds()) throw new AppError('media_link_expired');
     res.locals.mediaLink = true;
     next();
@@ -98,7 +100,7 @@ export function installMedia(app: Express, registry: RouteRegistry, auth: Reques
     async ({ params, query, caller }) => {
       const media = await readMedia(deps.media, caller, params.id);
       const expires = nowSeconds() + query.ttl_seconds;
-      return { url: `${deps.baseUrl}/media/${media.id}${signer.query(media.id, expires)}`, expires_at: new Date(expires * 1000).toISOString() };
+      return { url: `${deps.baseUrl}/media/${media.id}${await signer.query(media.id, expires)}`, expires_at: new Date(expires * 1000).toISOString() };
     },
   );
 

@@ -44,7 +44,37 @@ const DOCS_PAGE = `<!doctype html>
 `;
 const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, validatorUrl: null });\n`;
 
+/**
+ * The reference shares an origin with the console and the published pages (issue 35, finding 8),
+ * so it runs only its own scripts, from this origin, and cannot be framed or sniffed. Swagger UI
+ * sets inline styles and draws its icons from data: URLs; it fetches /openapi.json, and "Try it
+ * out" calls this API (connect-src 'self'). Found attacking the merged result of issue 35.
+ */
+const DOCS_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
+
+/**
+ * What /docs/assets serves of swagger-ui-dist: the two files the page loads. The package also
+ * holds pages that run scripts (a demo index.html loading petstore.swagger.io's document,
+ * oauth2-redirect.html), source maps and its package.json; none of them is ours to serve.
+ */
+const DOCS_ASSETS: ReadonlySet<string> = new Set(['/swagger-ui.css', '/swagger-ui-bundle.js']);
+
 function installDocs(app: Express): void {
+  app.use('/docs', (_req, res, next) => {
+    res.setHeader('Content-Security-Policy', DOCS_CSP);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    next();
+  });
   app.get('/docs', (_req, res) => {
     res.status(200).type('html').send(DOCS_PAGE);
   });
@@ -52,11 +82,13 @@ function installDocs(app: Express): void {
     res.status(200).type('js').send(DOCS_INIT);
   });
   // One label for every asset in metrics and logs (request-logging.ts, nameRoute): not one per file, not "unmatched".
-  app.use('/docs/assets', (_req, res, next) => {
+  const serve = express.static(SWAGGER_UI_DIR, { index: false, maxAge: '1h' });
+  app.use('/docs/assets', (req, res, next) => {
     nameRoute(res, '/docs/assets/*');
-    next();
+    // Anything else falls through to the usual JSON 404.
+    if (DOCS_ASSETS.has(req.path)) serve(req, res, next);
+    else next();
   });
-  app.use('/docs/assets', express.static(SWAGGER_UI_DIR, { index: false, maxAge: '1h' }));
 }
 
 export function openApiDocument(routes: readonly RouteSpec[], info: { version: string; baseUrl: string }): Record<string, unknown> {

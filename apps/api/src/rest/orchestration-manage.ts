@@ -146,7 +146,7 @@ export function installOrchestrationManage(
     {
       method: 'post',
       path: '/intentions/set_orchestration_secret',
-      summary: 'Set a secret for http_post headers ({secrets.NAME}); stored apart from the script and never answered back',
+      summary: 'Set a secret for http_post headers ({secrets.NAME}); stored apart from the script and never answered back. Only the one it runs as (403 otherwise: take it over with update_orchestration first)',
       tags: TAGS,
       auth: 'jwt',
       body: z.strictObject({ id: Id, name: z.string().min(1).max(64), value: storableText(z.string().min(1).max(4000)) }),

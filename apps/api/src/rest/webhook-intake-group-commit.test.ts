@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { sql } from 'kysely';
-import { GroupCommit } from '@inntak/intake';
+import { GroupCommit, type IntakeStore } from '@inntak/intake';
 import { PostgresIntakeStore } from '@inntak/postgres/intake';
 import { setupTestContext, type TestContext } from '../__tests__/helpers.js';
 
@@ -25,12 +25,30 @@ afterAll(() => ctx.close());
  * the group commit and they go together once the lock is released.
  */
 async function heldApp() {
-  const app = ctx.app({ intakeStore: new GroupCommit(new PostgresIntakeStore(ctx.database), { maxInFlight: 1 }) });
+  const group = new GroupCommit(new PostgresIntakeStore(ctx.database), { maxInFlight: 1 });
+  // Counts the writes handed to the group commit: with the first in flight, each later one is
+  // queued as it is handed over, so the test awaits that instead of sleeping and hoping.
+  let handed = 0;
+  const counted: IntakeStore = {
+    findWebhookByToken: (token) => group.findWebhookByToken(token),
+    writeContent: (node, edge, log) => {
+      handed += 1;
+      return group.writeContent(node, edge, log);
+    },
+    recordFailedDelivery: (delivery) => group.recordFailedDelivery(delivery),
+  };
+  const app = ctx.app({ intakeStore: counted });
   const locker = await ctx.database.pool.connect();
   await locker.query('begin');
   await locker.query('lock table webhook_deliveries in share mode');
   return {
     app,
+    async handedOver(count: number): Promise<void> {
+      for (const end = Date.now() + 15_000; handed < count; ) {
+        if (Date.now() > end) throw new Error(`${handed} of ${count} writes reached the group commit`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
     async release() {
       await locker.query('commit');
       locker.release();
@@ -66,7 +84,7 @@ describe('intake by group commit', () => {
     const first = post(held.app, { n: 0 }).then((res) => res);
     await waitForLock();
     const rest = [1, 2, 3, 4, 5].map((n) => post(held.app, { n }).then((res) => res));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await held.handedOver(6);
     await held.release();
     const answers = await Promise.all([first, ...rest]);
     expect(answers.map((res) => res.status)).toEqual([200, 200, 200, 200, 200, 200]);
@@ -88,7 +106,7 @@ describe('intake by group commit', () => {
     const first = post(held.app, { n: 10 }).then((res) => res);
     await waitForLock();
     const batch = [{ n: 11 }, { text: 'refuse-me', n: 12 }, { n: 13 }, { n: 14 }].map((body) => post(held.app, body).then((res) => res));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await held.handedOver(5);
     await held.release();
     const answers = await Promise.all([first, ...batch]);
     expect(answers.map((res) => res.status)).toEqual([200, 200, alone.status, 200, 200]);

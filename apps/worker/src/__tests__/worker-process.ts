@@ -85,7 +85,7 @@ export async function spawnWorker(databaseUrl: string, env: Record<string, strin
     child,
     logs,
     exited,
-    waitForLog(predicate, timeoutMs = 10_000) {
+    waitForLog(predicate, timeoutMs = 60_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
           const found = logs.find(predicate);
@@ -116,7 +116,7 @@ export async function spawnWorker(databaseUrl: string, env: Record<string, strin
 }
 
 /** Polls until check returns a value (not undefined/false). */
-export async function waitFor<T>(check: () => Promise<T | undefined | false>, timeoutMs = 10_000, everyMs = 25): Promise<T> {
+export async function waitFor<T>(check: () => Promise<T | undefined | false>, timeoutMs = 60_000, everyMs = 25): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

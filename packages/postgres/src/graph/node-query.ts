@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { EdgePage, GraphNode, NodeQuery, NodeQueryPage, NodeQueryStore, NodeRead, QueriedNode } from '@inntak/graph';
-import type { Db } from '../platform/index.js';
+import type { Db, ReadOn } from '../platform/index.js';
 import { accessLevelOf, visibleNodeParts } from './read-filter.js';
 import { readNode } from './node-reads.js';
 import { searchCancelled, searchWindows, SEARCH_WINDOW } from './node-search.js';
@@ -48,16 +48,16 @@ export class PostgresNodeQueryStore implements NodeQueryStore {
   constructor(
     private readonly db: Db,
     private readonly options: QueryOptions = {},
-    /** Where each read runs (a replica, ReadReplicas.reader); absent: `db`. */
-    private readonly reader?: () => Promise<Db>,
+    /** Where each read runs (a replica, ReadReplicas.read: the primary again if the replica fails it); absent: `db`. */
+    private readonly read: ReadOn = (fn) => fn(db),
   ) {}
 
-  async queryNodes(callerId: string, query: NodeQuery): Promise<NodeQueryPage> {
-    return queryNodes(this.reader ? await this.reader() : this.db, callerId, query, this.options);
+  queryNodes(callerId: string, query: NodeQuery): Promise<NodeQueryPage> {
+    return this.read((db) => queryNodes(db, callerId, query, this.options));
   }
 
-  async readNode(callerId: string, nodeId: string, page?: EdgePage): Promise<NodeRead | undefined> {
-    return readNode(this.reader ? await this.reader() : this.db, callerId, nodeId, page);
+  readNode(callerId: string, nodeId: string, page?: EdgePage): Promise<NodeRead | undefined> {
+    return this.read((db) => readNode(db, callerId, nodeId, page));
   }
 }
 

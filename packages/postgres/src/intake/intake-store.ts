@@ -19,7 +19,9 @@ import type { DatabaseHandle, PreparedStatement } from '../platform/index.js';
  * nodes_webhook_token_idx (the secret, when there is one, by webhook_secrets' key); the write
  * is one call of inntak_intake_write (db/migrations/016: node, edge, access rows and the
  * delivery's log row, or only the log row for a duplicate), so it is one round trip and its
- * own transaction.
+ * own transaction. Its change notices follow in a statement of their own (migration 031): a
+ * transaction that notifies holds the database's notify lock until its commit is flushed, so
+ * writes that notified committed one at a time.
  */
 const FIND_WEBHOOK: PreparedStatement = {
   name: 'inntak_intake_find_webhook',
@@ -30,9 +32,9 @@ const FIND_WEBHOOK: PreparedStatement = {
           order by e.created_at limit 1`,
 };
 const WRITE_CONTENT: PreparedStatement = {
-  name: 'inntak_intake_write',
+  name: 'inntak_intake_write_quiet',
   text: `select propagation_error, duplicate_node_id, duplicate_edge_id
-           from inntak_intake_write($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
+           from inntak_intake_write_quiet($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
 };
 /**
  * Several intakes in one statement, so one transaction (GroupCommit, packages/intake): the same
@@ -40,15 +42,20 @@ const WRITE_CONTENT: PreparedStatement = {
  * so each sees the rows of the ones before it (a duplicate delivery inside a batch is found).
  */
 const WRITE_CONTENTS: PreparedStatement = {
-  name: 'inntak_intake_write_batch',
+  name: 'inntak_intake_write_quiet_batch',
   text: `select r.propagation_error, r.duplicate_node_id, r.duplicate_edge_id
            from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::visibility[], $6::jsonb[], $7::uuid[],
                        $8::uuid[], $9::uuid[], $10::uuid[], $11::text[], $12::jsonb[], $13::boolean[], $14::uuid[],
                        $15::uuid[], $16::uuid[], $17::timestamptz[], $18::text[], $19::text[], $20::bigint[], $21::integer[])
                 with ordinality as v(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, ord)
-           cross join lateral inntak_intake_write(v.a1, v.a2, v.a3, v.a4, v.a5, v.a6, v.a7, v.a8, v.a9, v.a10, v.a11,
+           cross join lateral inntak_intake_write_quiet(v.a1, v.a2, v.a3, v.a4, v.a5, v.a6, v.a7, v.a8, v.a9, v.a10, v.a11,
                                                   v.a12, v.a13, v.a14, v.a15, v.a16, v.a17, v.a18, v.a19, v.a20, v.a21) r
           order by v.ord`,
+};
+/** The committed writes' change notices, as the triggers would have sent them (migration 031). */
+const SEND_NOTICES: PreparedStatement = {
+  name: 'inntak_intake_notices',
+  text: 'select inntak_intake_notices($1::uuid[], $2::uuid[])',
 };
 /**
  * A refusal is counted, not logged a row each (issue 22, finding 12): one row per webhook,
@@ -68,13 +75,21 @@ const RECORD_FAILURE: PreparedStatement = {
 };
 
 /** The statements as they run, for the benchmark's ceiling (bench/src/intake.ts). */
-export const INTAKE_STATEMENTS = { findWebhook: FIND_WEBHOOK, writeContent: WRITE_CONTENT };
+export const INTAKE_STATEMENTS = { findWebhook: FIND_WEBHOOK, writeContent: WRITE_CONTENT, sendNotices: SEND_NOTICES };
 
 type OutcomeRow = { propagation_error: string | null; duplicate_node_id: string | null; duplicate_edge_id: string | null };
 
 /** The intake's store on PostgreSQL. */
 export class PostgresIntakeStore implements BatchIntakeStore {
-  constructor(private readonly database: Pick<DatabaseHandle, 'prepared'>) {}
+  /**
+   * `noticesFailed` hears of change notices that could not be sent after a commit: the write is
+   * stored and answered as such (a batch must not be written again one by one), and realtime
+   * clients miss its events, as when a notice is lost with the listener's connection.
+   */
+  constructor(
+    private readonly database: Pick<DatabaseHandle, 'prepared'>,
+    private readonly noticesFailed: (error: unknown) => void = () => {},
+  ) {}
 
   async findWebhookByToken(token: string): Promise<WebhookTarget | undefined> {
     const [row] = await this.database.prepared<{ id: string; target_id: string; template_id: string | null; locale: string | null; scheme: SignatureScheme | null; secret: string | null }>(
@@ -87,8 +102,14 @@ export class PostgresIntakeStore implements BatchIntakeStore {
   }
 
   async writeContent(node: NewNode, edge: NewEdge, log: DeliveryLogEntry): Promise<WriteOutcome> {
+    const outcome = await this.write({ node, edge, log });
+    if (!outcome.duplicateOf) await this.sendNotices([{ node, edge, log }]);
+    return outcome;
+  }
+
+  private async write(write: ContentWrite): Promise<WriteOutcome> {
     try {
-      const [row] = await this.database.prepared<OutcomeRow>(WRITE_CONTENT, writeValues({ node, edge, log }));
+      const [row] = await this.database.prepared<OutcomeRow>(WRITE_CONTENT, writeValues(write));
       return outcomeOf(row!);
     } catch (error) {
       // A foreign-key violation means the webhook (or its collection) was deleted between the
@@ -106,8 +127,14 @@ export class PostgresIntakeStore implements BatchIntakeStore {
     // Column-wise: the i-th array holds the i-th parameter of every write.
     const rows = writes.map(writeValues);
     const columns = rows[0]!.map((_, i) => rows.map((row) => row[i]));
-    const outcomes = await this.database.prepared<OutcomeRow>(WRITE_CONTENTS, columns);
-    return outcomes.map(outcomeOf);
+    const outcomes = (await this.database.prepared<OutcomeRow>(WRITE_CONTENTS, columns)).map(outcomeOf);
+    await this.sendNotices(writes.filter((_, i) => !outcomes[i]!.duplicateOf));
+    return outcomes;
+  }
+
+  private async sendNotices(written: readonly ContentWrite[]): Promise<void> {
+    if (written.length === 0) return;
+    await this.database.prepared(SEND_NOTICES, [written.map((w) => w.node.id), written.map((w) => w.edge.id)]).catch(this.noticesFailed);
   }
 
   async recordFailedDelivery(delivery: FailedDelivery): Promise<void> {

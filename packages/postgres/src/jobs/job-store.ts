@@ -162,9 +162,11 @@ export async function unregisterWorkerProcess(db: Db, worker: WorkerProcess): Pr
   await db.deleteFrom('job_workers').where('process_id', '=', worker.processId).execute();
 }
 
-export interface ReconcileReport {
+export interface ReconcileReport<T = undefined> {
   deadProcesses: string[];
   releasedJobs: number[];
+  /** What `afterRelease` made of the released jobs (e.g. orchestration runs taken up again). */
+  after?: T;
 }
 
 /**
@@ -172,7 +174,12 @@ export interface ReconcileReport {
  * locks are released now instead of after graphile-worker's 4 hours, and their running history
  * rows go back to queued (or to failed when no attempt is left), saying why.
  */
-export async function reconcileDeadWorkers(db: Db, staleAfterMs: number): Promise<ReconcileReport> {
+export async function reconcileDeadWorkers<T = undefined>(
+  db: Db,
+  staleAfterMs: number,
+  /** Runs in the same transaction with the jobs just released, so nothing they own is left behind (issue 38). */
+  afterRelease?: (trx: Transaction<Database>, jobIds: number[]) => Promise<T>,
+): Promise<ReconcileReport<T>> {
   return db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(hashtext('inntak.governor'))`.execute(trx);
     const dead = await trx
@@ -188,7 +195,11 @@ export async function reconcileDeadWorkers(db: Db, staleAfterMs: number): Promis
       .set({
         // A cancel asked of the dead worker is honoured: its job already lost its retries.
         status: sql`case when cancel_requested_at is not null then 'cancelled' when attempts >= max_attempts then 'failed' else 'queued' end`,
-        last_error: sql`'worker process ' || worker_process || ' stopped (no heartbeat); job released for retry'`,
+        // Says what happens next: only a job with attempts left is run again (issue 38).
+        last_error: sql`'worker process ' || worker_process || ' stopped (no heartbeat); ' || case
+          when cancel_requested_at is not null then 'job cancelled as asked'
+          when attempts >= max_attempts then 'no attempts left (' || attempts || ' of ' || max_attempts || '), job failed'
+          else 'job released for retry' end`,
         finished_at: sql`case when cancel_requested_at is not null or attempts >= max_attempts then now() end`,
         worker_id: null,
         worker_process: null,
@@ -200,7 +211,9 @@ export async function reconcileDeadWorkers(db: Db, staleAfterMs: number): Promis
       )
       .returning('id')
       .execute();
-    return { deadProcesses: [...new Set(dead.map((d) => d.process_id))], releasedJobs: released.map((r) => Number(r.id)) };
+    const releasedJobs = released.map((r) => Number(r.id));
+    const after = afterRelease ? await afterRelease(trx, releasedJobs) : undefined;
+    return { deadProcesses: [...new Set(dead.map((d) => d.process_id))], releasedJobs, ...(after !== undefined ? { after } : {}) };
   });
 }
 

@@ -7,7 +7,7 @@ import { anyMedia, deleteMediaNode, insertMediaRows, readMediaFor, touchMediaAcc
 import { endLiveRoom, insertMixerChannel, liveRoom, mixChannelSources, mixerChannel, reprioritiseQueuedJobs, startLiveRoom, updateMixerChannel } from './mixer-store.js';
 import { latestPruneRun } from './prune-log.js';
 import { transcriptionSegments } from './transcription-store.js';
-import { collectionMediaBytes, lockMediaQuotaOf, lockSpeechQueueOf, speechJobsOf } from './speech-jobs.js';
+import { collectionMediaBytes, lockMediaQuotaOf, lockSpeechQueueOf, personUploadBytes, speechJobsOf } from './speech-jobs.js';
 
 export function mediaTx(trx: Transaction<Database>): MediaTx {
   return {
@@ -18,6 +18,7 @@ export function mediaTx(trx: Transaction<Database>): MediaTx {
       await lockMediaQuotaOf(trx, nodeId);
       return collectionMediaBytes(trx, nodeId);
     },
+    personUploadBytes: (personId) => personUploadBytes(trx, personId),
     lockSpeechQueueOf: (personId) => lockSpeechQueueOf(trx, personId),
     speechJobsOf: (personId) => speechJobsOf(trx, personId),
     enqueueSpeech: (payload, options) => enqueueJob(trx, 'tts_generate', payload, options),

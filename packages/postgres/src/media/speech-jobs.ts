@@ -64,3 +64,16 @@ export async function collectionMediaBytes(db: Db, nodeId: string): Promise<numb
     ) per_scope`.execute(db);
   return Number(rows[0]?.bytes ?? 0);
 }
+
+/**
+ * Bytes of the media `personId` uploaded (metadata.uploaded_by, written by POST /media), under a
+ * lock on the person held to the end of the transaction: their parallel uploads check one at a
+ * time (MEDIA_UPLOAD_BYTES_PER_PERSON; found attacking the merged result of issue 35).
+ */
+export async function personUploadBytes(db: Db, personId: string): Promise<number> {
+  await sql`select pg_advisory_xact_lock(hashtextextended('inntak.media-uploads:' || ${personId}::text, 0))`.execute(db);
+  const { rows } = await sql<{ bytes: string | null }>`
+    select coalesce(sum(case when jsonb_typeof(metadata -> 'bytes') = 'number' then (metadata ->> 'bytes')::numeric else 0 end), 0)::text as bytes
+      from nodes where node_kind = 'media' and metadata ->> 'uploaded_by' = ${personId}::text`.execute(db);
+  return Number(rows[0]?.bytes ?? 0);
+}

@@ -11,16 +11,25 @@ function byRun(ref: RunRef) {
   return ref.runId !== undefined ? sql`id = ${ref.runId}::uuid` : sql`job_id = ${String(ref.jobId)}`;
 }
 
-export async function startRun(db: Db, ref: RunRef, runsAs: string): Promise<{ fromStep: number; outputs: Record<string, JsonObject>; rerunOfRunsAs?: string | null } | undefined> {
-  const { rows } = await sql<{ from_step: number; outputs: Record<string, JsonObject>; rerun_of: string | null; rerun_of_runs_as: string | null }>`
+/**
+ * Marks a run running as `runsAs`. `previousRunsAs` is whom it acted as before (a run queued
+ * again to wait for a retry, or taken up again after its worker died, has run some steps
+ * already); null for a run starting now.
+ */
+export async function startRun(db: Db, ref: RunRef, runsAs: string): Promise<{ fromStep: number; outputs: Record<string, JsonObject>; rerunOfRunsAs?: string | null; previousRunsAs: string | null } | undefined> {
+  const { rows } = await sql<{ from_step: number; outputs: Record<string, JsonObject>; rerun_of: string | null; rerun_of_runs_as: string | null; lost_workers: number; previous_runs_as: string | null }>`
+    with prev as (select id, runs_as from orchestration_runs where ${byRun(ref)} for update)
     update orchestration_runs r set status = 'running', started_at = now(), runs_as = ${runsAs}
-    where ${byRun(ref)}
-    returning r.from_step, r.outputs, r.rerun_of, (select f.runs_as from orchestration_runs f where f.id = r.rerun_of) as rerun_of_runs_as`.execute(db);
+    from prev where r.id = prev.id
+    returning r.from_step, r.outputs, r.rerun_of, r.lost_workers, prev.runs_as as previous_runs_as,
+      (select f.runs_as from orchestration_runs f where f.id = r.rerun_of) as rerun_of_runs_as`.execute(db);
   const row = rows[0];
   if (!row) return undefined;
+  // A run taken up again after its worker died (issue 38) goes on as whom it ran as before.
+  if (row.lost_workers > 0 && row.rerun_of === null) return { fromStep: row.from_step, outputs: row.outputs, rerunOfRunsAs: row.previous_runs_as, previousRunsAs: row.previous_runs_as };
   // A re-run whose first run is gone (rerun_of set null) still carries its state: whom it was for is then unknown (null).
   const rerun = row.rerun_of !== null || row.from_step > 1;
-  return { fromStep: row.from_step, outputs: row.outputs, ...(rerun ? { rerunOfRunsAs: row.rerun_of_runs_as } : {}) };
+  return { fromStep: row.from_step, outputs: row.outputs, previousRunsAs: row.previous_runs_as, ...(rerun ? { rerunOfRunsAs: row.rerun_of_runs_as } : {}) };
 }
 
 export async function finishRun(db: Db, ref: RunRef, result: { status: RunStatus; failedStep?: number; outputs?: Record<string, JsonObject> }): Promise<void> {

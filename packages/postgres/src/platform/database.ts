@@ -17,6 +17,12 @@ export interface DatabaseOptions {
    * own writes: right for the worker, whose jobs are at-least-once anyway.
    */
   asyncCommit?: boolean;
+  /**
+   * Client-side bounds (a replica, issue 38): a connection (or a free client of the pool) within
+   * `connectMs`, every query's answer within `queryMs`. Client-side because a frozen server
+   * answers nothing, not even a statement_timeout.
+   */
+  timeouts?: { connectMs: number; queryMs: number };
 }
 
 /** A fixed SQL text under a name unique in the process. */
@@ -46,6 +52,7 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
     connectionString: options.connectionString,
     max: options.max ?? 10,
     ...(options.asyncCommit ? { options: '-c synchronous_commit=off' } : {}),
+    ...(options.timeouts ? { connectionTimeoutMillis: options.timeouts.connectMs, query_timeout: options.timeouts.queryMs } : {}),
   });
   pool.on('error', (err) => options.logger.error('idle database client failed', { error: err.message }));
   pool.on('connect', (client) => client.on('error', (err) => options.logger.error('database client failed', { error: err.message })));
@@ -95,4 +102,19 @@ export async function withClient<T>(connectionString: string, work: (client: pg.
   } finally {
     await client.end();
   }
+}
+
+/**
+ * What a failed first connection says about the database (issue 38): a server that refused the
+ * credentials or does not have the database did answer, so "does not answer" would send the
+ * operator looking at the network instead of at DATABASE_URL's user, password or name.
+ */
+export function connectionProblem(err: unknown): string {
+  const code = (err as { code?: unknown }).code;
+  const message = err instanceof Error ? err.message : String(err);
+  if (code === '28P01') return `the database refused the password (28P01: ${message})`;
+  if (code === '28000') return `the database refused the user (28000: ${message})`;
+  if (code === '3D000') return `the database server answered, but has no such database (3D000: ${message})`;
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return `the database answered with an error (${code}: ${message})`;
+  return `the database does not answer (${typeof code === 'string' ? code : message})`;
 }

@@ -20,7 +20,7 @@ const stderrLogger = {
 
 let server: Awaited<ReturnType<typeof startEmbeddedPostgres>>;
 try {
-  server = await startEmbeddedPostgres({ dataDir: dataDir!, port: Number(port), database, logger: stderrLogger });
+  server = await startEmbeddedPostgres({ dataDir: dataDir!, port: Number(port), database, logger: stderrLogger, ephemeral });
 } catch (err) {
   // initdb's or postgres' own "error:"/"FATAL:" line says why; the rest is its progress chatter.
   const message = err instanceof Error ? err.message : String(err);

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { sql } from 'kysely';
-import type { Logger } from '@inntak/core';
+import { AppError, type Logger } from '@inntak/core';
 import type { DatabaseHandle, Db } from './database.js';
 
 export interface ReadReplica {
@@ -19,6 +19,24 @@ export interface ReadReplicasOptions {
   waitMs?: number;
   /** How often each replica's health and lag are checked (1 s). */
   checkMs?: number;
+  /** A replica whose check has not answered in this long is out of rotation (1.5 s): a frozen one must not stay in. */
+  checkTimeoutMs?: number;
+}
+
+/** A read run where ReadReplicas decides: `fn` gets the database to use and is run again on the primary if the replica fails it. */
+export type ReadOn = <T>(fn: (db: Db) => Promise<T>) => Promise<T>;
+
+/**
+ * Whether a read that failed on a replica should be tried on the primary: the replica's fault
+ * (connection lost or refused, no answer in time, shut down, a conflict with recovery, out of
+ * resources), not the query's (bad SQL, bad data, a statement_timeout the query set for itself,
+ * an error the code already mapped).
+ */
+function replicaFault(err: unknown): boolean {
+  if (err instanceof AppError) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
+  return code.startsWith('08') || code.startsWith('53') || code.startsWith('57P') || code === '40001';
 }
 
 interface Writer {
@@ -62,20 +80,34 @@ const WRITERS_KEPT = 10_000;
 export class ReadReplicas {
   private readonly inRotation: boolean[];
   private readonly writers = new Map<string, Writer>();
-  private readonly caller = new AsyncLocalStorage<{ key?: string; after?: string }>();
+  private readonly caller = new AsyncLocalStorage<{ key?: string; after?: string; person?: () => string | undefined }>();
   private turn = 0;
+  /** Whether each replica has been checked once: a replica failing its first check is a misconfiguration to log loudly. */
+  private readonly checked: boolean[];
+  /** Why each replica is out of rotation (absent: in rotation), for /health/ready and /metrics. */
+  private readonly problems: (string | undefined)[];
   /** The latest primary WAL position seen (checks, writes, consistent reads): nothing past it needs asking. */
   private primarySeen = 0n;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: ReadReplicasOptions) {
     this.inRotation = options.replicas.map(() => false);
+    this.checked = options.replicas.map(() => false);
+    this.problems = options.replicas.map(() => 'not checked yet');
   }
 
   /** Checks every replica now, then every `checkMs`. */
   async start(): Promise<void> {
     await this.check();
-    this.timer = setInterval(() => void this.check(), this.options.checkMs ?? 1000);
+    let running = false;
+    this.timer = setInterval(() => {
+      // A check lasts at most checkTimeoutMs; one still running is not doubled.
+      if (running) return;
+      running = true;
+      void this.check().finally(() => {
+        running = false;
+      });
+    }, this.options.checkMs ?? 1000);
     this.timer.unref();
   }
 
@@ -88,8 +120,8 @@ export class ReadReplicas {
    * when the request names one, a WAL position its reads must include (`after`: a position an
    * earlier write's answer gave, from this API process or another).
    */
-  withCaller<T>(key: string | undefined, fn: () => T, after?: string): T {
-    return this.caller.run({ key, after }, fn);
+  withCaller<T>(key: string | undefined, fn: () => T, after?: string, person?: () => string | undefined): T {
+    return this.caller.run({ key, after, person }, fn);
   }
 
   /** The primary's WAL position now: after a write that has committed, a position that includes it. */
@@ -106,11 +138,21 @@ export class ReadReplicas {
     while (this.writers.size > WRITERS_KEPT) this.writers.delete(this.writers.keys().next().value!);
   }
 
-  /** The write ended (committed or not): remember the primary's WAL position after it. */
-  async endWrite(key: string): Promise<void> {
+  /**
+   * The write ended (committed or not): remember the primary's WAL position after it, for the
+   * credentials and, once known, for the person (issue 38: their next read with another token, a
+   * refreshed one, still follows the write).
+   */
+  async endWrite(key: string, person?: string): Promise<void> {
     const writer = this.writers.get(key);
     try {
-      if (writer && this.options.replicas.length > 0) writer.lsn = await this.primaryPosition();
+      if (writer && this.options.replicas.length > 0) {
+        writer.lsn = await this.primaryPosition();
+        if (person !== undefined) {
+          this.writers.delete(`person:${person}`);
+          this.writers.set(`person:${person}`, { pending: 0, lsn: writer.lsn });
+        }
+      }
     } finally {
       if (writer) writer.pending--;
     }
@@ -118,10 +160,13 @@ export class ReadReplicas {
 
   /** The database for a read by the current caller (see the class comment). */
   async reader(): Promise<Db> {
-    const { key, after } = this.caller.getStore() ?? {};
+    const { key, after, person } = this.caller.getStore() ?? {};
     const writer = key === undefined ? undefined : this.writers.get(key);
     if (writer && writer.pending > 0) return this.options.primary.db;
-    return this.replicaAt(laterOf(writer?.lsn, await this.atMostPrimary(after)));
+    // The person is known once the request authenticated, after the routing began.
+    const personId = person?.();
+    const theirs = personId === undefined ? undefined : this.writers.get(`person:${personId}`);
+    return this.replicaAt(laterOf(laterOf(writer?.lsn, theirs?.lsn), await this.atMostPrimary(after)));
   }
 
   /**
@@ -148,6 +193,42 @@ export class ReadReplicas {
     return this.options.replicas.filter((_, i) => this.inRotation[i]).map((r) => r.name);
   }
 
+  /** Every replica, in rotation or why not (for /health/ready and /metrics). */
+  status(): { name: string; in_rotation: boolean; reason?: string }[] {
+    return this.options.replicas.map((r, i) => ({ name: r.name, in_rotation: this.inRotation[i]!, ...(this.problems[i] ? { reason: this.problems[i] } : {}) }));
+  }
+
+  /**
+   * Runs a read on `reader()`'s database; when a replica fails it (issue 38: stopped, frozen,
+   * unreachable), the replica leaves rotation at once and the read runs again on the primary,
+   * in the same request. A read is idempotent, so running it twice costs only time.
+   */
+  read<T>(fn: (db: Db) => Promise<T>, consistent = false): Promise<T> {
+    return this.withFallback(consistent ? this.consistent() : this.reader(), fn);
+  }
+
+  private async withFallback<T>(chosen: Promise<Db>, fn: (db: Db) => Promise<T>): Promise<T> {
+    const db = await chosen.catch(() => this.options.primary.db);
+    if (db === this.options.primary.db) return fn(db);
+    try {
+      return await fn(db);
+    } catch (err) {
+      if (!replicaFault(err)) throw err;
+      const i = this.options.replicas.findIndex((r) => r.database.db === db);
+      this.leave(i, `a read failed: ${(err as Error).message}`);
+      return fn(this.options.primary.db);
+    }
+  }
+
+  private leave(i: number, problem: string): void {
+    const replica = this.options.replicas[i];
+    if (!replica) return;
+    const was = this.inRotation[i];
+    this.inRotation[i] = false;
+    this.problems[i] = problem;
+    if (was) this.options.logger.warn('read replica out of rotation', { replica: replica.name, reason: problem });
+  }
+
   /** Checks each replica: reachable, in recovery, and within maxLagBytes of the primary. */
   async check(): Promise<void> {
     const maxLag = this.options.maxLagBytes ?? 16 * 1024 * 1024;
@@ -161,20 +242,33 @@ export class ReadReplicas {
     await Promise.all(
       this.options.replicas.map(async (replica, i) => {
         let problem: string | undefined;
+        const limitMs = this.options.checkTimeoutMs ?? 1500;
+        let timer: NodeJS.Timeout | undefined;
         try {
-          const { rows } = await sql<{ standby: boolean; lag: string | null }>`
-            select pg_is_in_recovery() as standby, pg_wal_lsn_diff(${primary}::pg_lsn, pg_last_wal_replay_lsn())::text as lag`.execute(replica.database.db);
+          const late = new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error(`no answer in ${limitMs} ms`)), limitMs);
+          });
+          const { rows } = await Promise.race([
+            sql<{ standby: boolean; lag: string | null }>`
+            select pg_is_in_recovery() as standby, pg_wal_lsn_diff(${primary}::pg_lsn, pg_last_wal_replay_lsn())::text as lag`.execute(replica.database.db),
+            late,
+          ]);
           const row = rows[0]!;
           if (!row.standby) problem = 'not a standby (promoted?)';
           else if (row.lag === null || Number(row.lag) > maxLag) problem = `lags ${row.lag ?? '?'} bytes behind the primary (limit ${maxLag})`;
         } catch (err) {
           problem = `unreachable: ${(err as Error).message}`;
+        } finally {
+          clearTimeout(timer);
         }
-        const was = this.inRotation[i];
+        const [was, first] = [this.inRotation[i], !this.checked[i]];
+        this.checked[i] = true;
         this.inRotation[i] = problem === undefined;
-        if (was && problem) this.options.logger.warn('read replica out of rotation', { replica: replica.name, reason: problem });
+        this.problems[i] = problem;
+        // A replica failing its first check is most likely misconfigured (READ_DATABASE_URL): say so at start.
+        if ((was || first) && problem) this.options.logger.warn('read replica out of rotation', { replica: replica.name, reason: problem });
         if (!was && !problem) this.options.logger.info('read replica in rotation', { replica: replica.name });
-        if (!was && problem) this.options.logger.debug('read replica still out of rotation', { replica: replica.name, reason: problem });
+        if (!was && !first && problem) this.options.logger.debug('read replica still out of rotation', { replica: replica.name, reason: problem });
       }),
     );
   }

@@ -306,6 +306,8 @@ export interface OrchestrationRunsTable {
   runs_as: string | null;
   /** 029: the person who asked for a manual run or a re-run (their cap, ORCHESTRATION_RUNS_PER_PERSON); null otherwise. */
   requested_by: string | null;
+  /** 033: times the run's job died with its worker and the run was taken up again (issue 38). */
+  lost_workers: Generated<number>;
 }
 
 /** When each scheduled orchestration is next due (023). */

@@ -3,6 +3,7 @@
 export { publicationBySlug, publicationByDomain } from './publications.js';
 export { PUBLISHED_IN, FRONT_PAGE_VARIANT } from './articles.js';
 export { recordAbCounts, type AbCountRow } from './ab-events.js';
+export { PostgresImpressionStore } from './ab-impressions.js';
 export { PostgresPublishingStore, PostgresPublishedPages, PostgresAbResults } from './publishing-store.js';
 export { createPublication, publishArticle, createVariant, abOverride, runAbEvaluation, abResults } from './use-cases.js';
 export type { NewPublication, NewVariant } from '@inntak/publishing';

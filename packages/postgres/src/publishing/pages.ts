@@ -256,8 +256,11 @@ async function searchWindows(
  * publications, published articles, publishing and variant edges, tag edges of published
  * articles. One query per burst.
  */
-export async function publicationsTouched(db: Db, nodeIds: readonly string[], edgeIds: readonly string[]): Promise<string[]> {
-  if (nodeIds.length === 0 && edgeIds.length === 0) return [];
+export async function publicationsTouched(db: Db, nodeIds: readonly string[], edgeIds: readonly string[], makers: readonly string[] = []): Promise<string[]> {
+  if (nodeIds.length === 0 && edgeIds.length === 0 && makers.length === 0) return [];
+  // Whether a has_media edge counts on a page depends on its target's belongs_to edges and on its
+  // maker's grants (mediaEdgeCounts), so a change of either touches the articles that show the
+  // media, as an edit of the media node does (found attacking the merged result of issue 35).
   const { rows } = await sql<{ id: string }>`
     select n.id from nodes n where n.id = any(${nodeIds}::uuid[]) and n.node_kind = 'collection' and n.metadata ? 'publication'
     union
@@ -267,6 +270,19 @@ export async function publicationsTouched(db: Db, nodeIds: readonly string[], ed
     from edges e where e.id = any(${edgeIds}::uuid[]) and e.edge_type in (${PUBLISHED_IN}, ${FRONT_PAGE_VARIANT})
     union
     select p.target_id from edges e join edges p on p.source_id = e.source_id and p.edge_type = ${PUBLISHED_IN}
-    where e.id = any(${edgeIds}::uuid[]) and e.edge_type in (${TAGGED}, ${HAS_MEDIA})`.execute(db);
+    where e.id = any(${edgeIds}::uuid[]) and e.edge_type in (${TAGGED}, ${HAS_MEDIA})
+    union
+    select p.target_id from edges h join edges p on p.source_id = h.source_id and p.edge_type = ${PUBLISHED_IN}
+    where h.edge_type = ${HAS_MEDIA} and (h.target_id = any(${nodeIds}::uuid[]) or h.created_by = any(${makers}::uuid[]))
+    union
+    select p.target_id from edges e
+      join edges h on h.target_id = e.source_id and h.edge_type = ${HAS_MEDIA}
+      join edges p on p.source_id = h.source_id and p.edge_type = ${PUBLISHED_IN}
+    where e.id = any(${edgeIds}::uuid[]) and e.edge_type = 'belongs_to'
+    union
+    select p.target_id from edges e
+      join edges h on h.created_by = e.source_id and h.edge_type = ${HAS_MEDIA}
+      join edges p on p.source_id = h.source_id and p.edge_type = ${PUBLISHED_IN}
+    where e.id = any(${edgeIds}::uuid[]) and e.edge_type in ('owner', 'member_of')`.execute(db);
   return rows.map((r) => r.id);
 }

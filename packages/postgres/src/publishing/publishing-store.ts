@@ -8,6 +8,7 @@ import { collectionsOf, edgeOfType, insertPublishedIn, isPublishedIn, publishedI
 import { frontPageEntries, publishedArticle, publishedArticles, publishedMedia, searchArticles, taggedArticles } from './pages.js';
 import { insertPublication, isPublication, lockPublication, publicationByDomain, publicationBySlug } from './publications.js';
 import type { Db, Trx } from './trx.js';
+import type { ReadOn } from '../platform/index.js';
 import { setStatus, variantsOfType, writeCounters } from './variants.js';
 
 /** One publishing transaction's reads and writes: the queries of this folder, nothing decided here. */
@@ -45,22 +46,23 @@ export class PostgresPublishingStore implements PublishingStore, AbTestStore {
 /** The published pages' reads (pages.ts) on PostgreSQL. */
 export class PostgresPublishedPages implements PublishedPages {
   /**
-   * `reader`: where each read runs (a replica that has replayed every change so far,
-   * ReadReplicas.consistent: pages are cached until the next change, so never older); absent: `db`.
+   * `read`: where each read runs (a replica that has replayed every change so far,
+   * ReadReplicas.read(…, consistent): pages are cached until the next change, so never older; the
+   * primary again if the replica fails it); absent: `db`.
    */
   constructor(
     private readonly db: Db,
-    private readonly reader: () => Promise<Db> = async () => db,
+    private readonly read: ReadOn = (fn) => fn(db),
   ) {}
-  publicationBySlug = async (slug: string) => publicationBySlug(await this.reader(), slug);
-  publicationByDomain = async (domain: string) => publicationByDomain(await this.reader(), domain);
-  publishedArticles = async (publicationId: string, window: PageWindow) => publishedArticles(await this.reader(), publicationId, window);
-  frontPageEntries = async (publicationId: string, window: PageWindow) => frontPageEntries(await this.reader(), publicationId, window);
-  publishedArticle = async (publicationId: string, articleId: string) => publishedArticle(await this.reader(), publicationId, articleId);
+  publicationBySlug = (slug: string) => this.read((db) => publicationBySlug(db, slug));
+  publicationByDomain = (domain: string) => this.read((db) => publicationByDomain(db, domain));
+  publishedArticles = (publicationId: string, window: PageWindow) => this.read((db) => publishedArticles(db, publicationId, window));
+  frontPageEntries = (publicationId: string, window: PageWindow) => this.read((db) => frontPageEntries(db, publicationId, window));
+  publishedArticle = (publicationId: string, articleId: string) => this.read((db) => publishedArticle(db, publicationId, articleId));
   // Serving a medium moves its last access (pruning), so it stays on the primary.
   publishedMedia = (publicationId: string, mediaId: string) => publishedMedia(this.db, publicationId, mediaId);
-  taggedArticles = async (publicationId: string, tag: string, window: PageWindow) => taggedArticles(await this.reader(), publicationId, tag, window);
-  searchArticles = async (publicationId: string, words: string, window: PageWindow) => searchArticles(await this.reader(), publicationId, words, window);
+  taggedArticles = (publicationId: string, tag: string, window: PageWindow) => this.read((db) => taggedArticles(db, publicationId, tag, window));
+  searchArticles = (publicationId: string, words: string, window: PageWindow) => this.read((db) => searchArticles(db, publicationId, words, window));
 }
 
 /** The A/B results' reads (ab_results) on PostgreSQL. */

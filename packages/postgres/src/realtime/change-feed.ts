@@ -1,5 +1,5 @@
 import type { ChangeFeed, ChangeNotice, ChangeSubscriber, InitialSyncBounds } from '@inntak/access';
-import type { Db } from '../platform/index.js';
+import type { Db, ReadOn } from '../platform/index.js';
 import { ChangeListener } from './change-listener.js';
 import { readChanges } from './change-reader.js';
 import { loadInitialSync } from './initial-sync.js';
@@ -12,8 +12,8 @@ export class PostgresChangeFeed implements ChangeFeed {
   constructor(
     private readonly db: Db,
     private readonly connectionString: string,
-    /** Where initial_sync reads (a replica that has replayed every change so far); absent: `db`. */
-    private readonly snapshotReader: () => Promise<Db> = async () => db,
+    /** Where initial_sync reads (a replica that has replayed every change so far; the primary if it fails); absent: `db`. */
+    private readonly snapshotRead: ReadOn = (fn) => fn(db),
   ) {}
 
   subscribe(subscriber: ChangeSubscriber): ChangeListener {
@@ -24,7 +24,7 @@ export class PostgresChangeFeed implements ChangeFeed {
     return readChanges(this.db, notices);
   }
 
-  async initialSync(callerId: string, bounds: InitialSyncBounds) {
-    return loadInitialSync(await this.snapshotReader(), callerId, bounds);
+  initialSync(callerId: string, bounds: InitialSyncBounds) {
+    return this.snapshotRead((db) => loadInitialSync(db, callerId, bounds));
   }
 }

@@ -73,12 +73,14 @@ describe('the realtime listener through a database outage', () => {
     await listener.start();
     expect(await listenerConnections()).toBe(1);
 
+    const lostAt = Date.now();
     await outage();
     expect(await mostConnectionsDuring(1500)).toBeLessThanOrEqual(1);
     // Growing delays (full jitter up to 20·2^n ms, capped at 300 ms) allow about a dozen tries in
-    // 1.5 s; the old loop doubled its retries every failure.
+    // 1.5 s; the old loop doubled its retries every failure. Counted per second of the outage as
+    // it really lasted: on a busy machine the sampling stretches it.
     expect(listener.reconnectAttempts).toBeGreaterThanOrEqual(1);
-    expect(listener.reconnectAttempts).toBeLessThan(25);
+    expect(listener.reconnectAttempts).toBeLessThan(10 + 10 * ((Date.now() - lostAt) / 1000));
 
     const reconnected = once(events, 'reconnect');
     await admin.query(`alter database "${testDb.name}" allow_connections true`);

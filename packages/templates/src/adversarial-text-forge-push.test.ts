@@ -1,0 +1,3 @@
+import { describeAdversarialText } from './__tests__/adversarial.js';
+
+describeAdversarialText('forge-push');
