@@ -115,4 +115,22 @@ export default tseslint.config(
     ],
     rules: { 'inntak/app-wiring': 'error', 'inntak/driver-store-calls': 'error' },
   },
+  // The API's front doors (rest/, console/, pages/, realtime/) do not import each other's code:
+  // what two share lives beside the composition root in apps/api/src (issue 36). Types may cross.
+  {
+    files: ['apps/api/src/rest/**/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: ['../console/*', '../pages/*', '../realtime/*'], allowTypeImports: true, message: 'front doors meet only in the composition root and the shared pieces of apps/api/src' }] }] },
+  },
+  {
+    files: ['apps/api/src/console/**/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: ['../rest/*', '../pages/*', '../realtime/*'], allowTypeImports: true, message: 'front doors meet only in the composition root and the shared pieces of apps/api/src' }] }] },
+  },
+  {
+    files: ['apps/api/src/pages/**/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: ['../rest/*', '../console/*', '../realtime/*'], allowTypeImports: true, message: 'front doors meet only in the composition root and the shared pieces of apps/api/src' }] }] },
+  },
+  {
+    files: ['apps/api/src/realtime/**/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: ['../rest/*', '../console/*', '../pages/*'], allowTypeImports: true, message: 'front doors meet only in the composition root and the shared pieces of apps/api/src' }] }] },
+  },
 );

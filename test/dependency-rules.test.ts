@@ -7,8 +7,8 @@ const eslint = new ESLint({ cwd: process.cwd() });
 
 async function messages(filePath: string, code: string): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath });
-  // Only the dependency rules: the snippets' unused names are not what is under test.
-  return result!.messages.filter((m) => m.ruleId?.startsWith('inntak/')).map((m) => `${m.ruleId}: ${m.message}`);
+  // Only the dependency rules (and the front doors' import rule): the snippets' unused names are not what is under test.
+  return result!.messages.filter((m) => m.ruleId?.startsWith('inntak/') || m.ruleId === '@typescript-eslint/no-restricted-imports').map((m) => `${m.ruleId}: ${m.message}`);
 }
 
 describe('domain packages import only their own files, node: modules and other domain packages', () => {
@@ -88,6 +88,14 @@ describe('apps only wire: outside the composition root, no database adapter or d
       expect(await messages(file, 'export const f = (deps: any) => deps.store.queryNodes();')).toEqual([expect.stringMatching(/^inntak\/driver-store-calls: /)]);
       expect(await messages(file, 'export const f = (deps: any, g: any) => g(deps.store);')).toEqual([]);
     }
+  });
+
+  it("the API's front doors do not import each other's code (types may cross)", async () => {
+    expect(await messages('apps/api/src/console/leak.ts', "export { CreateVariantBody } from '../rest/publishing-intentions.js';")).toEqual([
+      expect.stringMatching(/^@typescript-eslint\/no-restricted-imports: /),
+    ]);
+    expect(await messages('apps/api/src/console/leak.ts', "export type { JobAdminDeps } from '../rest/job-admin.js';")).toEqual([]);
+    expect(await messages('apps/api/src/console/leak.ts', "export { CreateVariantBody } from '../schemas.js';")).toEqual([]);
   });
 
   it('the composition root, main.ts and tests may import them', async () => {

@@ -23,3 +23,12 @@ export const StorableJsonObject = JsonObject.superRefine((value, ctx) => {
   const problem = jsonProblem(value);
   if (problem) ctx.addIssue({ code: 'custom', message: problem });
 });
+
+/** create_variant's body; the console (studio-publications.ts) parses its form with it too. */
+export const CreateVariantBody = z.strictObject({
+  publication_id: Id,
+  article_id: Id,
+  variant_type: z.string().regex(/^[a-z][a-z0-9_-]{0,62}$/, 'forventet et kort navn i små bokstaver'),
+  title: storableText(z.string().min(1).max(300)),
+  teaser: storableText(z.string().max(1000)).nullish(),
+});

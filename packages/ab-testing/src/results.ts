@@ -1,5 +1,5 @@
 import { AppError } from '@inntak/core';
-import { requireLevelOn, type Actor, type WriterLevel } from '@inntak/access';
+import { requireLevel, type Actor, type WriterLevel } from '@inntak/access';
 import { evaluateTest, type UndecidedReason } from './evaluator.js';
 import { alwaysValidInterval, alwaysValidPValue } from './msprt.js';
 import type { TestKey } from './ports.js';
@@ -75,7 +75,7 @@ export const MAX_HISTORY_PER_TEST = 50;
  * editor); 403 below, 404 when the caller cannot see it.
  */
 export async function abResults(store: AbResultsStore, actor: Actor, publicationId: string): Promise<{ publication_id: string; tests: TestResult[] }> {
-  requireLevelOn(actor, await store.levelOn(actor, publicationId), 'member', 'publication_id');
+  await requireLevel(store, actor, publicationId, 'member', 'publication_id');
   if (!(await store.isPublication(publicationId))) throw new AppError('invalid_input', { detail: 'publication_id: er ikke en publikasjon' });
   const [rows, history] = await Promise.all([store.testVariants(publicationId, MAX_RESULT_VARIANTS), store.decisions(publicationId, MAX_HISTORY_PER_TEST)]);
   const tests = new Map<string, ResultVariantRow[]>();

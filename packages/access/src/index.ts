@@ -46,7 +46,7 @@ export {
   type NodeKindRule,
   type NodeNeed,
 } from './write-policy.js';
-export { requireLevelOn, type WriterLevel, type LevelReads } from './level-check.js';
+export { type WriterLevel, type LevelReads } from './level-check.js';
 export { inTransaction, type GraphStore, type GraphTx, type NodeRow, type EdgeRow, type StoredEdge } from './ports.js';
 export { requireLevel, requireSubject, requireEnd, requireEnds, requireAnyOf, type NodeForWrite } from './authorize.js';
 export { createPerson, createCollection, createNode, createEdge, deleteEdge, MAX_BELONGS_TO_DEPTH, type NewNodeInput, type NewEdgeInput } from './graph-writes.js';

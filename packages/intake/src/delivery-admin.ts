@@ -1,5 +1,5 @@
 import { AppError, isUuid } from '@inntak/core';
-import { requireLevelOn, type Actor } from '@inntak/access';
+import { requireLevel, type Actor } from '@inntak/access';
 import type { DeliveriesStore, DeliveriesTx, DeliveryPage, DeliveryView } from './ports.js';
 import { rerenderContent } from './rerender.js';
 import { secretProblem, type SignatureScheme } from './signatures.js';
@@ -54,7 +54,7 @@ const WEBHOOK_GONE = 'webhooken som leverte noden finnes ikke lenger';
  */
 export function rerenderNode(store: DeliveriesStore, actor: Actor, nodeId: string): Promise<RerenderResult> {
   return store.transaction(async (tx) => {
-    requireLevelOn(actor, await tx.levelOn(actor, nodeId), null, 'node_id');
+    await requireLevel(tx, actor, nodeId, null, 'node_id');
     const node = (await tx.storedDelivery(nodeId))!;
     const { metadata } = node;
     const notFromWebhook = () => new AppError('invalid_input', { detail: 'node_id: noden kom ikke fra en webhook' });
@@ -85,7 +85,7 @@ async function requireVisibleWebhook(tx: DeliveriesTx, actor: Actor, node: { web
     if (node.createdBy === null) throw new AppError('conflict', { detail: WEBHOOK_GONE });
     throw new AppError('not_found', { detail: 'node_id' });
   }
-  requireLevelOn(actor, await tx.levelOn(actor, node.webhookId), null, 'node_id');
+  await requireLevel(tx, actor, node.webhookId, null, 'node_id');
 }
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, isUuid } from '@inntak/core';
-import { requireLevelOn, type Actor } from '@inntak/access';
+import { requireLevel, type Actor } from '@inntak/access';
 import type { Locale } from '@inntak/templates';
 import type { AdministeredWebhook, WebhookAdminStore, WebhookAdminTx } from './ports.js';
 
@@ -27,8 +27,8 @@ export interface WebhookInput {
 export function createWebhook(store: WebhookAdminStore, actor: Actor, input: WebhookInput): Promise<{ id: string; token: string; edgeId: string }> {
   return store.transaction(async (tx) => {
     if (!isUuid(input.collectionId)) throw new AppError('invalid_input', { detail: 'collection_id: forventet UUID' });
-    const collection = requireLevelOn(actor, await tx.levelOn(actor, input.collectionId), 'admin', 'collection_id');
-    if (collection.nodeKind !== 'collection') throw new AppError('not_found', { detail: 'collection_id' });
+    const collection = await requireLevel(tx, actor, input.collectionId, 'admin', 'collection_id');
+    if (collection.node_kind !== 'collection') throw new AppError('not_found', { detail: 'collection_id' });
     const token = randomUUID();
     const created = await tx.insertWebhook({
       collectionId: input.collectionId,
@@ -88,8 +88,8 @@ export async function findAdministeredWebhook(store: WebhookAdminStore, actor: A
  * caller who cannot see the webhook gets 404, one who can but is not its admin 403.
  */
 export async function requireWebhookAdmin(tx: WebhookAdminTx, actor: Actor, webhookId: string): Promise<void> {
-  const webhook = requireLevelOn(actor, await tx.levelOn(actor, webhookId), null, 'webhook_id');
-  if (webhook.nodeKind !== 'webhook') throw new AppError('not_found', { detail: 'webhook_id' });
+  const webhook = await requireLevel(tx, actor, webhookId, null, 'webhook_id');
+  if (webhook.node_kind !== 'webhook') throw new AppError('not_found', { detail: 'webhook_id' });
   await requireCollectionAdmin(tx, actor, webhookId, 'webhook_id');
 }
 
@@ -100,5 +100,5 @@ export async function requireWebhookAdmin(tx: WebhookAdminTx, actor: Actor, webh
 export async function requireCollectionAdmin(tx: WebhookAdminTx, actor: Actor, nodeId: string, field: string): Promise<void> {
   const collectionId = await tx.firstCollectionOf(nodeId);
   if (collectionId === undefined) throw new AppError('not_found', { detail: field });
-  requireLevelOn(actor, await tx.levelOn(actor, collectionId), 'admin', field);
+  await requireLevel(tx, actor, collectionId, 'admin', field);
 }

@@ -1,12 +1,11 @@
 import { AppError, uuidv7 } from '@inntak/core';
-import { requireLevelOn, type Actor } from '@inntak/access';
+import { requireLevel, type Actor } from '@inntak/access';
 import { requireRoomKind } from './mixer-channels.js';
 import { MIXER_REQUIREMENTS, type MixerChannel } from './mixer.js';
 import { MIX_TARGET_LUFS } from './mixdown.js';
 import type { FileStore, MediaCreateTx, MediaStore } from './ports.js';
 import { placeMediaFile } from './place-media.js';
 import { readWhole } from './read-whole.js';
-import { requireLevel } from '@inntak/access';
 import { fileKeyOf, type MediaMetadata } from './types.js';
 import { runInDspThread, DspThreadError } from './dsp-client.js';
 import { RefusedAudioError, type MixSource } from './dsp-work.js';
@@ -155,7 +154,7 @@ async function requireAskerMayStillMix(tx: MediaCreateTx, personId: string, room
   const actor = await tx.actorOf(personId);
   if (!actor) throw new MixdownError('the person who asked for the mix no longer exists');
   try {
-    requireLevelOn(actor, await tx.levelOn(actor, roomId), MIXER_REQUIREMENTS.render_mix, 'room_id');
+    await requireLevel(tx, actor, roomId, MIXER_REQUIREMENTS.render_mix, 'room_id');
   } catch (error) {
     if (error instanceof AppError) throw new MixdownError('the person who asked for the mix is no longer a member of the room');
     throw error;

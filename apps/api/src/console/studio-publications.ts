@@ -3,8 +3,8 @@ import { AppError, isUuid } from '@inntak/core';
 import { abOverride, createVariant, html, publishArticle, unpublishArticle, type PublishingStore } from '@inntak/publishing';
 import { abResults, type AbResultsStore, type TestResult } from '@inntak/ab-testing';
 import { cumulativeCtr, formatPercent, lineChart, loneViews, testViewOf, type ArticleEntry, type PublicationEntry, type StudioReads, type TestView, type VariantHour } from '@inntak/studio';
-import { CreateVariantBody } from '../rest/publishing-intentions.js';
 import { parseInput } from '../route-registry.js';
+import { CreateVariantBody } from '../schemas.js';
 import { actionButton, csrfField, layout, sendPage, timeTag, type StudioView } from './studio-html.js';
 import { studioCaller, viewOf } from './studio-session.js';
 

@@ -28,7 +28,7 @@ import {
 } from '@inntak/publishing';
 import { ROUTING, type PageCache } from './page-cache.js';
 import { ClientKeys, SearchLimiter, type PublicClient } from './public-clients.js';
-import { MEDIA_FILE_ANSWER, sendMediaFile, type MediaFileDeps } from '../rest/media-file.js';
+import { MEDIA_FILE_ANSWER, sendMediaFile, type MediaFileDeps } from '../media-file.js';
 import { VisitorCookies } from './ab-visitors.js';
 import { nameRoute } from '../request-logging.js';
 import type { RouteRegistry, RouteResponse } from '../route-registry.js';

@@ -14,7 +14,7 @@ import {
   type SpeechQueueLimits,
 } from '@inntak/media';
 import { callerOf } from '../auth.js';
-import { MEDIA_FILE_ANSWER, sendMediaFile } from './media-file.js';
+import { MEDIA_FILE_ANSWER, sendMediaFile } from '../media-file.js';
 import { MEDIA_LINK_DEFAULT_TTL_SECONDS, MEDIA_LINK_MAX_TTL_SECONDS, mediaLinkSigner } from './media-links.js';
 import type { RouteRegistry } from '../route-registry.js';
 import { Id } from '../schemas.js';

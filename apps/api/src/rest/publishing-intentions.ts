@@ -3,18 +3,9 @@ import { z } from 'zod';
 import { abResults, type AbResultsStore } from '@inntak/ab-testing';
 import { abOverride, createPublication, PAGE_LANGUAGES, createVariant, publishArticle, unpublishArticle, unpublishNode, type PublishingStore } from '@inntak/publishing';
 import type { RouteRegistry } from '../route-registry.js';
-import { Id, storableText } from '../schemas.js';
+import { CreateVariantBody, Id, storableText } from '../schemas.js';
 
 const TAGS = ['publishing'];
-
-/** create_variant's body; the console (studio-publications.ts) parses its form with it too. */
-export const CreateVariantBody = z.strictObject({
-  publication_id: Id,
-  article_id: Id,
-  variant_type: z.string().regex(/^[a-z][a-z0-9_-]{0,62}$/, 'forventet et kort navn i små bokstaver'),
-  title: storableText(z.string().min(1).max(300)),
-  teaser: storableText(z.string().max(1000)).nullish(),
-});
 
 /** The intentions that make publications, publish articles and run front-page tests (docs/publishing.md). */
 export function installPublishingIntentions(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: { store: PublishingStore; abResults: AbResultsStore }): void {

@@ -6,7 +6,7 @@ import { accessLevelOf, nodeVisibleTo } from './read-filter.js';
 /**
  * The ports' `levelOn(actor, id)`: the node's kind and the actor's level on it from the access
  * matrix, through the read filter (the query requireLevel asks); undefined when the node does
- * not exist or the actor may not see it. The use case decides what that means (requireLevelOn).
+ * not exist or the actor may not see it. The use case decides what that means (requireLevel, packages/access).
  */
 export async function levelOn(db: Kysely<Database>, actor: Actor, nodeId: string): Promise<WriterLevel | undefined> {
   const callerId = actor.personId;

@@ -2,8 +2,8 @@ import { pipeline } from 'node:stream/promises';
 import type { Request, Response } from 'express';
 import { AppError, type Logger } from '@inntak/core';
 import { fileKeyOf, MEDIA_TYPES, UPLOAD_MIMES, type FileStore } from '@inntak/media';
-import type { RouteResponse } from '../route-registry.js';
-import { Binary } from '../schemas.js';
+import type { RouteResponse } from './route-registry.js';
+import { Binary } from './schemas.js';
 
 /**
  * What sendMediaFile answers, for the route registry: the bytes in the file's own type, one of
