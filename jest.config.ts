@@ -48,6 +48,7 @@ const config: Config = {
     'packages/orchestration',
     'packages/studio',
     'packages/postgres',
+    'packages/spool',
     'apps/api',
     'apps/worker',
     'apps/cli',
