@@ -5,8 +5,8 @@ import { createNode } from '@inntak/postgres/graph';
 import { createPublication, createVariant, publishArticle, recordAbCounts, type AbCountRow } from '@inntak/postgres/publishing';
 import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
 import { createPerson } from '@inntak/postgres/graph';
+import { AbRecorder } from '@inntak/ab-testing';
 import { captureLogger } from './__tests__/helpers.js';
-import { AbRecorder } from './ab-recorder.js';
 
 let db: OpenTestDatabase;
 let variant: string;

@@ -2,7 +2,6 @@ import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
 import { createCollection, createEdge, createNode, deleteEdge, grantAccess, revokeAccess, tagNode, type GraphStore } from '@inntak/access';
 import { createOrchestration, DEFAULT_ORCHESTRATIONS_PER_PERSON, type OrchestrationStore } from '@inntak/orchestration';
-import { withCheckedTrigger } from './orchestration.js';
 import type { RouteRegistry } from './route-registry.js';
 import { AccessLevel, Id, StorableJsonObject, storableText, Visibility } from './schemas.js';
 
@@ -65,7 +64,7 @@ export function installGraphIntentions(app: Express, registry: RouteRegistry, au
     // orchestrations are capped (docs/orchestration.md).
     ({ body, caller }) =>
       body.node_kind === 'orchestration'
-        ? createOrchestration(deps.orchestrationStore, caller, withCheckedTrigger(body), deps.orchestrationsPerPerson ?? DEFAULT_ORCHESTRATIONS_PER_PERSON)
+        ? createOrchestration(deps.orchestrationStore, caller, body, deps.orchestrationsPerPerson ?? DEFAULT_ORCHESTRATIONS_PER_PERSON)
         : createNode(deps.graphStore, caller, body),
   );
 

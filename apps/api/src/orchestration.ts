@@ -1,7 +1,6 @@
 import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
 import {
-  checkOrchestrationNode,
   EVENT_TYPES,
   LOG_STATUSES,
   parseScript,
@@ -11,14 +10,13 @@ import {
   ACTIONS,
   type OrchestrationStore,
 } from '@inntak/orchestration';
-import type { JsonObject } from '@inntak/graph';
 import type { RouteRegistry } from './route-registry.js';
 import { Id, Timestamp } from './schemas.js';
 
 /**
  * Orchestration's routes (docs/orchestration.md): checking a script before it is saved, and an
- * orchestration's log. Orchestrations themselves are nodes, made with create_node (which checks
- * them through withCheckedTrigger) and observes edges.
+ * orchestration's log. Orchestrations themselves are nodes, made with create_node (where
+ * createOrchestration checks them) and observes edges.
  */
 const TAGS = ['orchestration'];
 
@@ -81,13 +79,4 @@ export function installOrchestration(app: Express, registry: RouteRegistry, auth
     auth,
     async ({ params, query, caller }) => readOrchestrationLog(deps.orchestrationStore, caller, params.id, { limit: query.limit, before: query.cursor }),
   );
-}
-
-/**
- * create_node of kind `orchestration`: the trigger and script are checked (the same 400 as
- * validate_orchestration) and the trigger is stored normalized, since the database matches on it.
- */
-export function withCheckedTrigger<T extends { metadata?: JsonObject; content?: string | null }>(body: T): T {
-  const { trigger } = checkOrchestrationNode(body);
-  return { ...body, metadata: { ...body.metadata, trigger } };
 }

@@ -4,13 +4,13 @@ import type { Express } from 'express';
 import { sql } from 'kysely';
 import { recordAbCounts, runAbEvaluation } from '@inntak/postgres/publishing';
 import { MAX_ARTICLE_CHARS } from '@inntak/publishing';
+import { AbClientGate, AbRecorder } from '@inntak/ab-testing';
 import { setupTestContext, type TestContext } from './__tests__/helpers.js';
 import { depsOnOwnPools } from './__tests__/own-pools.js';
-import { AbRecorder } from './ab-recorder.js';
 import { createApp } from './app.js';
 import { loadConfig } from './config.js';
 import { PageCache } from './page-cache.js';
-import { AbClientGate, ClientKeys, SearchLimiter, addressPrefix, networkPrefix } from './public-clients.js';
+import { ClientKeys, SearchLimiter, addressPrefix, networkPrefix } from './public-clients.js';
 
 /**
  * Issue 22's attacks on the published pages, as they were made (scaled down): one client

@@ -4,9 +4,9 @@ import { sql } from 'kysely';
 import { OPERATOR } from '@inntak/access';
 import { createNode } from '@inntak/postgres/graph';
 import { createPublication, createVariant, publishArticle, recordAbCounts } from '@inntak/postgres/publishing';
+import { AbRecorder } from '@inntak/ab-testing';
 import { setupTestContext, type TestContext } from './__tests__/helpers.js';
 import { startApiInstance } from './__tests__/realtime-helpers.js';
-import { AbRecorder } from './ab-recorder.js';
 import type { PageCache } from './page-cache.js';
 
 let ctx: TestContext;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Express, Request, Response } from 'express';
 import { z } from 'zod';
-import { countsAsView, selectVariant, stickyRandom } from '@inntak/ab-testing';
+import { AbClientGate, countsAsView, selectVariant, stickyRandom, type AbRecorder } from '@inntak/ab-testing';
 import { isUuid, storable, type Logger } from '@inntak/core';
 import { normalizeTag } from '@inntak/graph';
 import {
@@ -25,9 +25,8 @@ import {
   type Publication,
   type PublishedPages,
 } from '@inntak/publishing';
-import type { AbRecorder } from './ab-recorder.js';
 import { ROUTING, type PageCache } from './page-cache.js';
-import { AbClientGate, ClientKeys, SearchLimiter, type PublicClient } from './public-clients.js';
+import { ClientKeys, SearchLimiter, type PublicClient } from './public-clients.js';
 import { MEDIA_FILE_ANSWER, sendMediaFile, type MediaFileDeps } from './media-file.js';
 import { VisitorCookies } from './ab-visitors.js';
 import { nameRoute } from './request-logging.js';

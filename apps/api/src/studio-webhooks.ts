@@ -9,6 +9,7 @@ import {
   listDeliveries,
   listWebhooks,
   rerenderNode,
+  rerenderWebhook,
   rotateWebhookToken,
   setWebhookSecret,
   setWebhookTemplate,
@@ -232,40 +233,30 @@ ${actionButton(view, `${base}/gjengi`, 'Gjengi noden på nytt med webhookens mal
 }
 
 /**
- * Re-render every node the webhook delivered that the log still names, each through
- * rerenderNode (the API's use case and its checks), streaming progress as the page is written:
- * readable without a script, and the browser shows each line as it comes.
+ * Re-render every node the webhook delivered through rerenderWebhook (the use case and its
+ * checks), streaming progress as the page is written: readable without a script, and the
+ * browser shows each line as it comes. The access check comes before the page starts, so a
+ * refusal is still an error page.
  */
 async function rerenderAll(res: Response, deps: StudioWebhookDeps, webhookId: string): Promise<void> {
   const caller = studioCaller(res);
-  const nodeIds = new Set<string>();
-  let before: string | undefined;
-  for (;;) {
-    const page = await listDeliveries(deps.deliveries, caller, webhookId, { limit: 200, before, status: 200 });
-    for (const d of page.deliveries) if (d.node_id && !d.duplicate) nodeIds.add(d.node_id);
-    if (!page.next_cursor) break;
-    before = page.next_cursor;
-  }
-  const total = nodeIds.size;
-  const [head, tail] = layout(viewOf(res), 'Gjengir på nytt', html`<p>${total} noder å gjengi.</p><ol aria-live="polite">${new Html('<!--progress-->')}</ol>`)
-    .toString()
-    .split('<!--progress-->') as [string, string];
-  pageHeaders(res, 200);
-  res.write(head);
-  let done = 0;
-  let failed = 0;
-  for (const nodeId of nodeIds) {
-    try {
-      await rerenderNode(deps.deliveries, caller, nodeId);
-    } catch (err) {
-      if (!(err instanceof AppError)) throw err;
-      failed++;
-    }
-    done++;
-    if (done % 25 === 0 || done === total) res.write(html`<li><progress max="${total}" value="${done}">${done} av ${total}</progress> ${done} av ${total}</li>`.toString());
-  }
-  res.write(
-    html`</ol><p class="notice" role="status">Ferdig: ${done - failed} gjengitt${failed ? `, ${failed} hoppet over (noden eller webhooken er borte, eller du mangler tilgang)` : ''}.</p><p><a href="/studio/webhooks/${webhookId}">Tilbake til webhooken</a></p>`.toString(),
-  );
+  let tail = '';
+  const result = await rerenderWebhook(deps.deliveries, caller, {
+    webhookId,
+    // Pages of 25 nodes: a progress line for each.
+    batch: 25,
+    started: (total) => {
+      const [head, rest] = layout(viewOf(res), 'Gjengir på nytt', html`<p>${total} noder å gjengi.</p><ol aria-live="polite">${new Html('<!--progress-->')}</ol>`)
+        .toString()
+        .split('<!--progress-->') as [string, string];
+      tail = rest;
+      pageHeaders(res, 200);
+      res.write(head);
+    },
+    progress: (done, total) => {
+      res.write(html`<li><progress max="${total}" value="${done}">${done} av ${total}</progress> ${done} av ${total}</li>`.toString());
+    },
+  });
+  res.write(html`</ol><p class="notice" role="status">Ferdig: ${result.rerendered} gjengitt.</p><p><a href="/studio/webhooks/${webhookId}">Tilbake til webhooken</a></p>`.toString());
   res.end(tail.replace('</ol>', ''));
 }

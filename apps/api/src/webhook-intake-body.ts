@@ -2,8 +2,8 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { AppError, RawJson } from '@inntak/core';
-import { parseWebhookBody, renderDelivery, type Delivery } from '@inntak/intake';
-import type { BodyTask, BodyTaskResult } from './webhook-intake-worker.js';
+import { parseWebhookBody, renderDelivery, type BodyTask, type Delivery, type DeliveryRenderer } from '@inntak/intake';
+import type { BodyTaskResult } from './webhook-intake-worker.js';
 
 /**
  * Bodies up to this size are parsed and rendered inline: a few milliseconds, less than a trip
@@ -12,8 +12,14 @@ import type { BodyTask, BodyTaskResult } from './webhook-intake-worker.js';
  */
 export const INLINE_BODY_BYTES = 256 * 1024;
 
+/** The intake's renderer in the API: large bodies on worker threads, and stored one at a time. */
+export const THREADED_RENDERER: DeliveryRenderer = {
+  render: prepareDelivery,
+  run: (bytes, work) => (bytes > INLINE_BODY_BYTES ? oneLargeDeliveryAtATime(work) : work()),
+};
+
 /** Parses, cleans and renders a delivery's body: inline when small, on a worker thread when large. */
-export async function prepareDelivery(task: BodyTask): Promise<Delivery> {
+async function prepareDelivery(task: BodyTask): Promise<Delivery> {
   if (task.body.length <= INLINE_BODY_BYTES) {
     const body = parseWebhookBody(task.body, task.contentType);
     return renderDelivery(task.target, { token: task.token, body, headers: task.headers });
@@ -37,7 +43,7 @@ export async function prepareDelivery(task: BodyTask): Promise<Delivery> {
  * PostgreSQL has, and small deliveries' queries would wait behind them. Parsing is already
  * limited by the pool's threads; this bounds the rest (copying into the query, the insert).
  */
-export async function oneLargeDeliveryAtATime<T>(work: () => Promise<T>): Promise<T> {
+async function oneLargeDeliveryAtATime<T>(work: () => Promise<T>): Promise<T> {
   const previous = largeQueue;
   let release!: () => void;
   largeQueue = new Promise<void>((resolve) => (release = resolve));

@@ -1,20 +1,11 @@
 import { AppError, RawJson, type ErrorCode } from '@inntak/core';
-import { parseWebhookBody, renderDelivery, type Delivery, type WebhookTarget } from '@inntak/intake';
-import type { Headers } from '@inntak/templates';
+import { parseWebhookBody, renderDelivery, type BodyTask, type Delivery } from '@inntak/intake';
 
 /**
  * The worker-thread half of a large delivery (webhook-intake-body.ts): parse, clean and render
  * off the event loop, and hand back only text — the payload as JSON text, which is stored
  * without ever being parsed or serialized on the main thread.
  */
-export interface BodyTask {
-  body: Uint8Array;
-  contentType: string | undefined;
-  target: WebhookTarget;
-  token: string;
-  headers: Headers;
-}
-
 export type BodyTaskResult =
   | { delivery: Omit<Delivery, 'payload'> & { payloadJson: string } }
   | { error: { code: ErrorCode; detail?: string } };

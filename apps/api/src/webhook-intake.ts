@@ -1,20 +1,9 @@
-import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
-import { AppError, uuidv7, type Logger } from '@inntak/core';
-import {
-  deliveryLogEntry,
-  findWebhook,
-  loggableDeliveryId,
-  senderDeliveryId,
-  senderEvent,
-  signaturePlausible,
-  storeDelivery,
-  verifySignature,
-  type IntakeStore,
-  type WebhookTarget,
-} from '@inntak/intake';
+import express, { type Express, type Request, type Response } from 'express';
+import { AppError, type Logger } from '@inntak/core';
+import { receiveWebhook, type IntakeStore } from '@inntak/intake';
 import { z } from 'zod';
 import { requestLogger } from './request-logging.js';
-import { INLINE_BODY_BYTES, oneLargeDeliveryAtATime, prepareDelivery } from './webhook-intake-body.js';
+import { THREADED_RENDERER } from './webhook-intake-body.js';
 import type { RouteRegistry } from './route-registry.js';
 
 export interface WebhookIntakeDeps {
@@ -33,7 +22,8 @@ export interface IntakeOutcome {
 }
 
 /**
- * POST /api/webhook/{token}: public; the token in the path is the only credential.
+ * POST /api/webhook/{token}: public; the token in the path is the only credential. The route
+ * is the intake's door, `receiveWebhook` (packages/intake), with HTTP's part handed to it.
  *
  * The token is looked up before a byte of the body is read: a stranger's body (possibly a
  * small gzip that inflates to gigabytes) costs a 404 and a closed connection, nothing more.
@@ -63,64 +53,28 @@ export function installWebhookIntake(app: Express, registry: RouteRegistry, deps
     response: { status: 200, schema: z.looseObject({ node_id: z.uuid(), edge_id: z.uuid(), duplicate: z.literal(true).optional() }) },
     errors: [400, 401, 404, 413, 415],
   });
-  const findTarget: RequestHandler = async (req, res, next) => {
-    const outcome: IntakeOutcome = {};
-    res.locals.intake = outcome;
-    const receivedAt = new Date();
-    res.locals.receivedAt = receivedAt;
-    const target = await findWebhook(deps.store, String(req.params.token));
-    outcome.template = target.templateId ?? 'generic';
-    res.locals.webhook = target;
-    logFailure(req, res, target, receivedAt);
-    // Headers that cannot make a valid signature are refused before the body is received.
-    const headers = singleValued(req.headers);
-    if (target.secret && !signaturePlausible(target.secret, headers)) throw new AppError('invalid_signature');
-    // So is a delivery id header over 200 characters (400; it would switch duplicates off).
-    senderDeliveryId(headers, undefined, target.secret?.scheme ?? null);
-    next();
-  };
-  /**
-   * A 200 is logged in the write's own transaction; anything else the request ends with (400,
-   * 401, 413, 415, 500, 503) is logged once the answer has gone, so logging never delays or
-   * changes it. A failed log write is only logged: the answer stands.
-   */
-  const logFailure = (req: Request, res: Response, target: WebhookTarget, receivedAt: Date) => {
-    res.once('finish', () => {
-      if (res.statusCode === 200) return;
-      const headers = singleValued(req.headers);
-      const failure = {
-        id: uuidv7(receivedAt.getTime()),
-        webhookId: target.webhookId,
-        receivedAt,
-        status: res.statusCode,
-        error: typeof res.locals.errorText === 'string' ? res.locals.errorText : String(res.statusCode),
-        deliveryId: loggableDeliveryId(headers, target.secret?.scheme ?? null),
-        event: senderEvent(headers),
-        bytes: bodyBytes(req),
-        durationMs: Date.now() - receivedAt.getTime(),
-      };
-      deps.store.recordFailedDelivery(failure).catch((error: unknown) => {
-        requestLogger(res, deps.logger).error('delivery log write failed', { webhook_id: target.webhookId, status: failure.status, error: String(error) });
-      });
-    });
-  };
   // Read the raw bytes whatever the content type, so senders that omit or mislabel it still
   // get through; parseWebhookBody (packages/intake) decides how to read them. body-parser inflates, and its
   // limit counts inflated bytes.
   const rawBody = express.raw({ type: () => true, limit: deps.bodyLimitBytes });
-  app.post('/api/webhook/:token', findTarget, rawBody, async (req, res) => {
-    const target = res.locals.webhook as WebhookTarget;
-    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    const headers = singleValued(req.headers);
-    // The signature is a credential: checked over the bytes as read, before any parsing.
-    if (target.secret && !verifySignature(target.secret, headers, body)) throw new AppError('invalid_signature');
-    const deliver = async () => {
-      const delivery = await prepareDelivery({ body, contentType: req.headers['content-type'], target, token: String(req.params.token), headers });
-      const log = deliveryLogEntry(target, headers, delivery, { receivedAt: res.locals.receivedAt as Date, bytes: bodyBytes(req) });
-      return storeDelivery({ store: deps.store, logger: requestLogger(res, deps.logger) }, target, delivery, log);
-    };
-    const result = body.length > INLINE_BODY_BYTES ? await oneLargeDeliveryAtATime(deliver) : await deliver();
-    const outcome = intakeOutcome(res)!;
+  const readBody = (req: Request, res: Response) =>
+    new Promise<Buffer>((resolve, reject) => {
+      rawBody(req, res, (err?: unknown) => (err ? reject(err) : resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0))));
+    });
+  app.post('/api/webhook/:token', async (req, res) => {
+    const outcome: IntakeOutcome = {};
+    res.locals.intake = outcome;
+    const intake = { store: deps.store, logger: requestLogger(res, deps.logger), renderer: THREADED_RENDERER };
+    const result = await receiveWebhook(intake, {
+      token: String(req.params.token),
+      headers: singleValued(req.headers),
+      receivedAt: new Date(),
+      readBody: () => readBody(req, res),
+      bodyBytes: () => bodyBytes(req),
+      admitted: (target) => (outcome.template = target.templateId ?? 'generic'),
+      answered: (listener) =>
+        res.once('finish', () => listener({ status: res.statusCode, error: typeof res.locals.errorText === 'string' ? res.locals.errorText : String(res.statusCode) })),
+    });
     outcome.template = result.templateId ?? 'generic';
     outcome.repairQueued = result.repairQueued;
     outcome.duplicate = result.duplicate;

@@ -3,67 +3,90 @@ import { sep } from 'node:path';
 import pg from 'pg';
 import type { Logger } from '@inntak/core';
 import { LocalFileStore, StatfsDiskProbe } from '@inntak/files';
-import { OPERATOR } from '@inntak/access';
+import { createCollection, createPerson, grantAccess, OPERATOR } from '@inntak/access';
+import { abResults, runAbEvaluation } from '@inntak/ab-testing';
+import { createWebhook, listDeliveries, listWebhooks, rerenderWebhook, rotateWebhookToken, setWebhookSecret, setWebhookTemplate } from '@inntak/intake';
 import { runPrune, uploadMedia, type UploadLimits } from '@inntak/media';
-import { migrate, openDatabase, spawnEmbeddedPostgres, type Db } from '@inntak/postgres';
-import { listDeliveries, rerenderWebhook, setWebhookSecret } from '@inntak/postgres/deliveries';
-import { createCollection, createPerson, grantAccess, nodeKindOf, personOfIdentity } from '@inntak/postgres/graph';
-import { createWebhook, listWebhooks, rotateWebhookToken, setWebhookTemplate } from '@inntak/postgres/intake';
-import { enqueueJob, getJob } from '@inntak/postgres/jobs';
-import { mediaOfJob, PostgresMediaStore, postgresPruneCatalog } from '@inntak/postgres/media';
 import {
   addCollectionOrchestration,
-  deleteOrchestrationAsOperator,
-  listOrchestrationRunsAsOperator,
-  rerunOrchestrationAsOperator,
-  runOrchestrationAsOperator,
-  setOrchestrationEnabledAsOperator,
-  setOrchestrationSecretAsOperator,
-  updateOrchestrationAsOperator,
-} from '@inntak/postgres/orchestration';
-import { abResults, createPublication, publishArticle, runAbEvaluation } from '@inntak/postgres/publishing';
+  deleteOrchestration,
+  listOrchestrationRuns,
+  rerunOrchestration,
+  runOrchestration,
+  setOrchestrationEnabled,
+  setOrchestrationSecret,
+  updateOrchestration,
+} from '@inntak/orchestration';
+import { createPublication, publishArticle } from '@inntak/publishing';
+import { migrate, openDatabase, spawnEmbeddedPostgres, type Db } from '@inntak/postgres';
+import { PostgresDeliveriesStore } from '@inntak/postgres/deliveries';
+import { nodeKindOf, personOfIdentity, PostgresGraphStore } from '@inntak/postgres/graph';
+import { PostgresWebhookAdminStore } from '@inntak/postgres/intake';
+import { enqueueJob, getJob } from '@inntak/postgres/jobs';
+import { mediaOfJob, PostgresMediaStore, postgresPruneCatalog } from '@inntak/postgres/media';
+import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
+import { PostgresAbResults, PostgresPublishingStore } from '@inntak/postgres/publishing';
 import type { CliConfig } from './config.js';
 
 /**
  * The CLI's composition root: the only file besides main.ts that imports @inntak/postgres, kysely
- * or pg. Commands (commands/*.ts) get `CliServices`, the operations they call, with the database
- * bound; they never see a query.
+ * or pg. Commands (commands/*.ts) get `CliServices`, the domain use cases bound to their stores
+ * here (as the API's composition root binds them); they never see a query. The operator at a
+ * shell is the CLI's actor: commands that act as someone pass OPERATOR, and the orchestration
+ * commands, which never act as anyone else, have it bound here.
  */
 export type CliDatabase = Db;
 export { migrate };
 
-/** A function of the database, with the database bound. */
+/** A function of the database, with the database bound (lookups that are no use case). */
 const on =
   <A extends unknown[], R>(db: Db, fn: (db: Db, ...args: A) => R) =>
   (...args: A): R =>
     fn(db, ...args);
 
+/** A use case of a store, with the store bound. */
+const over =
+  <S, A extends unknown[], R>(store: S, fn: (store: S, ...args: A) => R) =>
+  (...args: A): R =>
+    fn(store, ...args);
+
+/** A use case of a store and an actor, with both bound. */
+const asOperator =
+  <S, A extends unknown[], R>(store: S, fn: (store: S, actor: typeof OPERATOR, ...args: A) => R) =>
+  (...args: A): R =>
+    fn(store, OPERATOR, ...args);
+
 export function cliServices(db: Db) {
+  const graph = new PostgresGraphStore(db);
+  const webhooks = new PostgresWebhookAdminStore(db);
+  const deliveries = new PostgresDeliveriesStore(db);
+  const orchestrations = new PostgresOrchestrationStore(db);
+  const publishing = new PostgresPublishingStore(db);
   return {
     nodeKindOf: on(db, nodeKindOf),
     personOfIdentity: on(db, personOfIdentity),
-    createPerson: on(db, createPerson),
-    createCollection: on(db, createCollection),
-    grantAccess: on(db, grantAccess),
-    createWebhook: on(db, createWebhook),
-    listWebhooks: on(db, listWebhooks),
-    setWebhookTemplate: on(db, setWebhookTemplate),
-    rotateWebhookToken: on(db, rotateWebhookToken),
-    listDeliveries: on(db, listDeliveries),
-    setWebhookSecret: on(db, setWebhookSecret),
-    rerenderWebhook: on(db, rerenderWebhook),
-    addCollectionOrchestration: on(db, addCollectionOrchestration),
-    updateOrchestration: on(db, updateOrchestrationAsOperator),
-    setOrchestrationEnabled: on(db, setOrchestrationEnabledAsOperator),
-    deleteOrchestration: on(db, deleteOrchestrationAsOperator),
-    runOrchestration: on(db, runOrchestrationAsOperator),
-    rerunOrchestration: on(db, rerunOrchestrationAsOperator),
-    listOrchestrationRuns: on(db, listOrchestrationRunsAsOperator),
-    setOrchestrationSecret: on(db, setOrchestrationSecretAsOperator),
-    createPublication: on(db, createPublication),
-    publishArticle: on(db, publishArticle),
-    runAbEvaluation: on(db, runAbEvaluation),
-    abResults: on(db, abResults),
+    createPerson: over(graph, createPerson),
+    createCollection: over(graph, createCollection),
+    grantAccess: over(graph, grantAccess),
+    createWebhook: asOperator(webhooks, createWebhook),
+    listWebhooks: over(webhooks, listWebhooks),
+    setWebhookTemplate: over(webhooks, setWebhookTemplate),
+    rotateWebhookToken: over(webhooks, rotateWebhookToken),
+    listDeliveries: over(deliveries, listDeliveries),
+    setWebhookSecret: over(deliveries, setWebhookSecret),
+    rerenderWebhook: asOperator(deliveries, rerenderWebhook),
+    addCollectionOrchestration: over(orchestrations, addCollectionOrchestration),
+    updateOrchestration: asOperator(orchestrations, updateOrchestration),
+    setOrchestrationEnabled: asOperator(orchestrations, setOrchestrationEnabled),
+    deleteOrchestration: asOperator(orchestrations, deleteOrchestration),
+    runOrchestration: asOperator(orchestrations, runOrchestration),
+    rerunOrchestration: asOperator(orchestrations, rerunOrchestration),
+    listOrchestrationRuns: (id: string, limit: number) => listOrchestrationRuns(orchestrations, OPERATOR, id, { limit }),
+    setOrchestrationSecret: asOperator(orchestrations, setOrchestrationSecret),
+    createPublication: asOperator(publishing, createPublication),
+    publishArticle: over(publishing, publishArticle),
+    runAbEvaluation: () => runAbEvaluation(publishing),
+    abResults: over(new PostgresAbResults(db), abResults),
     queueTts: (payload: { node_id: string; voice?: string; rate?: number }) => enqueueJob(db, 'tts_generate', payload, { maxAttempts: 3 }),
     getJob: on(db, getJob),
     mediaOfJob: on(db, mediaOfJob),

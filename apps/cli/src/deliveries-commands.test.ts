@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { OPERATOR } from '@inntak/access';
-import { findWebhook, receiveWebhook } from '@inntak/intake';
+import { deliveryInHand, receiveWebhook } from '@inntak/intake';
 import { createCollection, createPerson } from '@inntak/postgres/graph';
 import { createWebhook, PostgresIntakeStore, setWebhookTemplate } from '@inntak/postgres/intake';
 import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
@@ -27,8 +27,7 @@ function inntak(args: string[], stdin?: string) {
 /** A push delivered through the intake's own path (store and all), as the API would. */
 async function push(token: string) {
   const store = new PostgresIntakeStore(h);
-  const target = await findWebhook(store, token);
-  return receiveWebhook({ store, logger: quiet }, { target, token, payload: PUSH, headers: { 'x-github-event': 'push' } });
+  return receiveWebhook({ store, logger: quiet }, deliveryInHand({ token, body: JSON.stringify(PUSH), headers: { 'x-github-event': 'push' } }));
 }
 
 describe('inntak webhook deliveries / set-secret / rerender', () => {

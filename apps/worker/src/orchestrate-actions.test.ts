@@ -3,7 +3,9 @@ import { existsSync } from 'node:fs';
 import { createCollection, createNode } from '@inntak/postgres/graph';
 import { getJob } from '@inntak/postgres/jobs';
 import { createWebhook } from '@inntak/postgres/intake';
-import { runOrchestrationAsOperator } from '@inntak/postgres/orchestration';
+import { OPERATOR } from '@inntak/access';
+import { runOrchestration } from '@inntak/orchestration';
+import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
 import { runGovernedOnce } from './__tests__/run-governed-once.js';
 import { addOrchestration, alice, ALLOW, content, h, inbox, logOf, paths, received, registerTool, serverHost, setupOrchestrationScene } from './__tests__/orchestration-scene.js';
 
@@ -32,7 +34,7 @@ describe('http_post and run_cli_tool', () => {
     // posted to every local service (here the test server's port) and read 4 KB of each answer.
     const o = await addOrchestration(alice, { event: 'manual' }, `steps:\n  - action: http_post\n    with: { url: "http://${serverHost}/admin", body: {} }\n`);
     const before = received.length;
-    await runOrchestrationAsOperator(h.db, o, {});
+    await runOrchestration(new PostgresOrchestrationStore(h.db), OPERATOR, o, {});
     await runGovernedOnce(h, { ...ALLOW, httpAllow: ['127.0.0.1'] });
     expect(received.length).toBe(before);
     expect((await logOf(o))[0]).toMatchObject({ status: 'failed', error: `http_post: verten ${serverHost} er ikke tillatt (ORCHESTRATION_HTTP_ALLOW)` });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { createCollection, createEdge, tagNode } from '@inntak/postgres/graph';
 import { getJob } from '@inntak/postgres/jobs';
-import { findWebhook, receiveWebhook } from '@inntak/intake';
+import { deliveryInHand, receiveWebhook } from '@inntak/intake';
 import { createWebhook, PostgresIntakeStore } from '@inntak/postgres/intake';
 import { runGovernedOnce } from './__tests__/run-governed-once.js';
 import { addOrchestration, alice, ALLOW, bob, content, h, inbox, logOf, MARK, metadataOf, runsOf, setupOrchestrationScene } from './__tests__/orchestration-scene.js';
@@ -102,12 +102,11 @@ describe('webhook intake', () => {
     const quiet = { error() {}, warn() {}, info() {}, debug() {} };
     const pushed = await receiveWebhook(
       { store, logger: quiet },
-      {
-        target: await findWebhook(store, webhook.token),
+      deliveryInHand({
         token: webhook.token,
-        payload: { ref: 'refs/heads/main', repository: { full_name: 'acme/widget' }, pusher: { name: 'alice' }, commits: [] },
+        body: JSON.stringify({ ref: 'refs/heads/main', repository: { full_name: 'acme/widget' }, pusher: { name: 'alice' }, commits: [] }),
         headers: { 'x-github-event': 'push' },
-      },
+      }),
     );
     await runGovernedOnce(h, ALLOW);
     const log = await logOf(o);

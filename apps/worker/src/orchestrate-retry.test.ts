@@ -2,7 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
-import { runOrchestrationAsOperator, setOrchestrationSecretAsOperator } from '@inntak/postgres/orchestration';
+import { OPERATOR } from '@inntak/access';
+import { runOrchestration, setOrchestrationSecret } from '@inntak/orchestration';
+import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
 import { runGovernedOnce } from './__tests__/run-governed-once.js';
 import { addOrchestration, alice, h, logOf, setupOrchestrationScene } from './__tests__/orchestration-scene.js';
 
@@ -48,10 +50,10 @@ const post = (path: string, extra = '') =>
 describe('http_post retry and secrets', () => {
   it('two 503s then 200: three attempts, one ok row; the secret was sent and is not in the log', async () => {
     const o = await addOrchestration(alice, { event: 'manual' }, post('/ok'));
-    await setOrchestrationSecretAsOperator(h.db, o, 'HOOK', 'topp-hemmelig');
+    await setOrchestrationSecret(new PostgresOrchestrationStore(h.db), OPERATOR, o, 'HOOK', 'topp-hemmelig');
     answers = [503, 503];
     seen.length = 0;
-    await runOrchestrationAsOperator(h.db, o, {});
+    await runOrchestration(new PostgresOrchestrationStore(h.db), OPERATOR, o, {});
     await runToEnd(o);
     expect(seen).toEqual(Array.from({ length: 3 }, () => ({ path: '/ok', authorization: 'Bearer topp-hemmelig' })));
     const log = await logOf(o);
@@ -63,10 +65,10 @@ describe('http_post retry and secrets', () => {
 
   it('a 404 is not retried: one attempt, the step fails', async () => {
     const o = await addOrchestration(alice, { event: 'manual' }, post('/missing'));
-    await setOrchestrationSecretAsOperator(h.db, o, 'HOOK', 'x-secret');
+    await setOrchestrationSecret(new PostgresOrchestrationStore(h.db), OPERATOR, o, 'HOOK', 'x-secret');
     answers = [404];
     seen.length = 0;
-    await runOrchestrationAsOperator(h.db, o, {});
+    await runOrchestration(new PostgresOrchestrationStore(h.db), OPERATOR, o, {});
     await runToEnd(o);
     expect(seen).toHaveLength(1);
     expect((await logOf(o))[0]).toMatchObject({ status: 'failed', error: expect.stringMatching(/svarte 404/) });

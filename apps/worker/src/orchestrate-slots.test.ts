@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
 import { createNode } from '@inntak/postgres/graph';
 import { enqueueJob, getJob } from '@inntak/postgres/jobs';
-import { runOrchestrationAsOperator } from '@inntak/postgres/orchestration';
+import { OPERATOR } from '@inntak/access';
+import { runOrchestration } from '@inntak/orchestration';
+import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
 import { runGovernedOnce } from './__tests__/run-governed-once.js';
 import { addOrchestration, alice, bob, h, logOf, setupOrchestrationScene } from './__tests__/orchestration-scene.js';
 
@@ -47,7 +49,7 @@ describe('a retry waits without a worker slot (issue 35, finding 3)', () => {
     const o = await addOrchestration(alice, { event: 'manual' }, `steps:\n  - action: http_post\n    with: { url: "http://${host}/hook", body: {} }\n    retry: { attempts: 3, backoff: 60 }\n`);
     answers = [503];
     requests = 0;
-    await runOrchestrationAsOperator(h.db, o, {});
+    await runOrchestration(new PostgresOrchestrationStore(h.db), OPERATOR, o, {});
     const before = Date.now();
     // Before the fix this job slept 60 s here, holding its slot (and the test times out).
     await runGovernedOnce(h, { httpAllow: [host], cliAllow: [] });
@@ -73,7 +75,7 @@ describe('orchestrate takes at most two of the three slots (issue 35, finding 3)
   it('three runs of one login hung on a host leave a slot: another person’s reading starts and completes while two of them still wait', async () => {
     const o = await addOrchestration(alice, { event: 'manual' }, `steps:\n  - action: http_post\n    with: { url: "http://${host}/treg", body: {} }\n`);
     answers = ['hold', 'hold', 'hold'];
-    for (let i = 0; i < 3; i++) await runOrchestrationAsOperator(h.db, o, {});
+    for (let i = 0; i < 3; i++) await runOrchestration(new PostgresOrchestrationStore(h.db), OPERATOR, o, {});
     const node = (await createNode(h.db, bob, { node_kind: 'content', title: 'Bobs nyhet' })).id;
     const reading = await enqueueJob(h.db, 'tts_generate', { node_id: node, requested_by: bob.personId });
 

@@ -1,14 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
+import { OPERATOR } from '@inntak/access';
 import { grantAccess } from '@inntak/postgres/graph';
-import {
-  createOrchestration,
-  planScheduledRuns,
-  rerunOrchestrationAsOperator,
-  runOrchestrationAsOperator,
-  setOrchestrationEnabledAsOperator,
-} from '@inntak/postgres/orchestration';
-import { checkOrchestrationNode, type Trigger } from '@inntak/orchestration';
+import { createOrchestration, PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
+import { checkOrchestrationNode, planScheduledRuns, rerunOrchestration, runOrchestration, setOrchestrationEnabled, type Trigger } from '@inntak/orchestration';
 import { runGovernedOnce } from './__tests__/run-governed-once.js';
 import { addOrchestration, alice, ALLOW, bob, content, h, inbox, logOf, metadataOf, setupOrchestrationScene } from './__tests__/orchestration-scene.js';
 
@@ -69,7 +64,7 @@ describe('manual runs, statuses and re-runs', () => {
       { event: 'manual' },
       `steps:\n  - action: create_node\n    with: { node_kind: content, title: "Bestilt: {event.input.hva}" }\n  - action: set_metadata\n    with: { node_id: "${bobs}", key: kopi, value: "{steps.1.output.id}" }\n`,
     );
-    const first = await runOrchestrationAsOperator(h.db, o, { hva: 'kaffe' });
+    const first = await runOrchestration(new PostgresOrchestrationStore(h.db), OPERATOR, o, { hva: 'kaffe' });
     await runGovernedOnce(h, ALLOW);
     const [stopped] = await runs(o);
     expect(stopped).toMatchObject({ id: first.run_id, status: 'stopped', failed_step: 2 });
@@ -78,19 +73,19 @@ describe('manual runs, statuses and re-runs', () => {
     expect(made).toHaveLength(1);
 
     await grantAccess(h.db, bob, { subject_id: alice.personId, object_id: bobs, access: 'member' });
-    const again = await rerunOrchestrationAsOperator(h.db, first.run_id);
+    const again = await rerunOrchestration(new PostgresOrchestrationStore(h.db), OPERATOR, first.run_id);
     await runGovernedOnce(h, ALLOW);
     const rerun = (await runs(o)).find((r) => r.id === again.run_id);
     expect(rerun).toMatchObject({ status: 'completed', event: { type: 'manual', id: first.run_id, depth: 0, input: { hva: 'kaffe' } } });
     expect(await metadataOf(bobs)).toEqual({ kopi: made[0]!.id });
     expect(await h.db.selectFrom('nodes').select('id').where('title', '=', 'Bestilt: kaffe').execute()).toHaveLength(1);
-    await expect(rerunOrchestrationAsOperator(h.db, again.run_id)).rejects.toThrow(/bare en kjøring som stoppet/);
+    await expect(rerunOrchestration(new PostgresOrchestrationStore(h.db), OPERATOR, again.run_id)).rejects.toThrow(/bare en kjøring som stoppet/);
   });
 
   it('a run queued before its orchestration was disabled is logged as skipped', async () => {
     const o = await addOrchestration(alice, { event: 'manual' }, `steps:\n  - action: create_node\n    with: { node_kind: content, title: aldri }\n`);
-    await runOrchestrationAsOperator(h.db, o, {});
-    await setOrchestrationEnabledAsOperator(h.db, o, false);
+    await runOrchestration(new PostgresOrchestrationStore(h.db), OPERATOR, o, {});
+    await setOrchestrationEnabled(new PostgresOrchestrationStore(h.db), OPERATOR, o, false);
     await runGovernedOnce(h, ALLOW);
     expect((await runs(o)).map((r) => r.status)).toEqual(['skipped']);
     expect(await logOf(o)).toEqual([expect.objectContaining({ status: 'skipped', error: 'Ikke kjørt: orkestreringen er slått av' })]);
@@ -104,7 +99,7 @@ describe('for_each', () => {
       { event: 'manual' },
       `steps:\n  - action: create_node\n    for_each: "{event.input.commits}"\n    with: { node_kind: content, title: "Commit {index}: {item.id}", collection_id: "${inbox}" }\n`,
     );
-    await runOrchestrationAsOperator(h.db, o, { commits: ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id })) });
+    await runOrchestration(new PostgresOrchestrationStore(h.db), OPERATOR, o, { commits: ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id })) });
     await runGovernedOnce(h, { ...ALLOW, budget: 3 });
     const made = await h.db.selectFrom('nodes').select('title').where('title', 'like', 'Commit %').orderBy('title').execute();
     expect(made.map((n) => n.title)).toEqual(['Commit 0: a', 'Commit 1: b', 'Commit 2: c']);
@@ -117,8 +112,8 @@ describe('schedule', () => {
     const o = await scheduled(alice, { event: 'schedule', cron: '* * * * *' }, `steps:\n  - action: create_node\n    with: { node_kind: content, title: "Klokka {event.scheduled_at}", collection_id: "${inbox}" }\n`);
     // Down for three hours: 180 minutes missed.
     await h.db.updateTable('orchestration_schedules').set({ next_at: new Date(Date.now() - 3 * 3600_000) }).where('orchestration_id', '=', o).execute();
-    expect(await planScheduledRuns(h.db)).toBeGreaterThanOrEqual(1);
-    expect(await planScheduledRuns(h.db)).toBe(0);
+    expect(await planScheduledRuns(new PostgresOrchestrationStore(h.db))).toBeGreaterThanOrEqual(1);
+    expect(await planScheduledRuns(new PostgresOrchestrationStore(h.db))).toBe(0);
     const row = await h.db.selectFrom('orchestration_schedules').select('next_at').where('orchestration_id', '=', o).executeTakeFirstOrThrow();
     expect(row.next_at.getTime()).toBeGreaterThan(Date.now());
     expect(await runs(o)).toHaveLength(1);

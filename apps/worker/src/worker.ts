@@ -4,6 +4,7 @@ import type winston from 'winston';
 import type { DiskProbe } from '@inntak/jobs';
 import { LocalFileStore } from '@inntak/files';
 import type { SpeechRecognizer, SpeechSynthesizer } from '@inntak/media';
+import { planScheduledRuns } from '@inntak/orchestration';
 import { openDatabase, type Db } from '@inntak/postgres';
 import { postgresMixdownCatalog, postgresPruneCatalog, postgresSpeechCatalog, postgresTranscriptionCatalog } from '@inntak/postgres/media';
 import {
@@ -20,7 +21,7 @@ import {
 import { propagateBelongsTo } from '@inntak/postgres/graph';
 import { pruneDeliveries } from '@inntak/postgres/deliveries';
 import { PostgresPublishingStore } from '@inntak/postgres/publishing';
-import { planScheduledRuns, PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
+import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
 import type { WorkerConfig } from './config.js';
 import type { JobBody } from './governed-task.js';
 import { checkDisk } from './disk-monitor.js';
@@ -51,7 +52,7 @@ export function postgresGraphRepair(db: Db): GraphRepair {
 
 /** The housekeeping tasks' ports on PostgreSQL: the A/B tests and the delivery log. */
 export function postgresHousekeeping(db: Db): HousekeepingDeps {
-  return { abTests: new PostgresPublishingStore(db), pruneDeliveries: () => pruneDeliveries(db), planScheduledRuns: () => planScheduledRuns(db) };
+  return { abTests: new PostgresPublishingStore(db), pruneDeliveries: () => pruneDeliveries(db), planScheduledRuns: () => planScheduledRuns(new PostgresOrchestrationStore(db)) };
 }
 
 export interface RunningWorker {

@@ -10,3 +10,5 @@ export { runAbEvaluation, MAX_TESTS_PER_RUN, type TestReport } from './evaluatio
 export type { AbTestStore, AbTestTx, AbDecisionWrites, TestingVariant, AbCountRow, TestKey, DecisionEntry } from './ports.js';
 export { abResults, wilson, MAX_RESULT_VARIANTS, MAX_HISTORY_PER_TEST, type AbResultsStore, type ResultVariantRow, type DecisionRow, type TestResult, type Interval } from './results.js';
 export { stickyRandom, countsAsView } from './visitors.js';
+export { AbClientGate, type AbClientGateOptions, type AbReader, type ImpressionGrant } from './client-gate.js';
+export { AbRecorder, type AbRecorderOptions } from './ab-recorder.js';

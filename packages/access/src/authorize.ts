@@ -1,6 +1,6 @@
 import { AppError } from '@inntak/core';
-import { effectiveLevel, meets } from './grants.js';
 import type { Actor } from './identity.js';
+import { requireLevelOn, type LevelReads } from './level-check.js';
 import type { AccessLevel } from './levels.js';
 import type { GraphTx } from './ports.js';
 import { endNeed, type EdgeEnds, type EndNeed } from './write-policy.js';
@@ -12,17 +12,14 @@ export interface NodeForWrite {
 }
 
 /**
- * Loads a node an actor wants to write to, with the actor's level on it, through the read
- * filter: a node the actor may not see answers 404 (its existence is not revealed), a visible
- * node without the required level answers 403. `field` names the request field in the 404.
+ * The one access check of every use case, through any port's `levelOn(actor, id)` (the read
+ * filter is the port's query): a node the actor may not see answers 404 (its existence is not
+ * revealed), a visible node without the required level answers 403. `field` names the request
+ * field in the 404.
  */
-export async function requireLevel(tx: GraphTx, actor: Actor, nodeId: string, required: AccessLevel | null, field: string): Promise<NodeForWrite> {
-  const node = await tx.levelOn(actor.personId, nodeId);
-  // A system administrator and the operator (no person) see every node.
-  if (!node || (actor.personId !== null && !actor.isAdmin && !node.visible)) throw new AppError('not_found', { detail: field });
-  const level = effectiveLevel(actor, actor.personId === null ? null : node.level);
-  if (!meets(level, required)) throw new AppError('forbidden');
-  return { id: nodeId, node_kind: node.node_kind, level };
+export async function requireLevel(tx: Pick<LevelReads, 'levelOn'>, actor: Actor, nodeId: string, required: AccessLevel | null, field: string): Promise<NodeForWrite> {
+  const node = requireLevelOn(actor, await tx.levelOn(actor, nodeId), required, field);
+  return { id: nodeId, node_kind: node.nodeKind, level: node.level };
 }
 
 /**
@@ -30,7 +27,7 @@ export async function requireLevel(tx: GraphTx, actor: Actor, nodeId: string, re
  * person they add (by the id the person reads from /me).
  */
 export async function requireSubject(tx: GraphTx, nodeId: string, field: string): Promise<void> {
-  if ((await tx.nodeKind(nodeId)) === undefined) throw new AppError('not_found', { detail: field });
+  if ((await tx.nodeKindOf(nodeId)) === undefined) throw new AppError('not_found', { detail: field });
 }
 
 /**
@@ -38,8 +35,8 @@ export async function requireSubject(tx: GraphTx, nodeId: string, field: string)
  * yet an admin names the person they add); null has to be visible to the actor; a level is held
  * (requireLevel). The node's kind may raise the need (an orchestration: admin).
  */
-export async function requireEnd(tx: GraphTx, actor: Actor, nodeId: string, need: EndNeed, field: string): Promise<AccessLevel | null> {
-  const kind = await tx.nodeKind(nodeId);
+export async function requireEnd(tx: LevelReads, actor: Actor, nodeId: string, need: EndNeed, field: string): Promise<AccessLevel | null> {
+  const kind = await tx.nodeKindOf(nodeId);
   if (kind === undefined) throw new AppError('not_found', { detail: field });
   const raised = endNeed(need, kind);
   if (raised === 'exists') return null;

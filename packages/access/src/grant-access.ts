@@ -54,7 +54,7 @@ async function lockGrants(tx: GraphTx, actor: Actor, objectId: string): Promise<
   // Anyone who grants or revokes holds admin at least: checked first, so a caller without it
   // cannot hold the lock (which intake into the object waits for).
   await requireLevel(tx, actor, objectId, 'admin', 'object_id');
-  await tx.nodeKind(objectId, { forUpdate: true });
+  await tx.nodeKindOf(objectId, { forUpdate: true });
 }
 
 /**

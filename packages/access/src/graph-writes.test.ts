@@ -3,7 +3,8 @@ import { AppError } from '@inntak/core';
 import { createEdge, MAX_BELONGS_TO_DEPTH } from './graph-writes.js';
 import { revokeAccess } from './grant-access.js';
 import type { AccessLevel } from './levels.js';
-import type { EdgeRow, GraphStore, GraphTx, NodeLevel, StoredEdge } from './ports.js';
+import type { WriterLevel } from './level-check.js';
+import type { EdgeRow, GraphStore, GraphTx, StoredEdge } from './ports.js';
 
 // The graph's write use cases through their port, with an in-memory graph: the rules that need
 // no database (packages/postgres/src/graph has the adapter's tests against a real server, and the
@@ -39,11 +40,14 @@ function memoryTx(g: MemoryGraph): GraphTx {
   const below = (id: string): number => Math.max(0, ...g.edges.filter((e) => e.edge_type === 'belongs_to' && e.target_id === id).map((e) => 1 + below(e.source_id)));
   const reach = (from: string, to: string): boolean => from === to || g.edges.some((e) => e.edge_type === 'belongs_to' && e.source_id === from && reach(e.target_id, to));
   const tx: Partial<GraphTx> = {
-    levelOn: async (personId, nodeId): Promise<NodeLevel | undefined> => {
+    // As the SQL does: a node without the person's row is hidden, except to an administrator or the operator.
+    levelOn: async (actor, nodeId): Promise<WriterLevel | undefined> => {
       const kind = g.kinds.get(nodeId);
-      return kind === undefined ? undefined : { node_kind: kind, level: g.levels.get(`${personId}/${nodeId}`) ?? null, visible: g.levels.has(`${personId}/${nodeId}`) };
+      const key = `${actor.personId}/${nodeId}`;
+      if (kind === undefined || (actor.personId !== null && !actor.isAdmin && !g.levels.has(key))) return undefined;
+      return { nodeKind: kind, level: actor.personId === null ? null : (g.levels.get(key) ?? null) };
     },
-    nodeKind: async (nodeId) => g.kinds.get(nodeId),
+    nodeKindOf: async (nodeId) => g.kinds.get(nodeId),
     insertEdge: async (edge) => g.link(edge),
     deleteEdges: async (ids) => void g.edges.splice(0, g.edges.length, ...g.edges.filter((e) => !ids.includes(e.id))),
     lockBelongsTo: async () => {},

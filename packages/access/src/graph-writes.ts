@@ -90,7 +90,7 @@ export async function createEdge(store: GraphStore, actor: Actor, input: NewEdge
     const rule = edgeRule(input.edge_type);
     const source = await requireEnds(tx, actor, input, rule.create, ['source_id', 'target_id']);
     if (rule.publishes) await requireMayPublishTarget(tx, actor, input, rule.publishes);
-    if (input.edge_type === 'observes') requireObservable((await tx.nodeKind(input.target_id))!, 'target_id');
+    if (input.edge_type === 'observes') requireObservable((await tx.nodeKindOf(input.target_id))!, 'target_id');
     let metadata = input.metadata ?? {};
     if (input.edge_type === 'belongs_to') {
       await checkBelongsTo(tx, input.source_id, input.target_id);
@@ -148,7 +148,7 @@ export async function deleteEdge(store: GraphStore, actor: Actor, input: { edge_
  * orchestration's row lock serialises two deletions of its last two edges.
  */
 async function keepAnObservesEdge(tx: GraphTx, edge: { id: string; source_id: string }): Promise<void> {
-  if ((await tx.nodeKind(edge.source_id, { forUpdate: true })) !== 'orchestration') return;
+  if ((await tx.nodeKindOf(edge.source_id, { forUpdate: true })) !== 'orchestration') return;
   if (!(await tx.hasOtherObservesEdge(edge.source_id, edge.id))) throw new AppError('conflict', { detail: LAST_OBSERVES_DETAIL });
 }
 

@@ -45,8 +45,8 @@ export {
   type NodeKindRule,
   type NodeNeed,
 } from './write-policy.js';
-export { requireLevelOn, type WriterLevel } from './level-check.js';
-export { inTransaction, type GraphStore, type GraphTx, type NodeLevel, type NodeRow, type EdgeRow, type StoredEdge } from './ports.js';
+export { requireLevelOn, type WriterLevel, type LevelReads } from './level-check.js';
+export { inTransaction, type GraphStore, type GraphTx, type NodeRow, type EdgeRow, type StoredEdge } from './ports.js';
 export { requireLevel, requireSubject, requireEnd, requireEnds, requireAnyOf, type NodeForWrite } from './authorize.js';
 export { createPerson, createCollection, createNode, createEdge, deleteEdge, MAX_BELONGS_TO_DEPTH, type NewNodeInput, type NewEdgeInput } from './graph-writes.js';
 export { grantAccess, revokeAccess, keepAnOwner } from './grant-access.js';

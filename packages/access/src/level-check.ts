@@ -12,6 +12,14 @@ export interface WriterLevel {
   level: AccessLevel | null;
 }
 
+/** What the access check reads through a use case's port: packages/postgres answers both in SQL. */
+export interface LevelReads {
+  /** The node's kind and the actor's level on it; undefined when it does not exist or the actor may not see it. */
+  levelOn(actor: Actor, nodeId: string): Promise<WriterLevel | undefined>;
+  /** The node's kind, whoever asks; undefined when there is no such node. */
+  nodeKindOf(nodeId: string): Promise<string | undefined>;
+}
+
 /**
  * The one check of a node an actor wants to write to (the use cases' side of requireLevel): a
  * node the actor may not see answers 404 naming `field` (its existence is not revealed), a

@@ -1,5 +1,6 @@
 import type { JsonObject, Visibility } from '@inntak/graph';
-import type { AccessLevel } from './levels.js';
+import type { Actor } from './identity.js';
+import type { WriterLevel } from './level-check.js';
 
 /**
  * The graph's write port: what the graph use cases (graph-writes.ts, grant-access.ts,
@@ -14,15 +15,6 @@ export interface GraphStore {
    * 409; inside an open transaction the work joins it and its owner decides about retries.
    */
   transaction<T>(work: (tx: GraphTx) => Promise<T>): Promise<T>;
-}
-
-/** A node as an actor's write sees it: its kind, the person's access row, and whether the read filter shows it. */
-export interface NodeLevel {
-  node_kind: string;
-  /** The person's level from the access matrix (null: none, or no person). */
-  level: AccessLevel | null;
-  /** Whether the read filter shows the node to the person (true when there is no person). */
-  visible: boolean;
 }
 
 export interface NodeRow {
@@ -53,10 +45,10 @@ export interface StoredEdge {
 }
 
 export interface GraphTx {
-  /** The node's kind and the person's level on it; undefined when it does not exist. */
-  levelOn(personId: string | null, nodeId: string): Promise<NodeLevel | undefined>;
+  /** The node's kind and the actor's level on it, through the read filter (level-check.ts). */
+  levelOn(actor: Actor, nodeId: string): Promise<WriterLevel | undefined>;
   /** The node's kind; undefined when it does not exist. `forUpdate` takes its row lock. */
-  nodeKind(nodeId: string, options?: { forUpdate?: boolean }): Promise<string | undefined>;
+  nodeKindOf(nodeId: string, options?: { forUpdate?: boolean }): Promise<string | undefined>;
   /** Inserts a node (hidden and with empty metadata unless given); returns its id. */
   insertNode(node: NodeRow): Promise<string>;
   /** Inserts an edge and propagates the access it grants or passes down; returns its id. */

@@ -19,13 +19,16 @@ describe('deliveries use cases', () => {
   });
 
   it('the batch rerender of a webhook that is gone answers 409 and renders nothing', async () => {
+    // Gone between the access check and the template's read: the check passes, the read finds nothing.
     const gone = {
+      levelOn: async () => ({ level: 'admin', nodeKind: 'webhook' }),
+      firstCollectionOf: async () => '0190a5e0-0000-7000-8000-000000000004',
       webhookTemplate: async () => undefined,
       countDelivered: async () => 0,
       deliveredNodes: () => Promise.reject(new Error('no nodes are read for a webhook that is gone')),
     } as unknown as DeliveriesTx;
     const store: DeliveriesStore = { transaction: (work) => work(gone) };
-    await expect(rerenderWebhook(store, { webhookId: '0190a5e0-0000-7000-8000-000000000003' })).rejects.toMatchObject({
+    await expect(rerenderWebhook(store, OPERATOR, { webhookId: '0190a5e0-0000-7000-8000-000000000003' })).rejects.toMatchObject({
       code: 'conflict',
       detail: 'webhooken som leverte noden finnes ikke lenger',
     });

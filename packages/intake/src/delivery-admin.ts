@@ -89,22 +89,33 @@ async function requireVisibleWebhook(tx: DeliveriesTx, actor: Actor, node: { web
 }
 
 /**
- * The CLI's batch (an operator's: no access check): every content node of a webhook (created
- * since `since`, after `after`), in pages of `batch` nodes, each page one transaction. Reports
- * after each page through `progress`, so a run cut short can go on with `after` = the last node
- * id it reported.
+ * Re-renders every content node a webhook delivered (created since `since`, after `after`) with
+ * its current template, for the webhook's administrators (the console's form) and the operator
+ * (`inntak webhook rerender`). In pages of `batch` nodes, each page one transaction; `started`
+ * hears the total, `progress` each page, so a run cut short can go on with `after` = the last
+ * node id it reported.
  */
 export async function rerenderWebhook(
   store: DeliveriesStore,
-  options: { webhookId: string; since?: Date; after?: string; batch?: number; progress?: (done: number, total: number, lastNodeId: string) => void },
+  actor: Actor,
+  options: {
+    webhookId: string;
+    since?: Date;
+    after?: string;
+    batch?: number;
+    started?: (total: number) => void;
+    progress?: (done: number, total: number, lastNodeId: string) => void;
+  },
 ): Promise<{ webhook_id: string; template_id: string | null; rerendered: number; last_node_id: string | null }> {
   const { webhookId, since } = options;
   const batch = options.batch ?? 500;
   const { templateId, locale, total } = await store.transaction(async (tx) => {
+    await requireWebhookAdmin(tx, actor, webhookId);
     const templateId = await tx.webhookTemplate(webhookId);
     if (templateId === undefined) throw new AppError('conflict', { detail: WEBHOOK_GONE });
     return { templateId, locale: await tx.webhookLocale(webhookId), total: await tx.countDelivered(webhookId, { since, after: options.after }) };
   });
+  options.started?.(total);
   let done = 0;
   let last: string | null = null;
   for (;;) {

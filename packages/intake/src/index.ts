@@ -25,17 +25,21 @@ export { createWebhook, setWebhookTemplate, rotateWebhookToken, deleteWebhook, l
 export { listDeliveries, setWebhookSecret, rerenderNode, rerenderWebhook, type RerenderResult } from './delivery-admin.js';
 export { senderDeliveryId, loggableDeliveryId, senderEvent } from './delivery-facts.js';
 export { verifySignature, signaturePlausible, secretProblem, SIGNATURE_SCHEMES, type SignatureScheme, type WebhookSecret } from './signatures.js';
+export { findWebhook, renderDelivery, REDACTED_TOKEN, type Delivery, type IntakeResponse } from './receive-webhook.js';
 export {
-  findWebhook,
   receiveWebhook,
-  renderDelivery,
-  storeDelivery,
-  deliveryLogEntry,
-  REDACTED_TOKEN,
-  type Delivery,
-  type IntakeRequest,
-  type IntakeResponse,
-} from './receive-webhook.js';
+  deliveryInHand,
+  admitDelivery,
+  acceptDelivery,
+  refuseDelivery,
+  INLINE_RENDERER,
+  type Admission,
+  type BodyTask,
+  type DeliveryRenderer,
+  type DeliveryRequest,
+  type IncomingDelivery,
+  type IntakeDeps,
+} from './intake-door.js';
 export { parseWebhookBody, type ParsedBody } from './parse-body.js';
 export { intakeUrl, knownTemplateId } from './webhook-settings.js';
 export { rerenderContent, webhookLocaleOf, type Rerendered } from './rerender.js';

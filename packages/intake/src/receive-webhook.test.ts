@@ -2,7 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { AppError, type Logger } from '@inntak/core';
 import type { NewEdge, NewNode } from '@inntak/graph';
 import { IntakeWriteError, type DeliveryLogEntry, type FailedDelivery, type IntakeStore, type WebhookTarget } from './ports.js';
-import { findWebhook, receiveWebhook, REDACTED_TOKEN } from './receive-webhook.js';
+import { deliveryInHand, receiveWebhook } from './intake-door.js';
+import { findWebhook, REDACTED_TOKEN } from './receive-webhook.js';
 
 // The intake use case through its port, with an in-memory store: the rules that do not need a
 // database (the Postgres adapter has its own tests against a real server).
@@ -80,7 +81,7 @@ describe('findWebhook', () => {
 describe('receiveWebhook', () => {
   it('renders the payload with the webhook’s template and writes one node and its belongs_to edge', async () => {
     const store = new MemoryStore();
-    const answer = await receiveWebhook({ store, logger: recordingLogger() }, { target: TARGET, token: TOKEN, payload: PUSH, headers: { 'x-github-event': 'push' } });
+    const answer = await receiveWebhook({ store, logger: recordingLogger() }, deliveryInHand({ token: TOKEN, body: JSON.stringify(PUSH), headers: { 'x-github-event': 'push' } }));
     expect(store.nodes).toHaveLength(1);
     expect(store.edges).toHaveLength(1);
     const [node] = store.nodes;
@@ -95,7 +96,7 @@ describe('receiveWebhook', () => {
     const store = new MemoryStore();
     store.propagationError = 'deadlock detected';
     const logger = recordingLogger();
-    const answer = await receiveWebhook({ store, logger }, { target: TARGET, token: TOKEN, payload: PUSH, headers: {} });
+    const answer = await receiveWebhook({ store, logger }, deliveryInHand({ token: TOKEN, body: JSON.stringify(PUSH) }));
     expect(answer.repairQueued).toBe(true);
     expect(store.nodes).toHaveLength(1);
     expect(logger.lines).toContainEqual({ level: 'error', message: expect.stringContaining('repair queued') });
@@ -108,15 +109,16 @@ describe('receiveWebhook', () => {
     ] as const) {
       const store = new MemoryStore();
       store.failWrite = step;
-      await expect(receiveWebhook({ store, logger: recordingLogger() }, { target: TARGET, token: TOKEN, payload: PUSH, headers: {} })).rejects.toMatchObject({ code });
+      await expect(receiveWebhook({ store, logger: recordingLogger() }, deliveryInHand({ token: TOKEN, body: JSON.stringify(PUSH) }))).rejects.toMatchObject({ code });
       expect(store.nodes).toHaveLength(0);
     }
   });
 
   it('an unknown template_id falls back to generic extraction with a warning', async () => {
     const store = new MemoryStore();
+    store.webhooks.set(TOKEN, { ...TARGET, templateId: 'no-such-template' });
     const logger = recordingLogger();
-    const answer = await receiveWebhook({ store, logger }, { target: { ...TARGET, templateId: 'no-such-template' }, token: TOKEN, payload: { text: 'hei' }, headers: {} });
+    const answer = await receiveWebhook({ store, logger }, deliveryInHand({ token: TOKEN, body: JSON.stringify({ text: 'hei' }) }));
     expect(answer.templateId).toBeNull();
     expect(store.nodes).toHaveLength(1);
     expect(logger.lines).toContainEqual({ level: 'warn', message: expect.stringContaining('unknown template_id') });
@@ -125,7 +127,7 @@ describe('receiveWebhook', () => {
   it('the webhook’s own token and characters jsonb refuses never reach the store', async () => {
     const store = new MemoryStore();
     const payload = { hook: { config: { url: `https://inntak.example/api/webhook/${TOKEN.toUpperCase()}` } }, note: 'a\u0000b' };
-    await receiveWebhook({ store, logger: recordingLogger() }, { target: TARGET, token: TOKEN, payload, headers: {} });
+    await receiveWebhook({ store, logger: recordingLogger() }, deliveryInHand({ token: TOKEN, body: JSON.stringify(payload) }));
     const stored = JSON.stringify(store.nodes[0]);
     expect(stored.toLowerCase()).not.toContain(TOKEN);
     expect(stored).toContain(REDACTED_TOKEN);

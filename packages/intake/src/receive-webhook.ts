@@ -5,15 +5,6 @@ import type { ParsedBody } from './parse-body.js';
 import { senderDeliveryId, senderEvent } from './delivery-facts.js';
 import { IntakeWriteError, type DeliveryLogEntry, type IntakeStore, type WebhookTarget } from './ports.js';
 
-export interface IntakeRequest {
-  /** The webhook `findWebhook` found for the token. */
-  target: WebhookTarget;
-  /** The token as it came in the path: the payload may echo it (GitHub's ping carries the URL). */
-  token: string;
-  payload: unknown;
-  headers: Headers;
-}
-
 export interface IntakeResponse {
   node_id: string;
   edge_id: string;
@@ -107,17 +98,6 @@ export function renderDelivery(
   };
 }
 
-/** Steps 3–7: render the payload, then write node, edge and access rows in one transaction. */
-export async function receiveWebhook(
-  deps: { store: IntakeStore; logger: Logger },
-  request: IntakeRequest,
-): Promise<IntakeResponse> {
-  const receivedAt = new Date();
-  const delivery = renderDelivery(request.target, { token: request.token, body: { payload: request.payload }, headers: request.headers });
-  const log = deliveryLogEntry(request.target, request.headers, delivery, { receivedAt, bytes: 0 });
-  return storeDelivery(deps, request.target, delivery, log);
-}
-
 /**
  * The log row of a delivery about to be written: the sender's delivery id and event (the
  * template's name for the event when it has one, else the sender's header). A delivery id over
@@ -125,7 +105,7 @@ export async function receiveWebhook(
  */
 export function deliveryLogEntry(
   target: WebhookTarget,
-  headers: IntakeRequest['headers'],
+  headers: Headers,
   delivery: Delivery,
   request: { receivedAt: Date; bytes: number },
 ): DeliveryLogEntry {

@@ -60,7 +60,6 @@ export { DEFAULT_SPEECH_LIMITS, DEFAULT_TTS_JOBS_PER_PERSON, speechRefusal, Spee
 export { readMedia, readLinkedMedia, latestPruneRun, readTranscription, queueTranscription } from './media-reads.js';
 export { queueSpeech, requireSpeechRoom, type SpeechQueueLimits, type SpeechQueueRequest, type SpeechRoomTx } from './speech-queue.js';
 export { createMixerChannel, changeMixerChannel, setLiveSession, requireRoomKind, type NewMixerChannel, type MixerChange, type LiveSession } from './mixer-channels.js';
-export { requireLevel } from './require-level.js';
 export { EFFECTS, EFFECT_NAMES, isEffectName, effectSettings, channelEffects, storedEffects, applyEffects, type EffectName, type EffectSettings, type ChannelEffects, type EffectInput } from './mix-effects.js';
 export { mixChannels, mixdown, MIX_TARGET_LUFS, MIX_CEILING_DBFS, MIX_MAX_SECONDS, MIX_SAMPLE_RATE, NothingToMixError, type MixInput, type Mixdown } from './mixdown.js';
 export { dbToGain, gainToDb, integratedLoudness, peakOf, rmsDb, resample } from './dsp.js';

@@ -2,7 +2,7 @@ import { AppError } from '@inntak/core';
 import { requireSystemAdmin, type Actor, type Caller } from '@inntak/access';
 import type { MediaRecord, MediaStore } from './ports.js';
 import { MAX_SEGMENTS, type TranscriptSegment } from './transcription.js';
-import { requireLevel } from './require-level.js';
+import { requireLevel } from '@inntak/access';
 import type { PruneReport } from './prune-run.js';
 
 /**

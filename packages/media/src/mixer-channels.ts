@@ -3,7 +3,7 @@ import type { Actor } from '@inntak/access';
 import { DEFAULT_MIXER_ROLE, MIXER_REQUIREMENTS, ROOM_NODE_KIND, type MixerChannel, type MixerRole } from './mixer.js';
 import { channelEffects, effectSettings, type ChannelEffects, type EffectInput } from './mix-effects.js';
 import type { MediaStore, MediaTx, MixerChannelUpdate } from './ports.js';
-import { requireLevel } from './require-level.js';
+import { requireLevel } from '@inntak/access';
 
 /**
  * Mixer channels and live sessions (docs/media.md). Every change is one transaction that locks
@@ -41,7 +41,7 @@ export function requireRoomKind(nodeKind: string): void {
 export async function createMixerChannel(store: MediaStore, actor: Actor, input: NewMixerChannel): Promise<MixerChannel> {
   return store.transaction(async (tx) => {
     const room = await requireLevel(tx, actor, input.room_id, MIXER_REQUIREMENTS.create_mixer_channel, 'room_id');
-    requireRoomKind(room.nodeKind);
+    requireRoomKind(room.node_kind);
     if (input.node_id) await requireAudioSource(tx, actor, input.node_id);
     return tx.insertMixerChannel({
       id: uuidv7(),

@@ -6,7 +6,7 @@ import { MIX_TARGET_LUFS } from './mixdown.js';
 import type { FileStore, MediaCreateTx, MediaStore } from './ports.js';
 import { placeMediaFile } from './place-media.js';
 import { readWhole } from './read-whole.js';
-import { requireLevel } from './require-level.js';
+import { requireLevel } from '@inntak/access';
 import { fileKeyOf, type MediaMetadata } from './types.js';
 import { runInDspThread, DspThreadError } from './dsp-client.js';
 import { RefusedAudioError, type MixSource } from './dsp-work.js';
@@ -21,7 +21,7 @@ export const MAX_MIX_CHANNELS = 32;
 export async function queueMixdown(store: MediaStore, actor: Actor, input: { room_id: string; target_lufs?: number }): Promise<number> {
   return store.transaction(async (tx) => {
     const room = await requireLevel(tx, actor, input.room_id, MIXER_REQUIREMENTS.render_mix, 'room_id');
-    requireRoomKind(room.nodeKind);
+    requireRoomKind(room.node_kind);
     // The mix becomes the room's media, read by everyone who reads the room: whoever asks for it
     // must be able to read every source it would read (set by someone who could, perhaps since
     // revoked), else a member of the room hears audio kept from them. Which one is not said.

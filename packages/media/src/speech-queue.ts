@@ -3,7 +3,7 @@ import type { Actor } from '@inntak/access';
 import type { JobPayloads } from '@inntak/jobs';
 import type { MediaStore, MediaTx } from './ports.js';
 import { DEFAULT_RATE } from './ports.js';
-import { requireLevel } from './require-level.js';
+import { requireLevel } from '@inntak/access';
 import { speechRefusal, type SpeechLimits } from './speech-limits.js';
 import { speechTextOf } from './speech-text.js';
 

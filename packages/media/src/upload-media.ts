@@ -3,7 +3,7 @@ import { AppError, uuidv7 } from '@inntak/core';
 import type { Actor } from '@inntak/access';
 import { placeMediaFile } from './place-media.js';
 import type { FileStore, MediaStore, MediaTx } from './ports.js';
-import { requireLevel } from './require-level.js';
+import { requireLevel } from '@inntak/access';
 import { fileKeyOf, type MediaMetadata } from './types.js';
 import { audioOutOfBounds, readAudioHeader } from './audio-bounds.js';
 import { InvalidWavError } from './wav.js';
@@ -25,7 +25,7 @@ const MAX_TITLE_CHARS = 200;
 /** The collection an upload goes into: member on it (404 when hidden, 403 below member), and a collection (400). */
 async function requireUploadTarget(tx: MediaTx, actor: Actor, collectionId: string): Promise<void> {
   const node = await requireLevel(tx, actor, collectionId, 'member', 'collection_id');
-  if (node.nodeKind !== COLLECTION_NODE_KIND) throw new AppError('invalid_input', { detail: `collection_id: ${node.nodeKind} er ingen samling` });
+  if (node.node_kind !== COLLECTION_NODE_KIND) throw new AppError('invalid_input', { detail: `collection_id: ${node.node_kind} er ingen samling` });
 }
 
 /** Checked before the body is read, so a caller who may not upload sends no bytes for nothing. */

@@ -6,7 +6,7 @@ import type { ActionInputs } from './actions.js';
 import type { LogEntryView, OrchestrationStore, OrchestrationTx, RunContext } from './ports.js';
 import { checkOrchestrationNode } from './trigger.js';
 import { syncSchedule } from './schedule.js';
-import { DEFAULT_ORCHESTRATIONS_PER_PERSON, type EventType, type Trigger } from './types.js';
+import { DEFAULT_ORCHESTRATIONS_PER_PERSON, type EventType } from './types.js';
 
 /**
  * The actions that write the graph, as the orchestration's creator: the same checked writes the
@@ -78,17 +78,23 @@ export async function requireOrchestrationRoom(tx: OrchestrationTx, personId: st
   }
 }
 
-/** create_node of an orchestration (already checked: withCheckedTrigger), within the creator's cap. */
+/**
+ * create_node of kind `orchestration`, within the creator's cap: the trigger and script are
+ * checked first (the same 400 as validate_orchestration), and the trigger is stored normalized,
+ * since the database matches on it.
+ */
 export async function createOrchestration(
   store: OrchestrationStore,
   actor: Actor & { personId: string },
-  input: NewNodeInput,
+  unchecked: NewNodeInput,
   cap: number,
 ): Promise<{ id: string; edge_ids: string[] }> {
+  const { trigger } = checkOrchestrationNode(unchecked);
+  const input = { ...unchecked, metadata: { ...unchecked.metadata, trigger } };
   return store.transaction(async (tx) => {
     await requireOrchestrationRoom(tx, actor.personId, cap);
     const created = await createNode(inTransaction(tx), actor, input);
-    await syncSchedule(tx, created.id, (input.metadata?.trigger as Trigger | undefined) ?? null, input.metadata?.enabled !== false);
+    await syncSchedule(tx, created.id, trigger, unchecked.metadata?.enabled !== false);
     return created;
   });
 }

@@ -24,3 +24,4 @@ export {
 } from './manage.js';
 export { runGraphAction, requireOrchestrationRoom, createOrchestration, loadCliTool, addCollectionOrchestration, readOrchestrationLog } from './graph-actions.js';
 export { requireNotOwnWebhook, uuidsInUrl } from './own-webhooks.js';
+export { orchestrateEvent, type OrchestrateDeps, type OrchestrateRequest, type OrchestrateContext, type OutsideActions } from './orchestrate-event.js';

@@ -1,6 +1,7 @@
 import { AppError } from '@inntak/core';
 import { edgeRule, requirePublishable, type Actor, type EndNeed } from '@inntak/access';
-import { requireEnd, requireLevel, requirePublication } from './authorize.js';
+import { requireEnd, requireLevel } from '@inntak/access';
+import { requirePublication } from './authorize.js';
 import { PUBLISHED_IN, type PublishingStore, type PublishingTx } from './ports.js';
 
 /**
@@ -14,7 +15,7 @@ export function publishArticle(store: PublishingStore, actor: Actor, input: { pu
   return store.transaction(async (tx) => {
     await requirePublication(tx, actor, input.publication_id, 'publication_id', rule.target);
     const node = await requireLevel(tx, actor, input.node_id, null, 'node_id');
-    requirePublishable(node.nodeKind, 'node_id');
+    requirePublishable(node.node_kind, 'node_id');
     await requireEnd(tx, actor, input.node_id, rule.source, 'node_id');
     await requireCollectionsAdmin(tx, actor, input.node_id, rule.source);
     const edgeId = await tx.insertPublishedIn(input.node_id, input.publication_id, actor.personId);

@@ -3,9 +3,8 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { sql } from 'kysely';
 import { recordAbCounts } from '@inntak/postgres/publishing';
+import { AbClientGate, AbRecorder } from '@inntak/ab-testing';
 import { setupTestContext, type TestContext } from './helpers.js';
-import { AbRecorder } from '../ab-recorder.js';
-import { AbClientGate } from '../public-clients.js';
 
 // The scene of the publishing tests: an owner and a system administrator, an app serving the
 // published pages with an A/B recorder flushed by hand, and the intentions they call.

@@ -1,21 +1,5 @@
-import { AppError, coerceError } from '@inntak/core';
 import type { JobPayloads } from '@inntak/jobs';
-import {
-  ActionSkipped,
-  evaluateCondition,
-  loadCliTool,
-  parseScript,
-  requireNotOwnWebhook,
-  runGraphAction,
-  runScript,
-  sameRunner,
-  type ActionInputs,
-  type ActionPort,
-  type OrchestrationStore,
-  type RunContext,
-  type RunRef,
-  type StepRecord,
-} from '@inntak/orchestration';
+import { orchestrateEvent, type OrchestrationStore } from '@inntak/orchestration';
 import type { JobBody } from '../governed-task.js';
 import { httpPost, runCliTool } from '../orchestration-io.js';
 
@@ -33,133 +17,14 @@ export interface OrchestrateDeps {
 }
 
 /**
- * Runs an orchestration for one event (docs/orchestration.md): compiles its script, reads the
- * event as the orchestration's creator, and runs the steps as the creator. Step failures are the
- * script's business (fallbacks, the log), not the job's: the job fails only when the log itself
- * cannot be written.
+ * Runs an orchestration for one event: the use case is packages/orchestration's
+ * orchestrateEvent; the worker brings the actions that leave the service, its allow lists bound.
  */
 export function orchestrate(deps: OrchestrateDeps): JobBody<JobPayloads['orchestrate']> {
-  const { store } = deps;
-  return async (payload, { signal, logger, jobId }) => {
-    const { event: ref } = payload;
-    const runRef: RunRef = { jobId, ...(payload.run_id ? { runId: payload.run_id } : {}) };
-    const orchestration = await store.loadOrchestration(payload.orchestration_id);
-    if (!orchestration) {
-      logger.info('orchestration gone before its job ran', { orchestration_id: payload.orchestration_id, job_id: jobId });
-      return;
-    }
-    const started = await store.startRun(runRef, orchestration.actor.personId);
-    const record = (entry: StepRecord) => store.recordLogEntry({ orchestrationId: orchestration.id, jobId, event: ref, record: entry });
-    const skip = async (error: string, status: 'failed' | 'skipped') => {
-      await record({ step: null, action: null, fallback: null, status, error, duration_ms: 0 });
-      await store.finishRun(runRef, { status });
-    };
-    if (!orchestration.enabled) {
-      await skip('Ikke kjørt: orkestreringen er slått av', 'skipped');
-      return;
-    }
-    // A re-run queued before someone else took the orchestration over gets none of the first run's outputs (manage.ts).
-    if (started && 'rerunOfRunsAs' in started && !sameRunner(started.rerunOfRunsAs, orchestration.actor.personId)) {
-      await skip('Ikke kjørt: kjøringen ble gjort som en annen enn den orkestreringen nå kjører som', 'skipped');
-      return;
-    }
-
-    let script;
-    try {
-      script = parseScript(orchestration.script, { event: ref.type });
-    } catch (error) {
-      await skip(`Skriptet kan ikke kompileres: ${coerceError(error).message}`, 'failed');
-      return;
-    }
-    const loaded = await store.loadEventVariables(orchestration.actor.personId, ref);
-    if ('skipped' in loaded) {
-      await skip(loaded.skipped, 'skipped');
-      return;
-    }
-    // The trigger's conditions on content: a run they refuse ends as `filtered`, without a log row
-    // (the runs list shows it), so an orchestration narrowed to failed builds is quiet on the rest.
-    if (orchestration.trigger?.where && !evaluateCondition(orchestration.trigger.where, { event: loaded.event, outputs: new Map() }).holds) {
-      await store.finishRun(runRef, { status: 'filtered' });
-      return;
-    }
-
-    const { actor } = orchestration;
-    // Jobs queued before 017 carry no root: their own event stands in for it.
-    const run: RunContext = { depth: ref.depth, root: payload.root ?? ref.id, budget: deps.budget };
-    const port: ActionPort = {
-      async run(action, input, actionSignal) {
-        // Every action of the cascade spends one of the root event's budget, whether it succeeds or not.
-        if (!(await store.spendBudget(run))) {
-          throw new ActionSkipped(`Ikke kjørt: budsjettet på ${run.budget} handlinger for hendelsen ${run.root} er brukt opp (ORCHESTRATION_BUDGET)`);
-        }
-        try {
-          switch (action) {
-            case 'http_post': {
-              const post = input as ActionInputs['http_post'];
-              // Into the service's own intake, each post would be a new root event: an endless chain.
-              await requireNotOwnWebhook(store, post.url);
-              return await httpPost(post, deps.httpAllow, actionSignal);
-            }
-            case 'run_cli_tool': {
-              const { tool_id, args } = input as ActionInputs['run_cli_tool'];
-              return await runCliTool(await loadCliTool(store, actor, tool_id), args ?? [], deps.cliAllow, actionSignal);
-            }
-            default:
-              return await runGraphAction(store, actor, run, action, input as ActionInputs[typeof action], { ttsJobsPerPerson: deps.ttsJobsPerPerson });
-          }
-        } catch (error) {
-          throw new Error(describeFailure(action, error), { cause: error });
-        }
-      },
-    };
-    let outcome;
-    try {
-      outcome = await runScript(script, loaded.event, {
-        port,
-        record,
-        signal,
-        secrets: await store.secretsOf(orchestration.id),
-        ...(started ? { fromStep: started.fromStep, outputs: new Map(Object.entries(started.outputs).map(([n, output]) => [Number(n), output])) } : {}),
-        // A run queued again to wait for a retry goes on at that step (issue 35).
-        ...(payload.retry ? { fromStep: payload.retry.step, retryAt: payload.retry } : {}),
-      });
-    } catch (error) {
-      // Cancelled or the log could not be written: the run failed with its job (the job's error says why).
-      await store.finishRun(runRef, { status: 'failed' }).catch(() => {});
-      throw error;
-    }
-    if (outcome.kind === 'waiting') {
-      // The wait is graphile-worker's run_at, not a sleep here: a retrying run holds no worker slot.
-      const next = await store.requeueRun(runRef, {
-        payload: { ...payload, retry: outcome.at },
-        runAt: new Date(Date.now() + outcome.wait_ms),
-        outputs: Object.fromEntries(outcome.outputs),
-      });
-      logger.info('orchestration waits to retry a step', { orchestration_id: orchestration.id, job_id: jobId, next_job_id: next, step: outcome.at.step, attempt: outcome.at.attempt, wait_ms: outcome.wait_ms });
-      return;
-    }
-    await store.finishRun(runRef, {
-      status: outcome.kind === 'completed' ? 'completed' : outcome.kind,
-      ...(outcome.kind === 'stopped' ? { failedStep: outcome.step } : {}),
-      outputs: Object.fromEntries(outcome.outputs),
-    });
-    logger.info('orchestration ran', { orchestration_id: orchestration.id, job_id: jobId, event: ref.type, depth: ref.depth, outcome: outcome.kind });
+  const outside = {
+    httpPost: (input: Parameters<typeof httpPost>[0], signal: AbortSignal) => httpPost(input, deps.httpAllow, signal),
+    runCliTool: (tool: Parameters<typeof runCliTool>[0], args: readonly string[], signal: AbortSignal) => runCliTool(tool, args, deps.cliAllow, signal),
   };
-}
-
-/** The log shows what went wrong in the same words the API would answer with. */
-const APP_ERROR_TEXT: Partial<Record<AppError['code'], string>> = {
-  forbidden: 'Ingen tilgang',
-  not_found: 'Finnes ikke',
-  invalid_input: 'Ugyldig forespørsel',
-  conflict: 'Konflikt',
-  tts_jobs_busy: 'Du har for mange opplesninger i kø; vent til en er ferdig',
-};
-
-function describeFailure(action: string, error: unknown): string {
-  if (error instanceof AppError) {
-    const text = APP_ERROR_TEXT[error.code] ?? error.code;
-    return `${action}: ${error.detail ? `${text}: ${error.detail}` : text}`;
-  }
-  return coerceError(error).message;
+  const use = { store: deps.store, outside, budget: deps.budget, ttsJobsPerPerson: deps.ttsJobsPerPerson };
+  return (payload, { signal, logger, jobId }) => orchestrateEvent(use, payload, { signal, logger, jobId });
 }

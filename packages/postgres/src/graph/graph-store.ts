@@ -1,10 +1,10 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { AppError, uuidv7 } from '@inntak/core';
-import { GRANTING_EDGE_TYPES, type AccessLevel, type EdgeRow, type GraphStore, type GraphTx, type NodeLevel, type NodeRow, type StoredEdge } from '@inntak/access';
+import { GRANTING_EDGE_TYPES, type Actor, type EdgeRow, type GraphStore, type GraphTx, type NodeRow, type StoredEdge, type WriterLevel } from '@inntak/access';
 import { TAG_NODE_KIND } from '@inntak/graph';
 import type { Database, Db } from '../platform/index.js';
 import { pairsGrantedVia, pairsInheritedFrom, refreshAccess } from './access-propagation.js';
-import { accessLevelOf, nodeVisibleTo } from './read-filter.js';
+import { levelOn } from './level-on.js';
 
 /**
  * The graph's write port on PostgreSQL (packages/access/src/ports.ts): the queries the graph use
@@ -70,18 +70,11 @@ export class PostgresGraphTx implements GraphTx {
     return this.db as Trx;
   }
 
-  async levelOn(personId: string | null, nodeId: string): Promise<NodeLevel | undefined> {
-    const node = await this.db
-      .selectFrom('nodes as n')
-      .select('n.node_kind')
-      .select(personId === null ? sql<string | null>`null`.as('level') : accessLevelOf(personId, 'n').as('level'))
-      .select(personId === null ? sql<boolean>`true`.as('visible') : nodeVisibleTo(personId, 'n').as('visible'))
-      .where('n.id', '=', nodeId)
-      .executeTakeFirst();
-    return node && { node_kind: node.node_kind, level: node.level as AccessLevel | null, visible: node.visible };
+  levelOn(actor: Actor, nodeId: string): Promise<WriterLevel | undefined> {
+    return levelOn(this.db, actor, nodeId);
   }
 
-  async nodeKind(nodeId: string, options: { forUpdate?: boolean } = {}): Promise<string | undefined> {
+  async nodeKindOf(nodeId: string, options: { forUpdate?: boolean } = {}): Promise<string | undefined> {
     const node = await this.db
       .selectFrom('nodes')
       .select('node_kind')

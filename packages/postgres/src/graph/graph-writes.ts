@@ -1,9 +1,8 @@
-import type { Kysely } from 'kysely';
 import * as graph from '@inntak/access';
-import type { AccessLevel, Actor, EndNeed, NewEdgeInput, NewNodeInput, NodeForWrite } from '@inntak/access';
+import type { AccessLevel, Actor, NewEdgeInput, NewNodeInput } from '@inntak/access';
 import type { Visibility } from '@inntak/graph';
-import type { Database, Db } from '../platform/index.js';
-import { PostgresGraphStore, PostgresGraphTx } from './graph-store.js';
+import type { Db } from '../platform/index.js';
+import { PostgresGraphStore } from './graph-store.js';
 
 /**
  * The graph use cases (packages/access: graph-writes.ts, grant-access.ts, tag-node.ts,
@@ -45,12 +44,3 @@ export function tagNode(db: Db, actor: Actor, input: { node_id: string; tag: str
   return graph.tagNode(new PostgresGraphStore(db), actor, input);
 }
 
-/** requireLevel (packages/access/src/authorize.ts) on this connection: 404 unless visible, 403 below `required`. */
-export function requireLevel(db: Kysely<Database>, actor: Actor, nodeId: string, required: AccessLevel | null, field: string): Promise<NodeForWrite> {
-  return graph.requireLevel(new PostgresGraphTx(db), actor, nodeId, required, field);
-}
-
-/** requireEnd (packages/access/src/authorize.ts) on this connection. */
-export function requireEnd(db: Kysely<Database>, actor: Actor, nodeId: string, need: EndNeed, field: string): Promise<AccessLevel | null> {
-  return graph.requireEnd(new PostgresGraphTx(db), actor, nodeId, need, field);
-}

@@ -10,8 +10,6 @@ export {
   deleteEdge,
   grantAccess,
   revokeAccess,
-  requireEnd,
-  requireLevel,
   tagNode,
   MAX_BELONGS_TO_DEPTH,
   type NewNodeInput,

@@ -18,19 +18,3 @@ export function createWebhook(db: Db, input: intake.WebhookInput, actor: Actor =
 export function setWebhookTemplate(db: Db, actor: Actor, input: { webhook_id: string; template_id: string | null }): Promise<intake.AdministeredWebhook> {
   return intake.setWebhookTemplate(store(db), actor, input);
 }
-
-export function rotateWebhookToken(db: Db, actor: Actor, input: { webhook_id: string }): Promise<intake.AdministeredWebhook> {
-  return intake.rotateWebhookToken(store(db), actor, input);
-}
-
-export function deleteWebhook(db: Db, actor: Actor, input: { webhook_id: string }): Promise<{ id: string }> {
-  return intake.deleteWebhook(store(db), actor, input);
-}
-
-export function listWebhooks(db: Db, actor: Actor): Promise<intake.AdministeredWebhook[]> {
-  return intake.listWebhooks(store(db), actor);
-}
-
-export function findAdministeredWebhook(db: Db, actor: Actor, webhookId: string): Promise<intake.AdministeredWebhook | undefined> {
-  return intake.findAdministeredWebhook(store(db), actor, webhookId);
-}

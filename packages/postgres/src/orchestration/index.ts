@@ -4,17 +4,7 @@ export { loadOrchestration, loadEventVariables, recordLogEntry, orchestrationLog
 export { PostgresOrchestrationStore } from './orchestration-store.js';
 export {
   runGraphAction,
-  spendBudget,
-  loadCliTool,
   addCollectionOrchestration,
   createOrchestration,
-  updateOrchestrationAsOperator,
-  setOrchestrationEnabledAsOperator,
-  deleteOrchestrationAsOperator,
-  runOrchestrationAsOperator,
-  rerunOrchestrationAsOperator,
-  listOrchestrationRunsAsOperator,
-  setOrchestrationSecretAsOperator,
-  planScheduledRuns,
 } from './graph-actions.js';
 export type { OrchestrationToRun, LogEntryView, RunContext } from '@inntak/orchestration';

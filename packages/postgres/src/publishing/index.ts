@@ -4,7 +4,7 @@ export { publicationBySlug, publicationByDomain } from './publications.js';
 export { PUBLISHED_IN, FRONT_PAGE_VARIANT } from './articles.js';
 export { recordAbCounts, type AbCountRow } from './ab-events.js';
 export { PostgresPublishingStore, PostgresPublishedPages, PostgresAbResults } from './publishing-store.js';
-export { createPublication, publishArticle, unpublishArticle, createVariant, abOverride, runAbEvaluation, abResults } from './use-cases.js';
+export { createPublication, publishArticle, createVariant, abOverride, runAbEvaluation, abResults } from './use-cases.js';
 export type { NewPublication, NewVariant } from '@inntak/publishing';
 export type { TestReport, TestResult } from '@inntak/ab-testing';
 export {

@@ -18,10 +18,6 @@ export function publishArticle(db: Db, actor: Actor, input: { publication_id: st
   return publishing.publishArticle(new PostgresPublishingStore(db), actor, input);
 }
 
-export function unpublishArticle(db: Db, actor: Actor, input: { edge_id: string }): Promise<{ edge_id: string }> {
-  return publishing.unpublishArticle(new PostgresPublishingStore(db), actor, input);
-}
-
 export function createVariant(db: Db, actor: Actor, input: publishing.NewVariant): Promise<{ edge_id: string; ab_status: 'testing' | null }> {
   return publishing.createVariant(new PostgresPublishingStore(db), actor, input);
 }

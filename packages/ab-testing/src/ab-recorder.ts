@@ -1,6 +1,6 @@
-import { hourOfWeek } from '@inntak/ab-testing';
 import type { Logger } from '@inntak/core';
-import type { AbCountRow } from '@inntak/ab-testing';
+import { hourOfWeek } from './hour-of-week.js';
+import type { AbCountRow } from './ports.js';
 
 export interface AbRecorderOptions {
   /** Counts are written at most this long after they were counted (issue: at least every second). */
