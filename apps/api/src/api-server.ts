@@ -4,14 +4,15 @@ import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import type { Logger } from '@inntak/core';
 import type { TokenVerifier } from '@inntak/access';
-import { GroupCommit } from '@inntak/intake';
+import { GroupCommit, SpoolingIntakeStore, WebhookTargetCache, type Spool } from '@inntak/intake';
 import { cachedLiveRoomStatus } from '@inntak/jobs';
-import { cachedDatabaseStats, type DatabaseHandle, type ReadReplicas } from '@inntak/postgres';
+import { cachedDatabaseStats, isDatabaseUnavailable, type DatabaseHandle, type ReadReplicas } from '@inntak/postgres';
 import { abVisitorKey, PostgresGraphStore, PostgresIdentityDirectory, PostgresNodeQueryStore, queryCursorKey } from '@inntak/postgres/graph';
 import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
 import { PostgresIntakeStore, PostgresWebhookAdminStore } from '@inntak/postgres/intake';
 import { PostgresDeliveriesStore } from '@inntak/postgres/deliveries';
 import { LocalFileStore } from '@inntak/files';
+import { NatsSpool, SqliteSpool } from '@inntak/spool';
 import { PostgresJobAdminStore, PostgresLiveRoomStatus } from '@inntak/postgres/jobs';
 import { PostgresMediaStore, postgresMixerFeed } from '@inntak/postgres/media';
 import { PostgresChangeFeed } from '@inntak/postgres/realtime';
@@ -44,6 +45,8 @@ export interface ApiServerOptions {
   intakeDatabase?: DatabaseHandle;
   /** INTAKE_GROUP_COMMIT: intake writes one transaction holds at most (default 64; 1: one each). */
   intakeGroupCommit?: number;
+  /** The intake spool (config.ts intakeSpool; docs/deliveries.md#outages); absent: none. */
+  intakeSpool?: ApiConfig['intakeSpool'];
   /**
    * READ_DATABASE_URL's replicas, started: /query/nodes, node reads, the published pages and
    * initial_sync read there (docs/scaling.md); absent: everything on `database`.
@@ -177,6 +180,7 @@ export async function startApiServer(options: ApiServerOptions, port: number, ho
   const feed = new PostgresChangeFeed(database.db, options.databaseUrl, replicas && (() => replicas.consistent()));
   const pageCache = await startPageCache({ feed, publicationsTouched: (nodeIds, edgeIds) => publicationsTouched(database.db, nodeIds, edgeIds), logger });
   deps.publishing = { ...deps.publishing, pageCache: pageCache.cache };
+  const spooling = options.intakeSpool && (await startIntakeSpool(options, options.intakeSpool, deps, feed));
   const app = createApp(deps);
   const server = createServer(app);
   const hub = new RealtimeHub(server, { logger, feed, mixer: postgresMixerFeed(database.db), verifier, identities: deps.identities, ...options.realtime });
@@ -207,6 +211,46 @@ export async function startApiServer(options: ApiServerOptions, port: number, ho
       // After the last request: every impression and click counted is written before exit.
       await deps.publishing.recorder.close();
       await pageCache.stop();
+      await spooling?.stop();
+    },
+  };
+}
+
+/**
+ * The durable spool behind intake (issue 37): intake's store becomes the spooling store over
+ * it, the webhooks it knows are kept current by the change stream, and what a previous run
+ * left in the spool is replayed.
+ */
+async function startIntakeSpool(
+  options: ApiServerOptions,
+  settings: NonNullable<ApiConfig['intakeSpool']>,
+  deps: AppDeps,
+  feed: PostgresChangeFeed,
+): Promise<{ stop(): Promise<void> }> {
+  const { logger } = options;
+  const spool: Spool = settings.url
+    ? await NatsSpool.open({ url: settings.url, maxBytes: settings.maxBytes, replicas: settings.replicas })
+    : new SqliteSpool({ dir: settings.dir, maxBytes: settings.maxBytes });
+  const targets = new WebhookTargetCache(spool, logger);
+  const store = new SpoolingIntakeStore({
+    live: deps.intakeStore,
+    replay: new PostgresIntakeStore(options.intakeDatabase ?? options.database),
+    spool,
+    targets,
+    isUnavailable: isDatabaseUnavailable,
+    logger,
+  });
+  await store.start();
+  const changes = feed.subscribe({ logger, onBurst: (notices) => targets.onBurst(notices), onReconnect: () => targets.onReconnect() });
+  await changes.start();
+  deps.intakeStore = store;
+  deps.intakeSpool = () => store.snapshot();
+  logger.info('intake spool ready', { adapter: settings.url ? 'nats' : 'sqlite', known_webhooks: targets.size });
+  return {
+    async stop() {
+      await changes.stop();
+      await store.stop();
+      await spool.close();
     },
   };
 }

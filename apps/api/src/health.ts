@@ -1,5 +1,6 @@
 import type { Express } from 'express';
 import { z } from 'zod';
+import type { SpoolSnapshot } from '@inntak/intake';
 import type { RouteRegistry } from './route-registry.js';
 
 /** GET /health: public liveness (always 200). GET /health/ready: 200 only when the database answers. */
@@ -8,7 +9,7 @@ export type IssuerStatus = 'ok' | 'unreachable';
 export function installHealth(
   app: Express,
   registry: RouteRegistry,
-  deps: { databaseReady: () => Promise<void>; issuerStatus?: () => Promise<IssuerStatus> },
+  deps: { databaseReady: () => Promise<void>; issuerStatus?: () => Promise<IssuerStatus>; spool?: () => Promise<SpoolSnapshot> },
 ): void {
   const ok = z.object({ status: z.literal('ok') });
   registry.describe({ method: 'get', path: '/health', summary: 'Public health check', auth: 'public', response: { status: 200, schema: ok }, errors: [] });
@@ -17,21 +18,39 @@ export function installHealth(
     path: '/health/ready',
     summary: 'Readiness: 200 when the database answers',
     description:
-      'With OIDC_ISSUER set, `issuer` says whether its discovery document answers; an unreachable issuer does not make the API unready (intake needs no token), only every authenticated call fail.',
+      'With the intake spool (docs/deliveries.md#outages), `status` is `degraded` while deliveries wait in it, and the database being away answers 200 `degraded` (webhooks are still accepted) instead of 503. With OIDC_ISSUER set, `issuer` says whether its discovery document answers; an unreachable issuer does not make the API unready (intake needs no token), only every authenticated call fail.',
     auth: 'public',
-    response: { status: 200, schema: ok.extend({ database: z.literal('ok'), issuer: z.enum(['ok', 'unreachable']).optional() }) },
+    response: {
+      status: 200,
+      schema: z.object({
+        status: z.enum(['ok', 'degraded']),
+        database: z.enum(['ok', 'unreachable']),
+        issuer: z.enum(['ok', 'unreachable']).optional(),
+        spool: z.object({ entries: z.number(), oldest_age_seconds: z.number() }).optional(),
+      }),
+    },
     errors: [503],
   });
   app.get('/health', (_req, res) => {
     res.status(200).json({ status: 'ok' });
   });
   app.get('/health/ready', async (_req, res) => {
-    try {
-      await deps.databaseReady();
-      const issuer = deps.issuerStatus ? await deps.issuerStatus() : undefined;
-      res.status(200).json({ status: 'ok', database: 'ok', ...(issuer ? { issuer } : {}) });
-    } catch {
+    const database = await deps.databaseReady().then(
+      () => 'ok' as const,
+      () => 'unreachable' as const,
+    );
+    const spool = deps.spool ? await deps.spool() : undefined;
+    if (database === 'unreachable' && !spool) {
       res.status(503).json({ error: 'Databasen svarer ikke' });
+      return;
     }
+    const issuer = deps.issuerStatus ? await deps.issuerStatus() : undefined;
+    const degraded = database === 'unreachable' || (spool?.degraded ?? false);
+    res.status(200).json({
+      status: degraded ? 'degraded' : 'ok',
+      database,
+      ...(issuer ? { issuer } : {}),
+      ...(spool && degraded ? { spool: { entries: spool.entries, oldest_age_seconds: spool.oldestAgeSeconds } } : {}),
+    });
   });
 }

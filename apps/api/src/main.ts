@@ -90,6 +90,7 @@ const started = await startApiServer(
     storageDir: config.storageDir,
     intakeDatabase,
     intakeGroupCommit: config.intakeGroupCommit,
+    intakeSpool: config.intakeSpool,
     readReplicas,
     readsPerCaller: config.readsPerCaller,
     trustProxy: config.trustProxy,
