@@ -72,11 +72,14 @@ export class WebhookTargetCache {
   }
 
   /**
-   * Notices were missed while the stream was away: any webhook may have changed, so all are
-   * forgotten (the database answers again, and the next lookups learn them anew).
+   * Notices were missed while the stream was away. The stream loses its connection when the
+   * database is away, and then no webhook can be changed through it either; forgetting them all
+   * here would leave the next outage knowing none. So they are kept: while the database answers
+   * every lookup refreshes them anyway. (A change made through another process while only this
+   * process's stream was cut off is the one case kept stale until the webhook's next request.)
    */
   onReconnect(): void {
-    for (const webhookId of [...this.hashOf.keys()]) this.forget(webhookId);
+    this.logger.info('intake webhook targets kept over a change-stream reconnect', { known_webhooks: this.byHash.size });
   }
 
   private put(hash: string, target: WebhookTarget): void {
