@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import type { Logger } from '@inntak/core';
-import type { TokenVerifier } from '@inntak/access';
+import type { ChangeFeed, TokenVerifier } from '@inntak/access';
 import { GroupCommit, SpoolingIntakeStore, WebhookTargetCache, type Spool } from '@inntak/intake';
 import { cachedLiveRoomStatus } from '@inntak/jobs';
 import { cachedDatabaseStats, isDatabaseUnavailable, type DatabaseHandle, type ReadReplicas } from '@inntak/postgres';
@@ -177,7 +177,9 @@ export async function startApiServer(options: ApiServerOptions, port: number, ho
   const deps = { ...postgresAppDeps(options), ...options.app };
   // The published pages' cache lives as long as this server, kept current by the change stream.
   const replicas = options.readReplicas;
-  const feed = new PostgresChangeFeed(database.db, options.databaseUrl, replicas && (() => replicas.consistent()));
+  const postgresFeed = new PostgresChangeFeed(database.db, options.databaseUrl, replicas && (() => replicas.consistent()));
+  // With the intake spool the API starts while the database is away (issue 37): the streams then wait for it.
+  const feed = options.intakeSpool ? patientFeed(postgresFeed, logger) : postgresFeed;
   const pageCache = await startPageCache({ feed, publicationsTouched: (nodeIds, edgeIds) => publicationsTouched(database.db, nodeIds, edgeIds), logger });
   deps.publishing = { ...deps.publishing, pageCache: pageCache.cache };
   const spooling = options.intakeSpool && (await startIntakeSpool(options, options.intakeSpool, deps, feed));
@@ -225,7 +227,7 @@ async function startIntakeSpool(
   options: ApiServerOptions,
   settings: NonNullable<ApiConfig['intakeSpool']>,
   deps: AppDeps,
-  feed: PostgresChangeFeed,
+  feed: ChangeFeed,
 ): Promise<{ stop(): Promise<void> }> {
   const { logger } = options;
   const spool: Spool = settings.url
@@ -251,6 +253,48 @@ async function startIntakeSpool(
       await changes.stop();
       await store.stop();
       await spool.close();
+    },
+  };
+}
+
+/**
+ * A change feed whose subscriptions start even when the database does not answer yet: the
+ * first connection is then tried again every second in the background, and the subscriber is
+ * told it reconnected (it missed notices) once it is made.
+ */
+function patientFeed(feed: ChangeFeed, logger: Logger): ChangeFeed {
+  return {
+    readChanges: (notices) => feed.readChanges(notices),
+    initialSync: (callerId, bounds) => feed.initialSync(callerId, bounds),
+    subscribe(subscriber) {
+      const subscription = feed.subscribe(subscriber);
+      let stopped = false;
+      let timer: NodeJS.Timeout | undefined;
+      const retry = () => {
+        timer = setTimeout(() => {
+          if (stopped) return;
+          subscription.start().then(() => {
+            logger.info('change stream connected; the database answers');
+            subscriber.onReconnect();
+          }, retry);
+        }, 1000);
+      };
+      return {
+        async start() {
+          try {
+            await subscription.start();
+          } catch (error) {
+            if (!isDatabaseUnavailable(error)) throw error;
+            logger.warn('change stream waits for the database', { error: String(error) });
+            retry();
+          }
+        },
+        async stop() {
+          stopped = true;
+          clearTimeout(timer);
+          await subscription.stop();
+        },
+      };
     },
   };
 }

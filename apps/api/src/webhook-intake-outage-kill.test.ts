@@ -12,7 +12,8 @@ import { createWebhook } from '@inntak/postgres/intake';
 import { describeWithEngine, freePort, startStoppablePostgres, type StoppablePostgres } from '@inntak/test-support';
 
 // Issue 37: the API as production runs it (the built main.js), killed with SIGKILL while
-// deliveries wait in its spool; started again, it replays them.
+// deliveries wait in its spool and started again before the database is back: it accepts
+// known webhooks from its spool's store, and replays everything once the database answers.
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const silent = { error() {}, warn() {}, info() {}, debug() {} };
 
@@ -56,7 +57,7 @@ describeWithEngine('postgres', describe, 'an API process killed during an outage
   const post = (port: number, n: number) =>
     fetch(`http://127.0.0.1:${port}/api/webhook/${webhook.token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: `n ${n}`, n }) });
 
-  it('replays on its next start what it answered 200 into its spool, each once', async () => {
+  it('starts again while the database is away, accepts known webhooks into its spool, and replays all it answered 200, each once', async () => {
     const port = await freePort();
     const first = await startApi(port);
     expect((await post(port, 0)).status).toBe(200);
@@ -70,10 +71,19 @@ describeWithEngine('postgres', describe, 'an API process killed during an outage
     const killed = new Promise((resolve) => first.child.once('exit', resolve));
     first.child.kill('SIGKILL');
     await killed;
-    await pg.startServer();
 
+    // Started again while the database is still away: it says so, and still knows the token.
     const second = await startApi(port);
     try {
+      expect(second.lines.some((l) => l.includes('the database does not answer; starting anyway'))).toBe(true);
+      for (let n = 21; n <= 25; n++) {
+        const res = await post(port, n);
+        expect(res.status).toBe(200);
+        ids.push(((await res.json()) as { node_id: string }).node_id);
+      }
+      const unknown = await fetch(`http://127.0.0.1:${port}/api/webhook/00000000-0000-4000-8000-0000000000ee`, { method: 'POST' });
+      expect([unknown.status, await unknown.json()]).toEqual([500, { error: 'Databasefeil' }]);
+      await pg.startServer();
       for (;;) {
         const ready = (await (await fetch(`http://127.0.0.1:${port}/health/ready`)).json()) as { status?: string };
         if (ready.status === 'ok') break;
@@ -81,7 +91,7 @@ describeWithEngine('postgres', describe, 'an API process killed during an outage
       }
       const { rows } = await sql<{ count: string; distinct: string }>`
         select count(*), count(distinct id) as distinct from nodes where id = any(${ids}::uuid[])`.execute(database.db);
-      expect(rows[0]).toEqual({ count: '20', distinct: '20' });
+      expect(rows[0]).toEqual({ count: '25', distinct: '25' });
       expect(second.lines.some((l) => l.includes('intake spool holds deliveries from before this start'))).toBe(true);
     } finally {
       second.child.kill('SIGTERM');
