@@ -53,6 +53,7 @@ describeWithEngine('postgres', describe, 'intake through a PostgreSQL outage (th
         verifier: new OidcTokenVerifier(issuer.issuer, issuer.audience, logger),
         bodyLimitBytes: 1024 * 1024,
         slowRequestMs: 200,
+        metricsToken: 'metrics-token-for-the-outage-test',
         realtime: { maxQueue: 100_000, initialSync: { collections: 50, nodesPerCollection: 20 }, listenerBackoffMs: { min: 50, max: 200 } },
         intakeSpool: { dir: join(spoolDir, 'spool'), url: undefined, replicas: 1, maxBytes: 64 * 1024 * 1024 },
       },
@@ -138,7 +139,7 @@ describeWithEngine('postgres', describe, 'intake through a PostgreSQL outage (th
     expect(messages.filter((m) => m.startsWith('intake spool drained')).length).toBe(1);
   }, 60_000);
 
-  it('refuses, during an outage, a token rotated before it and an unknown token with 500 Databasefeil and Retry-After', async () => {
+  it('refuses, during an outage, a token rotated before it and an unknown token with 500 Databasefeil and Retry-After, and says it is degraded on /health/ready and /metrics', async () => {
     const oldToken = b.token;
     expect((await post('b', 1000)).status).toBe(200);
     const rotated = '5b0e6f1c-3d1e-4a8a-9f3e-0c6d2b7a9e11';
@@ -152,6 +153,10 @@ describeWithEngine('postgres', describe, 'intake through a PostgreSQL outage (th
         expect([res.status, res.body, res.retryAfter]).toEqual([500, { error: 'Databasefeil' }, '5']);
       }
       expect((await post('a', 1003)).status).toBe(200);
+      const ready = await fetch(`${api.url}/health/ready`);
+      expect([ready.status, await ready.json()]).toEqual([200, { status: 'degraded', database: 'unreachable', spool: { entries: 1, oldest_age_seconds: expect.any(Number) } }]);
+      const metrics = await fetch(`${api.url}/metrics?format=json`, { headers: { authorization: 'Bearer metrics-token-for-the-outage-test' } });
+      expect(((await metrics.json()) as { spool: unknown }).spool).toEqual({ entries: 1, bytes: expect.any(Number), oldest_age_seconds: expect.any(Number), replays_done: expect.any(Number), degraded: true });
     } finally {
       await pg.startServer();
     }
