@@ -6,7 +6,7 @@ import inntak from './eslint-rules.js';
 // The dependency rule of the hexagon. Every package under packages/ is a pure domain package
 // except the adapters listed here; domain packages import only their own files, node: modules
 // and each other (an allow-list: eslint-rules.js). A new adapter package goes in this list.
-const ADAPTER_PACKAGES = ['postgres', 'test-support', 'dev-issuer', 'files'];
+const ADAPTER_PACKAGES = ['postgres', 'test-support', 'dev-issuer', 'files', 'spool'];
 const DOMAIN_PACKAGES = readdirSync('packages', { withFileTypes: true })
   .filter((d) => d.isDirectory() && !ADAPTER_PACKAGES.includes(d.name))
   .map((d) => d.name);

@@ -51,6 +51,7 @@ const config: Config = {
     'packages/orchestration',
     'packages/studio',
     'packages/postgres',
+    'packages/spool',
     'apps/api',
     'apps/worker',
     'apps/cli',

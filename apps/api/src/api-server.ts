@@ -3,15 +3,16 @@ import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import type { Logger } from '@inntak/core';
-import type { TokenVerifier } from '@inntak/access';
-import { GroupCommit } from '@inntak/intake';
+import type { ChangeFeed, TokenVerifier } from '@inntak/access';
+import { GroupCommit, SpoolingIntakeStore, WebhookTargetCache, type Spool } from '@inntak/intake';
 import { cachedLiveRoomStatus } from '@inntak/jobs';
-import { cachedDatabaseStats, type DatabaseHandle, type ReadReplicas } from '@inntak/postgres';
+import { cachedDatabaseStats, isDatabaseUnavailable, type DatabaseHandle, type ReadReplicas } from '@inntak/postgres';
 import { sharedKey, PostgresGraphStore, PostgresIdentityDirectory, PostgresNodeQueryStore, queryCursorKey } from '@inntak/postgres/graph';
 import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
 import { PostgresIntakeStore, PostgresWebhookAdminStore } from '@inntak/postgres/intake';
 import { PostgresDeliveriesStore } from '@inntak/postgres/deliveries';
 import { LocalFileStore } from '@inntak/files';
+import { NatsSpool, SqliteSpool } from '@inntak/spool';
 import { PostgresJobAdminStore, PostgresLiveRoomStatus } from '@inntak/postgres/jobs';
 import { PostgresMediaStore, postgresMixerFeed } from '@inntak/postgres/media';
 import { PostgresChangeFeed } from '@inntak/postgres/realtime';
@@ -44,6 +45,8 @@ export interface ApiServerOptions {
   intakeDatabase?: DatabaseHandle;
   /** INTAKE_GROUP_COMMIT: intake writes one transaction holds at most (default 64; 1: one each). */
   intakeGroupCommit?: number;
+  /** The intake spool (config.ts intakeSpool; docs/deliveries.md#outages); absent: none. */
+  intakeSpool?: ApiConfig['intakeSpool'];
   /**
    * READ_DATABASE_URL's replicas, started: /query/nodes, node reads, the published pages and
    * initial_sync read there (docs/scaling.md); absent: everything on `database`.
@@ -182,9 +185,12 @@ export async function startApiServer(options: ApiServerOptions, port: number, ho
   const deps = { ...postgresAppDeps(options), ...options.app };
   // The published pages' cache lives as long as this server, kept current by the change stream.
   const replicas = options.readReplicas;
-  const feed = new PostgresChangeFeed(database.db, options.databaseUrl, replicas && ((fn) => replicas.read(fn, true)));
+  const postgresFeed = new PostgresChangeFeed(database.db, options.databaseUrl, replicas && ((fn) => replicas.read(fn, true)));
+  // With the intake spool the API starts while the database is away (issue 37): the streams then wait for it.
+  const feed = options.intakeSpool ? patientFeed(postgresFeed, logger) : postgresFeed;
   const pageCache = await startPageCache({ feed, publicationsTouched: (nodeIds, edgeIds, makers) => publicationsTouched(database.db, nodeIds, edgeIds, makers), logger });
   deps.publishing = { ...deps.publishing, pageCache: pageCache.cache };
+  const spooling = options.intakeSpool && (await startIntakeSpool(options, options.intakeSpool, deps, feed));
   const app = createApp(deps);
   const server = createServer(app);
   const hub = new RealtimeHub(server, { logger, feed, mixer: postgresMixerFeed(database.db), verifier, identities: deps.identities, ...options.realtime });
@@ -215,6 +221,88 @@ export async function startApiServer(options: ApiServerOptions, port: number, ho
       // After the last request: every impression and click counted is written before exit.
       await deps.publishing.recorder.close();
       await pageCache.stop();
+      await spooling?.stop();
+    },
+  };
+}
+
+/**
+ * The durable spool behind intake (issue 37): intake's store becomes the spooling store over
+ * it, the webhooks it knows are kept current by the change stream, and what a previous run
+ * left in the spool is replayed.
+ */
+async function startIntakeSpool(
+  options: ApiServerOptions,
+  settings: NonNullable<ApiConfig['intakeSpool']>,
+  deps: AppDeps,
+  feed: ChangeFeed,
+): Promise<{ stop(): Promise<void> }> {
+  const { logger } = options;
+  const spool: Spool = settings.url
+    ? await NatsSpool.open({ url: settings.url, maxBytes: settings.maxBytes, replicas: settings.replicas })
+    : new SqliteSpool({ dir: settings.dir, maxBytes: settings.maxBytes });
+  const targets = new WebhookTargetCache(spool, logger);
+  const store = new SpoolingIntakeStore({
+    live: deps.intakeStore,
+    replay: new PostgresIntakeStore(options.intakeDatabase ?? options.database),
+    spool,
+    targets,
+    isUnavailable: isDatabaseUnavailable,
+    logger,
+  });
+  await store.start();
+  const changes = feed.subscribe({ logger, onBurst: (notices) => targets.onBurst(notices), onReconnect: () => targets.onReconnect() });
+  await changes.start();
+  deps.intakeStore = store;
+  deps.intakeSpool = () => store.snapshot();
+  logger.info('intake spool ready', { adapter: settings.url ? 'nats' : 'sqlite', known_webhooks: targets.size });
+  return {
+    async stop() {
+      await changes.stop();
+      await store.stop();
+      await spool.close();
+    },
+  };
+}
+
+/**
+ * A change feed whose subscriptions start even when the database does not answer yet: the
+ * first connection is then tried again every second in the background, and the subscriber is
+ * told it reconnected (it missed notices) once it is made.
+ */
+function patientFeed(feed: ChangeFeed, logger: Logger): ChangeFeed {
+  return {
+    readChanges: (notices) => feed.readChanges(notices),
+    initialSync: (callerId, bounds) => feed.initialSync(callerId, bounds),
+    subscribe(subscriber) {
+      const subscription = feed.subscribe(subscriber);
+      let stopped = false;
+      let timer: NodeJS.Timeout | undefined;
+      const retry = () => {
+        timer = setTimeout(() => {
+          if (stopped) return;
+          subscription.start().then(() => {
+            logger.info('change stream connected; the database answers');
+            subscriber.onReconnect();
+          }, retry);
+        }, 1000);
+      };
+      return {
+        async start() {
+          try {
+            await subscription.start();
+          } catch (error) {
+            if (!isDatabaseUnavailable(error)) throw error;
+            logger.warn('change stream waits for the database', { error: String(error) });
+            retry();
+          }
+        },
+        async stop() {
+          stopped = true;
+          clearTimeout(timer);
+          await subscription.stop();
+        },
+      };
     },
   };
 }

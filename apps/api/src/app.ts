@@ -1,7 +1,7 @@
 import express, { type Express } from 'express';
 import type { Logger, SharedKey } from '@inntak/core';
 import type { GraphStore, IdentityDirectory, TokenVerifier } from '@inntak/access';
-import type { DeliveriesStore, IntakeStore, WebhookAdminStore } from '@inntak/intake';
+import type { DeliveriesStore, IntakeStore, SpoolSnapshot, WebhookAdminStore } from '@inntak/intake';
 import type { AbResultsStore } from '@inntak/ab-testing';
 import type { PublishedPages, PublishingStore } from '@inntak/publishing';
 import type { NodeQueryStore } from '@inntak/graph';
@@ -47,6 +47,8 @@ export interface AppDeps {
   /** Public base URL, for the intake URLs the webhook operations hand out. */
   baseUrl: string;
   databaseReady: () => Promise<void>;
+  /** The intake spool's state (issue 37), when intake spools while the database is away. */
+  intakeSpool?: () => Promise<SpoolSnapshot>;
   /** Whether OIDC_ISSUER answers, for /health/ready; absent: no issuer to ask. */
   issuerStatus?: () => Promise<IssuerStatus>;
   nodeQueries: NodeQueryStore;
@@ -121,7 +123,7 @@ export function createApp(deps: AppDeps): Express {
   const publishing = publishingDeps({ pages: deps.publishedPages, logger: deps.logger, baseUrl: deps.baseUrl, mediaFiles, ...deps.publishing });
   installPublishedDomains(app, publishing);
   const replicaStatus = deps.readRouter && (() => deps.readRouter!.status());
-  installHealth(app, routes, { ...deps, replicaStatus });
+  installHealth(app, routes, { ...deps, replicaStatus, spool: deps.intakeSpool });
   installWebhookIntake(app, routes, { store: deps.intakeStore, logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes });
   const auth = requireCaller({ verifier: deps.verifier, directory: deps.identities });
   installMe(app, routes, auth);
@@ -131,7 +133,7 @@ export function createApp(deps: AppDeps): Express {
   const limitedReads = authThen(auth, readsPerCaller(deps.readsPerCaller ?? 4));
   installNodeRead(app, routes, limitedReads, deps);
   installQueryNodes(app, routes, limitedReads, { store: deps.nodeQueries, cursorKey: deps.cursorKey });
-  installMetrics(app, routes, auth, { metrics, databaseStats: deps.databaseStats, metricsToken: deps.metricsToken, replicaStatus });
+  installMetrics(app, routes, auth, { metrics, databaseStats: deps.databaseStats, metricsToken: deps.metricsToken, replicaStatus, spool: deps.intakeSpool });
   installJobAdmin(app, routes, auth, deps.jobAdmin);
   installMedia(app, routes, auth, { media: deps.media, files: deps.files, logger: deps.logger, speech: deps.speech, baseUrl: deps.baseUrl, mediaUrlSecret: deps.mediaUrlSecret, mediaLinkKey: deps.mediaLinkKey, now: deps.now });
   installMediaUpload(app, routes, auth, { media: deps.media, files: deps.files, ...(deps.uploads ? { uploads: deps.uploads } : {}) });

@@ -39,6 +39,8 @@ export interface ApiConfig {
   storageDir: string;
   /** INTAKE_POOL_SIZE: intake's own database connections, which reads cannot take (docs/security.md). */
   intakePoolSize: number;
+  /** The intake spool (issue 37): SPOOL_DIR (SQLite, default <data dir>/spool) or INTAKE_SPOOL_URL (nats://…), SPOOL_MAX_BYTES; SPOOL_DIR=off: none. */
+  intakeSpool: { dir: string; url: string | undefined; replicas: number; maxBytes: number } | undefined;
   /** INTAKE_GROUP_COMMIT: intake writes one transaction holds at most (1: each its own). */
   intakeGroupCommit: number;
   /** READ_CONCURRENCY_PER_CALLER: searches, listings and node reads one person may run at once (429 beyond). */
@@ -126,6 +128,10 @@ const apiEnv = z
     STORAGE_DIR: envVar.text(),
     INTAKE_POOL_SIZE: envVar.integer(4, 1, 100),
     INTAKE_GROUP_COMMIT: envVar.integer(64, 1, 1000),
+    SPOOL_DIR: envVar.text(),
+    INTAKE_SPOOL_URL: envVar.text().refine((url) => url === undefined || /^nats:\/\/\S+$/.test(url), { message: 'must be nats://host:port[,nats://…]' }),
+    INTAKE_SPOOL_REPLICAS: envVar.integer(1, 1, 5),
+    SPOOL_MAX_BYTES: envVar.size('1gb'),
     READ_CONCURRENCY_PER_CALLER: envVar.integer(4, 1, 1000),
     TRUST_PROXY: z.string().optional().transform(trustProxy),
     PUB_SEARCH_CONCURRENCY: envVar.integer(4, 1, 100),
@@ -186,6 +192,10 @@ const apiEnv = z
       storageDir: usableStorageDir(env.STORAGE_DIR ?? `${REPO_ROOT}.data/media`),
       intakePoolSize: env.INTAKE_POOL_SIZE,
       intakeGroupCommit: env.INTAKE_GROUP_COMMIT,
+      intakeSpool:
+        env.SPOOL_DIR === 'off' && !env.INTAKE_SPOOL_URL
+          ? undefined
+          : { dir: env.SPOOL_DIR ?? `${env.INNTAK_DATA_DIR ?? `${REPO_ROOT}.data`}/spool`, url: env.INTAKE_SPOOL_URL, replicas: env.INTAKE_SPOOL_REPLICAS, maxBytes: env.SPOOL_MAX_BYTES },
       readsPerCaller: env.READ_CONCURRENCY_PER_CALLER,
       trustProxy: env.TRUST_PROXY,
       publicPages: {

@@ -77,6 +77,8 @@ export function errorHandler(appLogger: Logger): ErrorRequestHandler {
     if (!req.complete && hasBody(req.headers)) closeUnreadBody(req, res);
     if (appError.code === 'method_not_allowed') res.setHeader('Allow', 'POST');
     if (appError.code === 'busy') res.setHeader('Retry-After', '1');
+    // The database is away (and the spool could not take the delivery): a sender that retries waits a little.
+    if (appError.code === 'token_lookup_failed' || appError.code === 'node_insert_failed' || appError.code === 'edge_insert_failed') res.setHeader('Retry-After', '5');
     if (appError.code === 'tts_jobs_busy' || appError.code === 'orchestration_runs_busy') res.setHeader('Retry-After', '10');
     // What was answered, for whoever records the request (the delivery log: webhook-intake.ts).
     res.locals.errorText = body.error;

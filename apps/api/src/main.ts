@@ -60,9 +60,16 @@ opened.push(database);
 try {
   await database.pool.query('select 1');
 } catch (err) {
-  await database.close().catch(() => {});
-  if (aborting) await aborting;
-  fail(`DATABASE_URL: ${connectionProblem(err)}`);
+  if (config.intakeSpool) {
+    // Issue 37: webhooks known from the spool's store are accepted into it while we wait.
+    logger.warn('DATABASE_URL: the database does not answer; starting anyway, intake accepts known webhooks into its spool until it does', {
+      error: (err as NodeJS.ErrnoException).code ?? (err as Error).message,
+    });
+  } else {
+    await database.close().catch(() => {});
+    if (aborting) await aborting;
+    fail(`DATABASE_URL: ${connectionProblem(err)}`);
+  }
 }
 // Intake's own small pool: the public endpoint keeps answering while reads fill the main one.
 const intakeDatabase = openDatabase({ connectionString: config.databaseUrl, logger, slowQueryMs: config.slowQueryMs, max: config.intakePoolSize });
@@ -93,6 +100,7 @@ const started = await startApiServer(
     storageDir: config.storageDir,
     intakeDatabase,
     intakeGroupCommit: config.intakeGroupCommit,
+    intakeSpool: config.intakeSpool,
     readReplicas,
     readsPerCaller: config.readsPerCaller,
     trustProxy: config.trustProxy,

@@ -4,6 +4,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { z } from 'zod';
 import { requireSystemAdmin } from '@inntak/access';
 import type { DatabaseStats } from '@inntak/core';
+import type { SpoolSnapshot } from '@inntak/intake';
 import { callerOf } from './auth.js';
 import type { ReplicaStatus } from './read-routing.js';
 import { routeOf } from './request-logging.js';
@@ -106,10 +107,13 @@ export interface MetricsDeps {
   metricsToken: string | undefined;
   /** The read replicas and whether each is in rotation (READ_DATABASE_URL); absent: none. */
   replicaStatus?: () => ReplicaStatus[];
+  /** The intake spool's state (issue 37), when intake has one. */
+  spool?: () => Promise<SpoolSnapshot>;
 }
 
 export function installMetrics(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: MetricsDeps): void {
   const gauges = pgMetrics(deps.metrics.registry);
+  const spoolGauges = spoolMetrics(deps.metrics.registry);
   const perProcess = processMetrics();
   const inRotation = new Gauge({ name: 'inntak_read_replica_in_rotation', help: 'Whether the read replica takes reads (1) or is out of rotation (0)', labelNames: ['replica'], registers: [deps.metrics.registry] });
   const allowed: RequestHandler = async (req, res, next) => {
@@ -135,6 +139,7 @@ export function installMetrics(app: Express, registry: RouteRegistry, auth: Requ
         requests: z.array(z.record(z.string(), z.unknown())),
         intake: z.array(z.record(z.string(), z.unknown())),
         read_replicas: z.array(z.object({ name: z.string(), in_rotation: z.boolean(), reason: z.string().optional() })).optional(),
+        spool: z.object({ entries: z.number(), bytes: z.number(), oldest_age_seconds: z.number(), replays_done: z.number(), degraded: z.boolean() }).optional(),
       }),
       alternatives: { 'text/plain': z.string().describe('Prometheus text format (format=prometheus, or asked for by Accept)') },
     },
@@ -144,12 +149,15 @@ export function installMetrics(app: Express, registry: RouteRegistry, auth: Requ
     const { format } = parseInput(metricsParams, req.query, 'query');
     // A Prometheus scraper asks for openmetrics or versioned text/plain and gets the text format.
     const prometheus = format ? format === 'prometheus' : req.accepts(['application/json', ...PROMETHEUS_TYPES]) !== 'application/json';
-    const stats = await deps.databaseStats();
+    // The spool's figures matter most while the database is away: its statistics are then empty.
+    const stats = await deps.databaseStats().catch(() => ({}) as DatabaseStats);
     const replicas = deps.replicaStatus?.();
+    const spool = deps.spool ? await deps.spool() : undefined;
     if (prometheus) {
       gauges.set(stats);
       inRotation.reset();
       for (const r of replicas ?? []) inRotation.set({ replica: r.name }, r.in_rotation ? 1 : 0);
+      if (spool) spoolGauges.set(spool);
       const text = (await deps.metrics.registry.metrics()) + (await perProcess.metrics());
       res.status(200).type(deps.metrics.registry.contentType).send(text);
       return;
@@ -161,8 +169,26 @@ export function installMetrics(app: Express, registry: RouteRegistry, auth: Requ
       requests: counts.values.map((v) => ({ ...v.labels, count: v.value })),
       intake: intake.values.map((v) => ({ ...v.labels, count: v.value })),
       ...(replicas ? { read_replicas: replicas } : {}),
+      ...(spool ? { spool: { entries: spool.entries, bytes: spool.bytes, oldest_age_seconds: spool.oldestAgeSeconds, replays_done: spool.replaysDone, degraded: spool.degraded } } : {}),
     });
   });
+}
+
+/** The intake spool (docs/deliveries.md#outages): what waits, and what was replayed since start. */
+function spoolMetrics(registry: Registry) {
+  const gauge = (name: string, help: string) => new Gauge({ name: `inntak_intake_spool_${name}`, help, registers: [registry] });
+  const entries = gauge('entries', 'Deliveries waiting in the intake spool');
+  const bytes = gauge('bytes', 'Bytes the intake spool holds');
+  const oldest = gauge('oldest_age_seconds', 'Age of the oldest delivery waiting in the intake spool');
+  const replays = gauge('replays_total', 'Spooled deliveries written to the database since start');
+  return {
+    set(s: SpoolSnapshot): void {
+      entries.set(s.entries);
+      bytes.set(s.bytes);
+      oldest.set(s.oldestAgeSeconds);
+      replays.set(s.replaysDone);
+    },
+  };
 }
 
 function bearerIs(authorization: string | undefined, token: string): boolean {

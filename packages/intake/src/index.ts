@@ -1,5 +1,6 @@
 export {
   IntakeWriteError,
+  AlreadyWrittenError,
   type IntakeStore,
   type WebhookTarget,
   type DeliveryLogEntry,
@@ -16,6 +17,9 @@ export {
   type StoredDelivery,
   type DeliveredSince,
 } from './ports.js';
+export { SpoolFullError, tokenHash, type Spool, type SpoolEntry, type SpooledEntry, type SpoolStats, type KeptTarget, encodeEntry, decodeEntry, encodeTarget, decodeTarget } from './spool.js';
+export { WebhookTargetCache } from './webhook-target-cache.js';
+export { SpoolingIntakeStore, type SpoolingIntakeOptions, type SpoolSnapshot } from './spooling-intake-store.js';
 export { GroupCommit, type BatchIntakeStore, type ContentWrite, type GroupCommitOptions } from './group-commit.js';
 export { createWebhook, setWebhookTemplate, rotateWebhookToken, deleteWebhook, listWebhooks, findAdministeredWebhook, requireWebhookAdmin, requireCollectionAdmin, type WebhookInput } from './webhook-admin.js';
 export { listDeliveries, setWebhookSecret, rerenderNode, rerenderWebhook, type RerenderResult } from './delivery-admin.js';

@@ -78,6 +78,18 @@ export class IntakeWriteError extends Error {
   }
 }
 
+/**
+ * The delivery's node (or log row) is already in the database: a spooled entry replayed a
+ * second time (its first write committed without an answer, or another process replayed it).
+ * A step-'node' failure, so a live intake, where it cannot happen, would answer as before.
+ */
+export class AlreadyWrittenError extends IntakeWriteError {
+  constructor(options: { cause: unknown }) {
+    super('node', options);
+    this.name = 'AlreadyWrittenError';
+  }
+}
+
 /** A webhook as its administrators see it (token included: only they ever see it). */
 export interface AdministeredWebhook {
   id: string;

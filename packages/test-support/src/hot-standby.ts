@@ -70,7 +70,7 @@ export async function startHotStandby(): Promise<HotStandby> {
 }
 
 /** Waits until the server accepts connections (pg_isready), up to 30 s. */
-async function ready(port: number): Promise<void> {
+export async function ready(port: number): Promise<void> {
   for (let i = 0; i < 300; i++) {
     try {
       execFileSync(join(POSTGRES_BIN, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });

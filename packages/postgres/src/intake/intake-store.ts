@@ -1,5 +1,6 @@
 import { AppError, stringifyJson } from '@inntak/core';
 import {
+  AlreadyWrittenError,
   IntakeWriteError,
   webhookLocaleOf,
   type BatchIntakeStore,
@@ -114,7 +115,10 @@ export class PostgresIntakeStore implements BatchIntakeStore {
     } catch (error) {
       // A foreign-key violation means the webhook (or its collection) was deleted between the
       // token lookup and the write: answer as for a deleted webhook, 404, not a database failure.
-      if ((error as { code?: unknown } | null)?.code === '23503') throw new AppError('webhook_not_found', { cause: error });
+      const code = (error as { code?: unknown } | null)?.code;
+      if (code === '23503') throw new AppError('webhook_not_found', { cause: error });
+      // A node or log row with this id exists: only a spooled entry written twice has an old id.
+      if (code === '23505' && isPrimaryKeyOfDelivery(error)) throw new AlreadyWrittenError({ cause: error });
       // inntak_intake_write names the table whose insert failed in the error's TABLE field.
       const table = (error as { table?: unknown } | null)?.table;
       if (table === 'nodes') throw new IntakeWriteError('node', { cause: error });
@@ -143,6 +147,11 @@ export class PostgresIntakeStore implements BatchIntakeStore {
       ...[delivery.deliveryId, delivery.event, delivery.bytes, delivery.durationMs, refusalReason(delivery.error)],
     ]);
   }
+}
+
+function isPrimaryKeyOfDelivery(error: unknown): boolean {
+  const constraint = (error as { constraint?: unknown }).constraint;
+  return constraint === 'nodes_pkey' || constraint === 'edges_pkey' || constraint === 'webhook_deliveries_pkey';
 }
 
 function writeValues({ node, edge, log }: ContentWrite): unknown[] {

@@ -7,4 +7,5 @@ export { readDatabaseStats, cachedDatabaseStats, type DatabaseStats, type TableS
 export type { JobQueueRow, JobPriorityRuleRow, DiskStatusLogTable } from './schema.js';
 export type { MixerChannelsTable } from './schema.js';
 export { dumpSchema } from './schema-dump.js';
+export { isDatabaseUnavailable } from './unavailable.js';
 export { ReadReplicas, type ReadOn, type ReadReplica, type ReadReplicasOptions } from './read-replicas.js';
