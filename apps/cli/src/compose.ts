@@ -3,12 +3,12 @@ import { sep } from 'node:path';
 import pg from 'pg';
 import type { Logger } from '@inntak/core';
 import { LocalFileStore, StatfsDiskProbe } from '@inntak/files';
-import { OPERATOR } from '@inntak/access';
+import { OPERATOR, type Actor } from '@inntak/access';
 import { runPrune, uploadMedia, type UploadLimits } from '@inntak/media';
 import { connectionProblem, migrate, openDatabase, spawnEmbeddedPostgres, type Db } from '@inntak/postgres';
 import { listDeliveries, rerenderWebhook, setWebhookSecret } from '@inntak/postgres/deliveries';
 import { createCollection, createPerson, grantAccess, nodeKindOf, personOfIdentity, rotateServerSecret } from '@inntak/postgres/graph';
-import { createWebhook, listWebhooks, rotateWebhookToken, setWebhookTemplate } from '@inntak/postgres/intake';
+import { createWebhook, deleteWebhook, listWebhooks, rotateWebhookToken, setWebhookTemplate } from '@inntak/postgres/intake';
 import { enqueueJob, getJob } from '@inntak/postgres/jobs';
 import { mediaOfJob, PostgresMediaStore, postgresPruneCatalog } from '@inntak/postgres/media';
 import {
@@ -22,6 +22,7 @@ import {
   updateOrchestrationAsOperator,
 } from '@inntak/postgres/orchestration';
 import { abResults, createPublication, publishArticle, runAbEvaluation } from '@inntak/postgres/publishing';
+import { PostgresStudioReads } from '@inntak/postgres/studio';
 import type { CliConfig } from './config.js';
 
 /**
@@ -71,6 +72,10 @@ export function cliServices(db: Db) {
     /** One file into a collection as POST /media takes it, as the operator. */
     addMedia: (storageDir: string, limits: UploadLimits, input: { collection_id: string; bytes: Uint8Array; title?: string | null }) =>
       uploadMedia({ store: new PostgresMediaStore(db), files: new LocalFileStore(storageDir), limits }, OPERATOR, input),
+    deleteWebhook: on(db, deleteWebhook),
+    /** The console's bounded reads (GET /studio/publikasjoner, /studio/orkestreringer), as the actor given. */
+    listPublications: (actor: Actor, limit: number) => new PostgresStudioReads(db).publications(actor, limit),
+    listOrchestrations: (actor: Actor, limit: number) => new PostgresStudioReads(db).orchestrations(actor, limit),
     prune: (storageDir: string, options: { dryRun: boolean }) =>
       runPrune({ catalog: postgresPruneCatalog(db), files: new LocalFileStore(storageDir), probe: new StatfsDiskProbe(), storageDir }, { ...options, trigger: 'cli' }),
   };
