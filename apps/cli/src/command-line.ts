@@ -58,6 +58,9 @@ export interface CommandSpec {
 
 export const id = (help: string): OptionSpec => ({ type: 'string', help, uuid: true });
 
+/** For the list commands: main.ts prints their rows as columns instead of JSON (table.ts). */
+export const TABLE: OptionSpec = { type: 'boolean', help: 'aligned columns for a person to read, in place of JSON' };
+
 export function commandHelp(command: CommandSpec): string {
   const options = Object.entries(command.options).map(([name, o]) => `  --${name}${o.type === 'string' ? (o.uuid ? ' ID' : ' VALUE') : ''}\n      ${o.help}`);
   return [`inntak ${`${command.name} ${command.args}`.trim()}`, '', `  ${command.summary}`, '', ...options, '  --help\n      this text'].join('\n');
@@ -67,6 +70,19 @@ export interface ParsedCommand {
   command: CommandSpec | undefined;
   values: Options;
   help: boolean;
+  /** `inntak webhook --help`: the first word of several commands, whose help is theirs listed. */
+  group?: string;
+}
+
+/** The commands whose name starts with the word (`webhook` → webhook add, webhook list, …). */
+export function groupOf(commands: readonly CommandSpec[], word: string): CommandSpec[] {
+  return commands.filter((c) => c.name.startsWith(`${word} `));
+}
+
+export function groupHelp(commands: readonly CommandSpec[], word: string): string {
+  const members = groupOf(commands, word);
+  const lines = members.map((c) => `  inntak ${`${c.name} ${c.args}`.trim()}\n      ${c.summary}`);
+  return [`inntak ${word} <command>`, '', ...lines, '', `\`inntak ${word} <command> --help\` describes one of them.`].join('\n');
 }
 
 /**
@@ -78,6 +94,12 @@ export function parseCommandLine(commands: readonly CommandSpec[], argv: readonl
   const command = commands.find((c) => c.name === words.join(' ')) ?? commands.find((c) => c.name === words[0]);
   if (!command) {
     if (words.length === 0 || words[0] === 'help') return { command: undefined, values: {}, help: true };
+    const group = words.length === 1 ? groupOf(commands, words[0]!) : [];
+    if (group.length > 0) {
+      if (argv.includes('--help') || argv.includes('-h')) return { command: undefined, values: {}, help: true, group: words[0] };
+      // A group alone is a command line missing its command: say which ones there are.
+      throw new UsageError(`«${words[0]}» trenger en kommando: ${group.map((c) => c.name.split(' ')[1]).join(', ')}; se inntak ${words[0]} --help`);
+    }
     throw new UsageError(`ukjent kommando «${words.join(' ')}»; se inntak --help`);
   }
   const rest = argv.slice(command.name.split(' ').length);

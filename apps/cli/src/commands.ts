@@ -1,5 +1,5 @@
-import { parseCommandLine as parseWith, type CommandContext, type CommandSpec, type Options, type ParsedCommand } from './command-line.js';
-import { cliServices, type CliDatabase } from './compose.js';
+import { groupHelp as groupHelpOf, parseCommandLine as parseWith, type CommandContext, type CommandSpec, type Options, type ParsedCommand } from './command-line.js';
+import type { CliDatabase } from './compose.js';
 import {
   orchestrationAdd,
   orchestrationDelete,
@@ -15,7 +15,8 @@ import { collectionAdd, memberAdd, personAdd } from './commands/people.js';
 import { mediaAdd, prune, tts } from './commands/media.js';
 import { abEvaluate, abResults, publicationAdd, publish } from './commands/publishing.js';
 import { migrate, secretsRotate, start, templates, token } from './commands/system.js';
-import { webhookAdd, webhookDeliveries, webhookList, webhookRerender, webhookRotate, webhookSetSecret, webhookSetTemplate } from './commands/webhooks.js';
+import { orchestrationList, publicationList } from './commands/lists.js';
+import { webhookAdd, webhookDelete, webhookDeliveries, webhookList, webhookRerender, webhookRotate, webhookSetSecret, webhookSetTemplate } from './commands/webhooks.js';
 
 export { CliError, UsageError, commandHelp, describeFailure, required, type CommandSpec, type Options } from './command-line.js';
 
@@ -31,6 +32,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   collectionAdd,
   webhookAdd,
   webhookList,
+  webhookDelete,
   webhookSetTemplate,
   webhookRotate,
   webhookDeliveries,
@@ -39,6 +41,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   memberAdd,
   token,
   orchestrationAdd,
+  orchestrationList,
   orchestrationUpdate,
   orchestrationEnable,
   orchestrationDisable,
@@ -48,6 +51,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   orchestrationRuns,
   orchestrationSetSecret,
   publicationAdd,
+  publicationList,
   publish,
   abEvaluate,
   abResults,
@@ -70,6 +74,10 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
   return parseWith(COMMANDS, argv);
 }
 
+export function groupHelp(word: string): string {
+  return groupHelpOf(COMMANDS, word);
+}
+
 export interface DatabaseCommandDeps extends Omit<CommandContext, 'services'> {
   db: CliDatabase;
 }
@@ -79,5 +87,7 @@ export async function runDatabaseCommand(command: string, options: Options, deps
   const spec = COMMANDS.find((c) => c.name === command);
   if (!spec?.run) throw new Error(`${command} is not a database command`);
   const { db, ...context } = deps;
+  // compose.ts (kysely, pg, every adapter) is loaded only when a command needs the database.
+  const { cliServices } = await import('./compose.js');
   return spec.run(options, { ...context, services: cliServices(db) });
 }

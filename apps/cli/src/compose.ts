@@ -3,9 +3,9 @@ import { sep } from 'node:path';
 import pg from 'pg';
 import type { Logger } from '@inntak/core';
 import { LocalFileStore, StatfsDiskProbe } from '@inntak/files';
-import { createCollection, createPerson, grantAccess, OPERATOR } from '@inntak/access';
+import { createCollection, createPerson, grantAccess, OPERATOR, type Actor } from '@inntak/access';
 import { abResults, runAbEvaluation } from '@inntak/ab-testing';
-import { createWebhook, listDeliveries, listWebhooks, rerenderWebhook, rotateWebhookToken, setWebhookSecret, setWebhookTemplate } from '@inntak/intake';
+import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, rerenderWebhook, rotateWebhookToken, setWebhookSecret, setWebhookTemplate } from '@inntak/intake';
 import { runPrune, uploadMedia, type UploadLimits } from '@inntak/media';
 import {
   addCollectionOrchestration,
@@ -26,6 +26,7 @@ import { enqueueJob, getJob } from '@inntak/postgres/jobs';
 import { mediaOfJob, PostgresMediaStore, postgresPruneCatalog } from '@inntak/postgres/media';
 import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
 import { PostgresAbResults, PostgresPublishingStore } from '@inntak/postgres/publishing';
+import { PostgresStudioReads } from '@inntak/postgres/studio';
 import type { CliConfig } from './config.js';
 
 /**
@@ -94,6 +95,10 @@ export function cliServices(db: Db) {
     /** One file into a collection as POST /media takes it, as the operator. */
     addMedia: (storageDir: string, limits: UploadLimits, input: { collection_id: string; bytes: Uint8Array; title?: string | null }) =>
       uploadMedia({ store: new PostgresMediaStore(db), files: new LocalFileStore(storageDir), limits }, OPERATOR, input),
+    deleteWebhook: over(webhooks, deleteWebhook),
+    /** The console's bounded reads (GET /studio/publikasjoner, /studio/orkestreringer), as the actor given. */
+    listPublications: (actor: Actor, limit: number) => new PostgresStudioReads(db).publications(actor, limit),
+    listOrchestrations: (actor: Actor, limit: number) => new PostgresStudioReads(db).orchestrations(actor, limit),
     prune: (storageDir: string, options: { dryRun: boolean }) =>
       runPrune({ catalog: postgresPruneCatalog(db), files: new LocalFileStore(storageDir), probe: new StatfsDiskProbe(), storageDir }, { ...options, trigger: 'cli' }),
   };

@@ -1,31 +1,34 @@
 #!/usr/bin/env node
-import winston from 'winston';
-import { listTemplates } from '@inntak/templates';
-import { commandHelp, describeFailure, parseCommandLine, USAGE } from './commands.js';
-import { migrate, openServices, resolveDatabase } from './compose.js';
+import { commandHelp, describeFailure, groupHelp, parseCommandLine, USAGE } from './commands.js';
 import { loadConfig } from './config.js';
-import { devToken } from './dev-token.js';
-import { startAll } from './start.js';
+import { formatTable, tableRows } from './table.js';
+
+// Only the command table is loaded up front. What a command needs (compose.ts with kysely, pg and
+// graphile-worker; start.ts with the API and worker; winston; the templates) is imported when it
+// runs: loading all of it took most of a `--help` or `templates` call (docs/cli.md, "Speed").
 
 function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
 }
 
 async function main(argv: string[]): Promise<number> {
-  const { command, values, help } = parseCommandLine(argv);
+  const { command, values, help, group } = parseCommandLine(argv);
   if (help || !command) {
-    process.stdout.write(`${command ? commandHelp(command) : USAGE}\n`);
+    process.stdout.write(`${command ? commandHelp(command) : group ? groupHelp(group) : USAGE}\n`);
     return 0;
   }
   if (command.name === 'templates') {
+    const { listTemplates } = await import('@inntak/templates');
     print(listTemplates());
     return 0;
   }
   const config = loadConfig();
   if (command.name === 'token') {
+    const { devToken } = await import('./dev-token.js');
     print(await devToken(config, values));
     return 0;
   }
+  const { default: winston } = await import('winston');
   // stdout is for the JSON answer; every log line goes to stderr (but `start` is a server).
   const logger = winston.createLogger({
     level: config.logLevel,
@@ -33,7 +36,9 @@ async function main(argv: string[]): Promise<number> {
     defaultMeta: { service: 'inntak-cli' },
     transports: [new winston.transports.Console(command.name === 'start' ? {} : { stderrLevels: ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'] })],
   });
-  if (command.name === 'start') return startAll(config, logger);
+  if (command.name === 'start') return (await import('./start.js')).startAll(config, logger);
+
+  const { migrate, openServices, resolveDatabase } = await import('./compose.js');
 
   const database = await resolveDatabase(config, logger);
   try {
@@ -53,7 +58,10 @@ async function main(argv: string[]): Promise<number> {
           progress: (line: string) => process.stderr.write(`${line}\n`),
           log: (m: string) => logger.info(m),
         };
-        print(await command.run(values, context));
+        const answer = await command.run(values, context);
+        const rows = values.table === true ? tableRows(answer) : undefined;
+        if (rows) process.stdout.write(`${formatTable(rows)}\n`);
+        else print(answer);
       }
       return 0;
     } finally {

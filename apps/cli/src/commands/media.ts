@@ -1,6 +1,9 @@
 import { readFile, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DEFAULT_UPLOAD_LIMITS, RATE_RANGE, VOICE_PATTERN } from '@inntak/media';
+import type { UploadLimits } from '@inntak/media';
+
+// Loaded in `run`, not at start-up: every `inntak` call parses this table (docs/cli.md, "Speed").
+const mediaPackage = () => import('@inntak/media');
 import { id, required, UsageError, type CommandContext, type CommandSpec, type Options } from '../command-line.js';
 
 export const tts: CommandSpec = {
@@ -28,7 +31,7 @@ export const mediaAdd: CommandSpec = {
     if (storageDir === undefined) throw new Error('STORAGE_DIR is not known to this command');
     const collectionId = required(options, 'collection');
     const path = required(options, 'file');
-    const limits = uploads ?? DEFAULT_UPLOAD_LIMITS;
+    const limits: UploadLimits = uploads ?? (await mediaPackage()).DEFAULT_UPLOAD_LIMITS;
     const size = await stat(path).then((s) => (s.isFile() ? s.size : -1), () => -1);
     if (size < 0) throw new UsageError(`--file ${path}: no such file`);
     // Held in memory like an upload: a file past every kind's limit is not read at all.
@@ -54,6 +57,7 @@ export const prune: CommandSpec = {
 async function generateTts(options: Options, { services, log, waitMs }: CommandContext): Promise<unknown> {
   const nodeId = options.node;
   if (typeof nodeId !== 'string' || !/^[0-9a-f-]{36}$/i.test(nodeId)) throw new UsageError('--node must be a node id');
+  const { RATE_RANGE, VOICE_PATTERN } = await mediaPackage();
   const voice = typeof options.voice === 'string' ? options.voice : undefined;
   if (voice !== undefined && !VOICE_PATTERN.test(voice)) throw new UsageError('--voice must be an eSpeak NG voice name, e.g. nb');
   const rate = typeof options.rate === 'string' ? Number(options.rate) : undefined;

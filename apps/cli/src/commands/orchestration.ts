@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { EVENT_TYPES, type EventType } from '@inntak/orchestration';
+import type { EventType } from '@inntak/orchestration';
 import { id, optional, required, requireKind, UsageError, wholeNumber, type CommandContext, type CommandSpec, type Options } from '../command-line.js';
 import { readStdin } from './webhooks.js';
 
@@ -20,6 +20,8 @@ export const orchestrationAdd: CommandSpec = {
   },
   async run(options, context) {
     const event = optional(options, 'event') ?? 'node.created';
+    // @inntak/orchestration takes most of a second to load; only this command needs it.
+    const { EVENT_TYPES } = await import('@inntak/orchestration');
     if (!(EVENT_TYPES as readonly string[]).includes(event)) throw new UsageError(`--event må være en av ${EVENT_TYPES.join(', ')}; fikk «${event}»`);
     const script = await readScript(required(options, 'file'), 'file');
     const cron = optional(options, 'cron');

@@ -1,6 +1,6 @@
 import { OPERATOR } from '@inntak/access';
 import { AppError } from '@inntak/core';
-import { PAGE_LANGUAGES, type PageLanguage } from '@inntak/publishing';
+import type { PageLanguage } from '@inntak/publishing';
 import { id, optional, required, requireKind, type CommandSpec } from '../command-line.js';
 
 export const publicationAdd: CommandSpec = {
@@ -21,6 +21,8 @@ export const publicationAdd: CommandSpec = {
     const ownerId = await requireKind(context, options, 'owner', 'person');
     const domains = options.domain;
     const language = optional(options, 'language');
+    // Loaded here, not at start-up: @inntak/publishing builds its date formats when imported.
+    const { PAGE_LANGUAGES } = await import('@inntak/publishing');
     if (language !== undefined && !(PAGE_LANGUAGES as readonly string[]).includes(language)) {
       throw new AppError('invalid_input', { detail: `language: nb eller en, ikke ${JSON.stringify(language.slice(0, 20))}` });
     }

@@ -1,8 +1,14 @@
 import { OPERATOR } from '@inntak/access';
-import { intakeUrl, knownTemplateId, SIGNATURE_SCHEMES, type SignatureScheme } from '@inntak/intake';
-import { id, optional, required, requireKind, UsageError, wholeNumber, type CommandContext, type CommandSpec } from '../command-line.js';
+import type { SignatureScheme } from '@inntak/intake';
+import { id, optional, required, requireKind, TABLE, UsageError, wholeNumber, type CommandContext, type CommandSpec } from '../command-line.js';
 
-const view = (context: CommandContext, webhook: { token: string }) => ({ ...webhook, url: intakeUrl(context.baseUrl, webhook.token) });
+// Loaded in `run`, not at start-up: every `inntak` call parses this table (docs/cli.md, "Speed").
+const intake = () => import('@inntak/intake');
+
+async function view<W extends { token: string }>(context: CommandContext, webhook: W) {
+  const { intakeUrl } = await intake();
+  return { ...webhook, url: intakeUrl(context.baseUrl, webhook.token) };
+}
 
 export const webhookAdd: CommandSpec = {
   name: 'webhook add',
@@ -14,6 +20,7 @@ export const webhookAdd: CommandSpec = {
     title: { type: 'string', help: "the webhook's title" },
   },
   async run(options, context) {
+    const { intakeUrl, knownTemplateId } = await intake();
     const templateId = knownTemplateId(optional(options, 'template'));
     const collectionId = await requireKind(context, options, 'collection', 'collection');
     const webhook = await context.services.createWebhook({ collectionId, templateId, title: optional(options, 'title') ?? null });
@@ -23,11 +30,23 @@ export const webhookAdd: CommandSpec = {
 
 export const webhookList: CommandSpec = {
   name: 'webhook list',
-  args: '',
+  args: '[--table]',
   summary: 'every webhook with token, url, template_id, collection_id',
-  options: {},
+  options: { table: TABLE },
   async run(_options, context) {
-    return (await context.services.listWebhooks(OPERATOR)).map((w) => view(context, w));
+    return Promise.all((await context.services.listWebhooks(OPERATOR)).map((w) => view(context, w)));
+  },
+};
+
+export const webhookDelete: CommandSpec = {
+  name: 'webhook delete',
+  args: '--webhook ID',
+  summary: 'delete a webhook and its delivery log (what it created stays in the collection): {id}',
+  options: { webhook: id('the webhook') },
+  async run(options, context) {
+    const webhookId = await requireKind(context, options, 'webhook', 'webhook');
+    // The API's delete_webhook use case, as the operator: the same checks and the same transaction.
+    return context.services.deleteWebhook(OPERATOR, { webhook_id: webhookId });
   },
 };
 
@@ -43,6 +62,7 @@ export const webhookSetTemplate: CommandSpec = {
   async run(options, context) {
     if (options.clear === true && options.template !== undefined) throw new UsageError('gi enten --template eller --clear, ikke begge');
     if (options.clear !== true && options.template === undefined) throw new UsageError('--template eller --clear mangler');
+    const { knownTemplateId } = await intake();
     const templateId = options.clear === true ? null : knownTemplateId(required(options, 'template'));
     const webhookId = await requireKind(context, options, 'webhook', 'webhook');
     return view(context, await context.services.setWebhookTemplate(OPERATOR, { webhook_id: webhookId, template_id: templateId }));
@@ -94,6 +114,7 @@ export const webhookSetSecret: CommandSpec = {
   },
   async run(options, context) {
     const scheme = required(options, 'scheme');
+    const { SIGNATURE_SCHEMES } = await intake();
     if (!(SIGNATURE_SCHEMES as readonly string[]).includes(scheme) && scheme !== 'none') {
       throw new UsageError(`--scheme må være ${SIGNATURE_SCHEMES.join(', ')} eller none; fikk «${scheme}»`);
     }
