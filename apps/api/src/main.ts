@@ -1,4 +1,4 @@
-import { connectionProblem, openDatabase, ReadReplicas, type DatabaseHandle } from '@inntak/postgres';
+import { connectionProblem, isDatabaseUnavailable, openDatabase, ReadReplicas, type DatabaseHandle } from '@inntak/postgres';
 import { loadConfigOrExit, onStopSignals } from '@inntak/core';
 import { DEV_ISSUER, openDevIssuer } from '@inntak/dev-issuer';
 import type { TokenVerifier } from '@inntak/access';
@@ -60,8 +60,9 @@ opened.push(database);
 try {
   await database.pool.query('select 1');
 } catch (err) {
-  if (config.intakeSpool) {
-    // Issue 37: webhooks known from the spool's store are accepted into it while we wait.
+  // Issue 37: a database that does not answer (not one that refuses the password) is waited
+  // for; webhooks known from the spool's store are accepted into it meanwhile.
+  if (config.intakeSpool && isDatabaseUnavailable(err)) {
     logger.warn('DATABASE_URL: the database does not answer; starting anyway, intake accepts known webhooks into its spool until it does', {
       error: (err as NodeJS.ErrnoException).code ?? (err as Error).message,
     });

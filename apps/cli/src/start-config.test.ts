@@ -113,14 +113,15 @@ describe('the API and the worker run alone refuse a bad setting the same way', (
   it.each([
     ['PORT=8.08e3', { PORT: '8.08e3' }, 'PORT'],
     ['OIDC_ISSUER plain http:// off loopback', { OIDC_ISSUER: 'http://idp.example', OIDC_AUDIENCE: 'inntak' }, 'OIDC_ISSUER'],
-    ['DATABASE_URL that does not answer', {}, 'DATABASE_URL'],
+    // Without the intake spool: with it the API starts and waits (issue 37, apps/api/src/webhook-intake-outage-kill.test.ts).
+    ['DATABASE_URL that does not answer', { SPOOL_DIR: 'off' }, 'DATABASE_URL'],
   ])('API: %s', async (_what, env, variable) => {
     expectRefusal(await run(API, [], { DATABASE_URL: DEAD_DATABASE, ...env }), variable);
   });
 
   it('API: a port already in use', async () => {
     // The API checks the database before it listens; this one answers, so PORT is what fails.
-    const result = await run(API, [], { DATABASE_URL: process.env.DATABASE_URL ?? DEAD_DATABASE, PORT: String(busyPort) });
+    const result = await run(API, [], { DATABASE_URL: process.env.DATABASE_URL ?? DEAD_DATABASE, PORT: String(busyPort), SPOOL_DIR: 'off' });
     expectRefusal(result, process.env.DATABASE_URL ? 'PORT' : 'DATABASE_URL');
   });
 

@@ -145,16 +145,23 @@ export class ReadReplicas {
    */
   async endWrite(key: string, person?: string): Promise<void> {
     const writer = this.writers.get(key);
+    // The person's reads wait for this write from now on (synchronously, before the position is
+    // read back): their next request may come with another token and reach us before it is.
+    const personKey = person === undefined ? undefined : `person:${person}`;
+    const theirs = personKey === undefined ? undefined : (this.writers.get(personKey) ?? { pending: 0 });
+    if (personKey !== undefined && theirs) {
+      theirs.pending++;
+      this.writers.delete(personKey);
+      this.writers.set(personKey, theirs);
+    }
     try {
       if (writer && this.options.replicas.length > 0) {
         writer.lsn = await this.primaryPosition();
-        if (person !== undefined) {
-          this.writers.delete(`person:${person}`);
-          this.writers.set(`person:${person}`, { pending: 0, lsn: writer.lsn });
-        }
+        if (theirs) theirs.lsn = laterOf(theirs.lsn, writer.lsn);
       }
     } finally {
       if (writer) writer.pending--;
+      if (theirs) theirs.pending--;
     }
   }
 
@@ -166,6 +173,7 @@ export class ReadReplicas {
     // The person is known once the request authenticated, after the routing began.
     const personId = person?.();
     const theirs = personId === undefined ? undefined : this.writers.get(`person:${personId}`);
+    if (theirs && theirs.pending > 0) return this.options.primary.db;
     return this.replicaAt(laterOf(laterOf(writer?.lsn, theirs?.lsn), await this.atMostPrimary(after)));
   }
 
