@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,20 +6,7 @@ import { webhookBelongsToEdge, webhookContentNode } from '@inntak/graph';
 import { NatsSpool } from './nats-spool.js';
 import { SqliteSpool } from './sqlite-spool.js';
 import { tokenHash, type Spool, type SpoolEntry } from '@inntak/intake';
-
-const NATS_URL = process.env.INTAKE_SPOOL_TEST_NATS ?? 'nats://127.0.0.1:4222';
-
-/** Whether a NATS server answers, asked once and synchronously so the suite can be skipped. */
-function natsAnswers(): boolean {
-  const { hostname, port } = new URL(NATS_URL);
-  const probe = `require('net').connect(${port}, '${hostname}').on('connect', () => process.exit(0)).on('error', () => process.exit(1))`;
-  try {
-    execFileSync(process.execPath, ['-e', probe], { timeout: 3000, stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { describeWithEngine, NATS_URL } from '@inntak/test-support';
 
 function entry(webhookId: string, collectionId: string, n: number): SpoolEntry {
   const receivedAt = new Date(Date.now() + n);
@@ -53,15 +39,11 @@ const nats: Adapter = {
   },
 };
 
-const adapters = [sqlite];
-if (natsAnswers()) adapters.push(nats);
-else console.warn(`NATS spool conformance skipped: no NATS server with JetStream answers at ${NATS_URL}`);
-
 afterAll(() => {
   for (const dir of dirs) rmSync(join(dir, '..'), { recursive: true, force: true });
 });
 
-describe.each(adapters)('$name', (adapter) => {
+function conformance(adapter: Adapter): void {
   const webhookId = uuidv7();
   const collectionId = uuidv7();
 
@@ -129,7 +111,11 @@ describe.each(adapters)('$name', (adapter) => {
     expect(results.filter((r) => r.status === 'fulfilled').length).toBe((await spool.stats()).entries);
     await dispose();
   });
-});
+}
+
+describe.each([sqlite])('$name', conformance);
+// A NATS server is a service npm does not bring (README, "Optional engines"); .ci/run starts one.
+describeWithEngine('nats', describe, 'the NATS JetStream spool', () => conformance(nats));
 
 describe('the SQLite spool on disk', () => {
   it("is readable by the service's user alone", async () => {

@@ -9,12 +9,14 @@ import { delimiter, join } from 'node:path';
  * and sets INNTAK_REQUIRE_ENGINES=1, under which a missing engine fails the test file instead,
  * so CI cannot skip quietly.
  */
-export type EngineName = 'pocketsphinx' | 'java' | 'postgres' | 'curl-jq' | 'chromium';
+export type EngineName = 'pocketsphinx' | 'java' | 'postgres' | 'curl-jq' | 'chromium' | 'nats';
 
 /** Debian's PostgreSQL 15 binaries (package postgresql-15). */
 export const POSTGRES_BIN = '/usr/lib/postgresql/15/bin';
 /** The browser of `npm run test:e2e`: Debian's chromium, or CHROMIUM_PATH. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** A NATS server with JetStream for the intake spool's NATS adapter (INTAKE_SPOOL_TEST_NATS names another). */
+export const NATS_URL = process.env.INTAKE_SPOOL_TEST_NATS ?? 'nats://127.0.0.1:4222';
 /** Debian's pocketsphinx-en-us: PocketSphinx's US English model. */
 export const POCKETSPHINX_MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';
 
@@ -50,6 +52,11 @@ export const ENGINES: Record<EngineName, Engine> = {
   'curl-jq': {
     packages: ['curl', 'jq'],
     missing: () => ['curl', 'jq'].find((c) => !onPath(c)),
+  },
+  nats: {
+    packages: ['nats-server'],
+    // A service, not a program: it must answer (`nats-server -js`; .ci/run starts it).
+    missing: () => (answers(NATS_URL) ? undefined : `a NATS server with JetStream answering at ${NATS_URL} (nats-server -js)`),
   },
   chromium: {
     packages: ['chromium'],
@@ -89,6 +96,18 @@ export function describeWithEngine(engines: EngineName | EngineName[], describe:
   if (process.env.INNTAK_REQUIRE_ENGINES === '1') throw new Error(`${line} (INNTAK_REQUIRE_ENGINES=1 forbids the skip)`);
   process.stderr.write(`${line}\n`);
   describe.skip(title, fn);
+}
+
+/** Whether something accepts a TCP connection at the URL's host and port, asked synchronously (a describe block is decided at load). */
+function answers(url: string): boolean {
+  const { hostname, port } = new URL(url);
+  const probe = `require('net').connect(${Number(port)}, ${JSON.stringify(hostname)}).on('connect', () => process.exit(0)).on('error', () => process.exit(1))`;
+  try {
+    execFileSync(process.execPath, ['-e', probe], { timeout: 3000, stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function onPath(command: string): boolean {
