@@ -18,7 +18,7 @@ describe('domain packages import only their own files, node: modules and other d
     "import pg from 'pg';",
     "import { openDatabase } from '../../postgres/src/platform/database.js';",
     "import { migrate } from '@inntak/postgres';",
-    "import { tagNode } from '@inntak/postgres/graph';",
+    "import { PostgresGraphStore } from '@inntak/postgres/graph';",
     "import { AppError } from '@inntak/core/dist/errors.js';",
     "import { startTestIssuer } from '@inntak/test-support';",
     "import Postgrator from 'postgrator';",
@@ -66,7 +66,7 @@ describe('folders of packages/postgres import each other only through their inde
 });
 
 describe('apps only wire: outside the composition root, no database adapter or driver', () => {
-  for (const line of ["import { migrate } from '@inntak/postgres';", "import { createWebhook } from '@inntak/postgres/intake';", "import { sql } from 'kysely';", "import pg from 'pg';"]) {
+  for (const line of ["import { migrate } from '@inntak/postgres';", "import { PostgresWebhookAdminStore } from '@inntak/postgres/intake';", "import { sql } from 'kysely';", "import pg from 'pg';"]) {
     it(`a CLI command refuses ${line}`, async () => {
       expect(await messages('apps/cli/src/commands/leak.ts', line)).toEqual([expect.stringMatching(/^inntak\/app-wiring: /)]);
     });

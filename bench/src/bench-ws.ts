@@ -2,12 +2,13 @@ import { Worker } from 'node:worker_threads';
 import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { openDatabase, type DatabaseHandle } from '@inntak/postgres';
-import { createPerson } from '@inntak/postgres/graph';
 import { startTestIssuer } from '@inntak/test-support';
 import type { ApiServer } from '@inntak/api/dist/api-server.js';
 import { createLogger } from '@inntak/api/dist/logger.js';
 import { startBenchApi } from './bench-api.js';
 import { scratchDatabase } from './bench-database.js';
+import { createPerson } from '@inntak/access';
+import { storesOn } from '@inntak/postgres/testing';
 
 /** What a /ws benchmark measures against, once its clients are connected. */
 export interface WsBench {
@@ -45,7 +46,7 @@ export async function runWsBench(
     const tokens: string[] = [];
     let author = '';
     for (let u = 0; u < options.users; u++) {
-      const person = await createPerson(database.db, { subject: `bench-user-${u}` });
+      const person = await createPerson(storesOn(database.db).graph, { subject: `bench-user-${u}` });
       author ||= person.id;
       tokens.push(await issuer.token(`bench-user-${u}`, { expiresIn: '10m' }));
     }

@@ -2,9 +2,10 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { openDatabase } from '@inntak/postgres';
-import { createPerson } from '@inntak/postgres/graph';
 import type { TestIssuer } from '@inntak/test-support';
 import { collectionsOf, seedCallers } from './graph-seed.js';
+import { createPerson } from '@inntak/access';
+import { storesOn } from '@inntak/postgres/testing';
 
 /**
  * What bench:growth adds on top of a seeded graph (graph-seed.ts), idempotently, so a kept
@@ -51,7 +52,7 @@ export async function growthPersons(c: pg.Client, url: string): Promise<Pick<Gro
   const admin = await c.query<{ node_id: string }>(`select node_id from auth_identities where issuer = '' and subject = $1`, [ADMIN_SUBJECT]);
   if (!admin.rows[0]) {
     const handle = openDatabase({ connectionString: url, logger: quiet, max: 1 });
-    await createPerson(handle.db, { subject: ADMIN_SUBJECT, name: 'Growth bench admin', admin: true }).finally(() => handle.close());
+    await createPerson(storesOn(handle.db).graph, { subject: ADMIN_SUBJECT, name: 'Growth bench admin', admin: true }).finally(() => handle.close());
   }
   return { heavy, light, collection, audience, admin: ADMIN_SUBJECT };
 }

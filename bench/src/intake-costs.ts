@@ -17,11 +17,11 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { uuidv7 } from '@inntak/core';
 import { migrate, withClient } from '@inntak/postgres';
-import { createCollection, createPerson } from '@inntak/postgres/graph';
 import { INTAKE_STATEMENTS } from '@inntak/postgres/intake';
-import { insertNeverMatchingOrchestrations } from '@inntak/postgres/testing';
+import { insertNeverMatchingOrchestrations, storesOn } from '@inntak/postgres/testing';
 import { scratchDatabase } from './bench-database.js';
 import { intakeScene, minimalWrite, pushPayload, sampleNode, type IntakeScene } from './intake-scene.js';
+import { createCollection, createPerson } from '@inntak/access';
 
 const { values: args } = parseArgs({
   options: {
@@ -123,8 +123,8 @@ async function without(t: Target, off: string[]): Promise<{ found: string[]; res
   const found = [...(await triggers(t, off)), ...definitions.map((d) => `index:${d.name}`)];
   const orchestrations = Number(off.find((name) => name.startsWith('orchestrations:'))?.split(':')[1] ?? 0);
   if (orchestrations > 0) {
-    const stranger = await createPerson(t.scene.handle.db, { subject: `stranger-${randomUUID()}` });
-    const theirs = await createCollection(t.scene.handle.db, { title: 'Fremmed', ownerId: stranger.id });
+    const stranger = await createPerson(storesOn(t.scene.handle.db).graph, { subject: `stranger-${randomUUID()}` });
+    const theirs = await createCollection(storesOn(t.scene.handle.db).graph, { title: 'Fremmed', ownerId: stranger.id });
     await insertNeverMatchingOrchestrations(t.scene.handle.db, stranger.id, theirs.id, orchestrations);
     found.push(`orchestrations:${stranger.id}`);
   }

@@ -9,9 +9,10 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from '@inntak/postgres';
-import { createCollection, createPerson } from '@inntak/postgres/graph';
-import { createWebhook } from '@inntak/postgres/intake';
 import { percentile, scratchDatabase } from './bench-database.js';
+import { createCollection, createPerson, OPERATOR } from '@inntak/access';
+import { createWebhook } from '@inntak/intake';
+import { storesOn } from '@inntak/postgres/testing';
 
 const PORT = 19080 + Math.floor(Math.random() * 1000);
 const PARALLEL = 8;
@@ -20,10 +21,10 @@ const COMMITS = 25_000; // ≈ 24.9 MB
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 const scratch = await scratchDatabase('inntak_bench_intake_large');
 const handle = openDatabase({ connectionString: scratch.url, logger: quiet });
-const owner = await createPerson(handle.db, { subject: 'bench' });
-const collection = await createCollection(handle.db, { title: 'Bench', ownerId: owner.id });
-const large = await createWebhook(handle.db, { collectionId: collection.id, templateId: 'forge-push' });
-const small = await createWebhook(handle.db, { collectionId: collection.id });
+const owner = await createPerson(storesOn(handle.db).graph, { subject: 'bench' });
+const collection = await createCollection(storesOn(handle.db).graph, { title: 'Bench', ownerId: owner.id });
+const large = await createWebhook(storesOn(handle.db).webhookAdmin, OPERATOR, { collectionId: collection.id, templateId: 'forge-push' });
+const small = await createWebhook(storesOn(handle.db).webhookAdmin, OPERATOR, { collectionId: collection.id });
 await handle.close();
 
 const api = spawn(process.execPath, [fileURLToPath(new URL('../../apps/api/dist/main.js', import.meta.url))], {

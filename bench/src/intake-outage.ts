@@ -15,13 +15,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { migrate, openDatabase } from '@inntak/postgres';
-import { createCollection, createPerson } from '@inntak/postgres/graph';
-import { createWebhook } from '@inntak/postgres/intake';
 import { startStoppablePostgres, startTestIssuer } from '@inntak/test-support';
 import { startApiServer, type ApiServer } from '@inntak/api/dist/api-server.js';
 import { createLogger } from '@inntak/api/dist/logger.js';
 import { OidcTokenVerifier } from '@inntak/api/dist/oidc-verifier.js';
 import { percentile } from './bench-database.js';
+import { createCollection, createPerson, OPERATOR } from '@inntak/access';
+import { createWebhook } from '@inntak/intake';
+import { storesOn } from '@inntak/postgres/testing';
 
 const { values } = parseArgs({ options: { entries: { type: 'string', default: '10000' }, concurrency: { type: 'string', default: '32' }, requests: { type: 'string', default: '2000' } } });
 const ENTRIES = Number(values.entries);
@@ -67,9 +68,9 @@ const pg = await startStoppablePostgres();
 await migrate(pg.url);
 const database = openDatabase({ connectionString: pg.url, logger, max: 10 });
 const issuer = await startTestIssuer();
-const owner = await createPerson(database.db, { subject: 'bench', name: 'Bench' });
-const collection = await createCollection(database.db, { title: 'Innboks', ownerId: owner.id });
-const webhook = await createWebhook(database.db, { collectionId: collection.id, templateId: null, createdBy: owner.id });
+const owner = await createPerson(storesOn(database.db).graph, { subject: 'bench', name: 'Bench' });
+const collection = await createCollection(storesOn(database.db).graph, { title: 'Innboks', ownerId: owner.id });
+const webhook = await createWebhook(storesOn(database.db).webhookAdmin, OPERATOR, { collectionId: collection.id, templateId: null, createdBy: owner.id });
 const spoolDir = mkdtempSync(path.join(os.tmpdir(), 'inntak-bench-spool-'));
 
 async function api(spool: boolean): Promise<ApiServer> {

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { OPERATOR } from '@inntak/access';
+import { OPERATOR, createCollection, createPerson, grantAccess } from '@inntak/access';
 import { webhookContentNode } from '@inntak/graph';
 import { openDatabase, type DatabaseHandle } from '@inntak/postgres';
-import { createCollection, createPerson, grantAccess } from '@inntak/postgres/graph';
-import { createWebhook } from '@inntak/postgres/intake';
 import { renderPayload } from '@inntak/templates';
+import { createWebhook } from '@inntak/intake';
+import { storesOn } from '@inntak/postgres/testing';
 
 /**
  * What bench:intake and bench:intake-costs write into: a collection with 5 access rows (its
@@ -124,13 +124,13 @@ export interface MinimalNode {
 
 export async function intakeScene(url: string): Promise<IntakeScene> {
   const handle = openDatabase({ connectionString: url, logger: quiet });
-  const owner = await createPerson(handle.db, { subject: 'bench' });
-  const collection = await createCollection(handle.db, { title: 'Bench', ownerId: owner.id });
+  const owner = await createPerson(storesOn(handle.db).graph, { subject: 'bench' });
+  const collection = await createCollection(storesOn(handle.db).graph, { title: 'Bench', ownerId: owner.id });
   for (let i = 0; i < 4; i++) {
-    const reader = await createPerson(handle.db, { subject: `reader-${i}` });
-    await grantAccess(handle.db, OPERATOR, { subject_id: reader.id, object_id: collection.id, access: 'reader' });
+    const reader = await createPerson(storesOn(handle.db).graph, { subject: `reader-${i}` });
+    await grantAccess(storesOn(handle.db).graph, OPERATOR, { subject_id: reader.id, object_id: collection.id, access: 'reader' });
   }
-  const webhook = await createWebhook(handle.db, { collectionId: collection.id, templateId: 'forge-push' });
+  const webhook = await createWebhook(storesOn(handle.db).webhookAdmin, OPERATOR, { collectionId: collection.id, templateId: 'forge-push' });
   await handle.pool.query(MINIMAL_TABLES);
   const accessRows = Number((await handle.pool.query('select count(*) from node_access where object_id = $1', [collection.id])).rows[0].count);
   return { handle, collectionId: collection.id, webhook, accessRows };

@@ -2,16 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { sql } from 'kysely';
-import { OPERATOR } from '@inntak/access';
+import { OPERATOR, createCollection, createPerson, grantAccess } from '@inntak/access';
 import { openDatabase } from '@inntak/postgres';
-import { createCollection, createPerson, grantAccess } from '@inntak/postgres/graph';
-import { createWebhook } from '@inntak/postgres/intake';
-import { insertNeverMatchingOrchestrations } from '@inntak/postgres/testing';
+import { insertNeverMatchingOrchestrations, storesOn } from '@inntak/postgres/testing';
 import { startTestIssuer } from '@inntak/test-support';
 import type { ApiServer } from '@inntak/api/dist/api-server.js';
 import { createLogger } from '@inntak/api/dist/logger.js';
 import { startBenchApi } from './bench-api.js';
 import { percentile, scratchDatabase } from './bench-database.js';
+import { createWebhook } from '@inntak/intake';
 
 // npm run bench:orchestration-matching [-- COUNT SECONDS] — issue 22, finding 8: what a stranger's
 // many never-matching orchestrations cost everyone's writes. Intake p50/p99 (one keep-alive
@@ -37,16 +36,16 @@ async function main(): Promise<void> {
   try {
     api = await startBenchApi({ databaseUrl: scratch.url, database, logger, issuer, maxQueue: 5000 });
     const { db } = database;
-    const owner = await createPerson(db, { subject: 'owner' });
-    const collection = await createCollection(db, { title: 'Varsler', ownerId: owner.id });
+    const owner = await createPerson(storesOn(db).graph, { subject: 'owner' });
+    const collection = await createCollection(storesOn(db).graph, { title: 'Varsler', ownerId: owner.id });
     for (let i = 0; i < 4; i++) {
-      const reader = await createPerson(db, { subject: `reader-${i}` });
-      await grantAccess(db, OPERATOR, { subject_id: reader.id, object_id: collection.id, access: 'reader' });
+      const reader = await createPerson(storesOn(db).graph, { subject: `reader-${i}` });
+      await grantAccess(storesOn(db).graph, OPERATOR, { subject_id: reader.id, object_id: collection.id, access: 'reader' });
     }
-    const webhook = await createWebhook(db, { collectionId: collection.id, templateId: 'forge-push', title: null });
+    const webhook = await createWebhook(storesOn(db).webhookAdmin, OPERATOR, { collectionId: collection.id, templateId: 'forge-push', title: null });
     const url = `${api.url}/api/webhook/${webhook.token}`;
-    const stranger = await createPerson(db, { subject: 'stranger' });
-    const theirs = await createCollection(db, { title: 'Fremmed', ownerId: stranger.id });
+    const stranger = await createPerson(storesOn(db).graph, { subject: 'stranger' });
+    const theirs = await createCollection(storesOn(db).graph, { title: 'Fremmed', ownerId: stranger.id });
 
     // 011's matching, as it was, beside 017's: the same rows, the old query.
     const old = /create function inntak_matching_orchestrations[\s\S]*?\n\$\$;/.exec(readFileSync(new URL('../../db/migrations/011.do.orchestration.sql', import.meta.url), 'utf8'))![0];

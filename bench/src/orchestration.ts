@@ -1,10 +1,11 @@
 import { sql } from 'kysely';
 import winston from 'winston';
-import { createCollection, createNode } from '@inntak/postgres/graph';
 import { startWorker } from '@inntak/worker/worker';
 import { percentile } from './bench-database.js';
 import { benchWorkerConfig } from './bench-worker.js';
 import { runWsBench } from './bench-ws.js';
+import { createCollection, createNode } from '@inntak/access';
+import { storesOn } from '@inntak/postgres/testing';
 
 // npm run bench:orchestration [-- BURST] — issue 27: events per second through matching and a
 // 3-step script (a filter, two set_metadata), with 1, 100 and 10,000 orchestrations defined (one
@@ -32,7 +33,7 @@ async function main(): Promise<void> {
     const { db } = database;
     // Nodes made as the API makes them (access rows in a collection of the author's): the script's
     // set_metadata steps run as the orchestration's creator, who needs member on them.
-    const collection = (await createCollection(db, { title: 'Bench', ownerId: author })).id;
+    const collection = (await createCollection(storesOn(db).graph, { title: 'Bench', ownerId: author })).id;
     const actor = { personId: author, isAdmin: false };
     const completed = async () => Number((await sql<{ n: string }>`select count(*) as n from orchestration_runs where status = 'completed'`.execute(db)).rows[0]!.n);
     const define = async (count: number) => {
@@ -58,7 +59,7 @@ async function main(): Promise<void> {
           while (next < BURST) {
             const key = `${label}-${next++}`;
             completions.push(deliveredToAll(key));
-            await createNode(db, actor, { node_kind: 'content', title: key, visibility: 'open', metadata: { status: 'failed' }, collection_id: collection });
+            await createNode(storesOn(db).graph, actor, { node_kind: 'content', title: key, visibility: 'open', metadata: { status: 'failed' }, collection_id: collection });
           }
         }),
       );

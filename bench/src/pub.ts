@@ -25,12 +25,12 @@ import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
-import { OPERATOR } from '@inntak/access';
+import { OPERATOR, createCollection, createPerson } from '@inntak/access';
 import { openDatabase } from '@inntak/postgres';
-import { createCollection, createPerson } from '@inntak/postgres/graph';
-import { createWebhook } from '@inntak/postgres/intake';
-import { createPublication, createVariant } from '@inntak/postgres/publishing';
 import { percentile, scratchDatabase } from './bench-database.js';
+import { createWebhook } from '@inntak/intake';
+import { createPublication, createVariant } from '@inntak/publishing';
+import { storesOn } from '@inntak/postgres/testing';
 
 const DURATION_S = Number(process.env.DURATION_S ?? 10);
 const ARTICLES = Number(process.env.ARTICLES ?? 1000);
@@ -44,8 +44,8 @@ const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 
 const scratch = await scratchDatabase('inntak_bench_pub');
 const handle = openDatabase({ connectionString: scratch.url, logger: quiet });
-const owner = await createPerson(handle.db, { subject: 'bench' });
-const pub = await createPublication(handle.db, { title: 'Benkeposten', slug: 'bench', ownerId: owner.id });
+const owner = await createPerson(storesOn(handle.db).graph, { subject: 'bench' });
+const pub = await createPublication(storesOn(handle.db).publishing, OPERATOR, { title: 'Benkeposten', slug: 'bench', ownerId: owner.id });
 // Published articles in one statement each: the benchmark measures the pages, not the seeding.
 await sql`
   with made as (
@@ -61,7 +61,7 @@ const { rows: newest } = await sql<{ source_id: string }>`
   select source_id from edges where target_id = ${pub.id} and edge_type = 'published_in' order by created_at desc limit ${TESTED}`.execute(handle.db);
 for (const { source_id } of newest) {
   for (const title of ['Overskrift A', 'Overskrift B']) {
-    await createVariant(handle.db, OPERATOR, { publication_id: pub.id, article_id: source_id, variant_type: 'headline', title });
+    await createVariant(storesOn(handle.db).publishing, OPERATOR, { publication_id: pub.id, article_id: source_id, variant_type: 'headline', title });
   }
 }
 
@@ -77,8 +77,8 @@ const longArticle = longRows[0]!.id;
 await sql`insert into edges (id, source_id, target_id, edge_type, created_by) values (gen_random_uuid(), ${longArticle}::uuid, ${pub.id}::uuid, 'published_in', ${owner.id}::uuid)`.execute(
   handle.db,
 );
-const inbox = await createCollection(handle.db, { title: 'Innboks', ownerId: owner.id });
-const webhook = await createWebhook(handle.db, { collectionId: inbox.id, templateId: null, createdBy: owner.id });
+const inbox = await createCollection(storesOn(handle.db).graph, { title: 'Innboks', ownerId: owner.id });
+const webhook = await createWebhook(storesOn(handle.db).webhookAdmin, OPERATOR, { collectionId: inbox.id, templateId: null, createdBy: owner.id });
 
 const api = spawn(process.execPath, [...(process.env.API_NODE_OPTIONS ? process.env.API_NODE_OPTIONS.split(' ') : []), process.env.API_MAIN ?? fileURLToPath(new URL('../../apps/api/dist/main.js', import.meta.url))], {
   env: { ...process.env, DATABASE_URL: scratch.url, PORT: String(PORT), LOG_LEVEL: 'error', OIDC_ISSUER: '', AB_CLIENTS_PER_ADDRESS: String(READERS) },

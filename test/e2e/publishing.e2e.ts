@@ -2,13 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { OPERATOR } from '@inntak/access';
-import { createNode, createPerson, tagNode } from '@inntak/postgres/graph';
-import { createPublication, createVariant, publishArticle } from '@inntak/postgres/publishing';
-import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { OPERATOR, createNode, createPerson, tagNode } from '@inntak/access';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '@inntak/postgres/testing';
 import { CHROMIUM_PATH } from '@inntak/test-support';
 import { startApiServer, type ApiServer } from '../../apps/api/src/api-server.js';
 import { NoIssuerVerifier } from '../../apps/api/src/oidc-verifier.js';
+import { createPublication, createVariant, publishArticle } from '@inntak/publishing';
 
 /**
  * The published pages in a real browser. Debian's chromium (`apt-get install -y chromium`;
@@ -44,24 +43,24 @@ beforeAll(async () => {
   );
   base = api.url;
 
-  const owner = await createPerson(db.db, { subject: 'redaktor', name: 'Redaktør' });
+  const owner = await createPerson(storesOn(db.db).graph, { subject: 'redaktor', name: 'Redaktør' });
   const actor = { personId: owner.id, isAdmin: false };
-  const pub = await createPublication(db.db, { title: 'Fjordposten', slug: 'fjordposten', about: 'Lokalavis for fjorden.', domains: [DOMAIN], ownerId: owner.id });
+  const pub = await createPublication(storesOn(db.db).publishing, OPERATOR, { title: 'Fjordposten', slug: 'fjordposten', about: 'Lokalavis for fjorden.', domains: [DOMAIN], ownerId: owner.id });
   ids.pub = pub.id;
   const article = async (key: string, title: string, content: string, publishedAt: string) => {
-    const { id } = await createNode(db.db, actor, { node_kind: 'content', title, content });
-    await publishArticle(db.db, actor, { publication_id: pub.id, node_id: id });
+    const { id } = await createNode(storesOn(db.db).graph, actor, { node_kind: 'content', title, content });
+    await publishArticle(storesOn(db.db).publishing, actor, { publication_id: pub.id, node_id: id });
     await db.pool.query(`update edges set created_at = $1::timestamptz where source_id = $2 and edge_type = 'published_in'`, [publishedAt, id]);
     ids[key] = id;
   };
   await article('ferry', 'Ny ferje i rute', 'Ferja går nå hver time.\n\nBilletter selges om bord.', '2026-10-05T08:00:00Z');
   await article('bridge', 'Brua åpner', 'Den nye brua åpner for trafikk i morgen. Ordføreren klipper snoren.', '2026-11-20T08:00:00Z');
   await article('salmon', 'Rekordsesong for laks', 'Laksefisket har aldri vært bedre.', '2026-11-21T08:00:00Z');
-  await tagNode(db.db, actor, { node_id: ids.salmon!, tag: 'Fiske' });
+  await tagNode(storesOn(db.db).graph, actor, { node_id: ids.salmon!, tag: 'Fiske' });
   // A hidden node that is not published: it must never show.
-  ids.secret = (await createNode(db.db, actor, { node_kind: 'content', title: 'Hemmelig utkast om brua', content: 'Ikke publisert.' })).id;
+  ids.secret = (await createNode(storesOn(db.db).graph, actor, { node_kind: 'content', title: 'Hemmelig utkast om brua', content: 'Ikke publisert.' })).id;
   // The front page shows this variant instead of the article's own title.
-  ids.variant = (await createVariant(db.db, OPERATOR, { publication_id: pub.id, article_id: ids.bridge!, variant_type: 'headline', title: 'Endelig: brua er klar!', teaser: 'Åpner i morgen.' })).edge_id;
+  ids.variant = (await createVariant(storesOn(db.db).publishing, OPERATOR, { publication_id: pub.id, article_id: ids.bridge!, variant_type: 'headline', title: 'Endelig: brua er klar!', teaser: 'Åpner i morgen.' })).edge_id;
 
   browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,

@@ -6,13 +6,13 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { uuidv7 } from '@inntak/core';
 import { LocalFileStore } from '@inntak/files';
 import { fileKeyOf } from '@inntak/media';
-import { createNode, createPerson } from '@inntak/postgres/graph';
 import { createMediaNode } from '@inntak/postgres/media';
-import { createPublication, publishArticle } from '@inntak/postgres/publishing';
-import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '@inntak/postgres/testing';
 import { CHROMIUM_PATH } from '@inntak/test-support';
 import { startApiServer, type ApiServer } from '../../apps/api/src/api-server.js';
 import { NoIssuerVerifier } from '../../apps/api/src/oidc-verifier.js';
+import { createNode, createPerson, OPERATOR } from '@inntak/access';
+import { createPublication, publishArticle } from '@inntak/publishing';
 
 /**
  * Issue 25 in a real browser: Markdown on the page, a 320 px phone with 200-character words
@@ -70,12 +70,12 @@ beforeAll(async () => {
     '127.0.0.1',
   );
   base = api.url;
-  const owner = await createPerson(db.db, { subject: 'leser-redaktor', name: 'Redaktør' });
+  const owner = await createPerson(storesOn(db.db).graph, { subject: 'leser-redaktor', name: 'Redaktør' });
   const actor = { personId: owner.id, isAdmin: false };
-  const pub = await createPublication(db.db, { title: 'Fjordposten', slug: 'fjordposten', about: '**Lokalavis** for fjorden.', ownerId: owner.id });
+  const pub = await createPublication(storesOn(db.db).publishing, OPERATOR, { title: 'Fjordposten', slug: 'fjordposten', about: '**Lokalavis** for fjorden.', ownerId: owner.id });
   const content = [`Et langt ord: ${LONG_WORD}`, '', `Og en lenke: <${LONG_URL}>`, '', '- **Repo:** o/r', '- **Gren:** `main`', '', '> sitat'].join('\n');
-  articleId = (await createNode(db.db, actor, { node_kind: 'content', title: 'Lang tekst på mobil', content })).id;
-  await publishArticle(db.db, actor, { publication_id: pub.id, node_id: articleId });
+  articleId = (await createNode(storesOn(db.db).graph, actor, { node_kind: 'content', title: 'Lang tekst på mobil', content })).id;
+  await publishArticle(storesOn(db.db).publishing, actor, { publication_id: pub.id, node_id: articleId });
   audioId = uuidv7();
   const files = new LocalFileStore(storageDir);
   const wav = toneWav();

@@ -2,18 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:net';
 import axe from 'axe-core';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { OPERATOR } from '@inntak/access';
-import { createCollection, createNode, createPerson, grantAccess } from '@inntak/postgres/graph';
-import { createWebhook } from '@inntak/postgres/intake';
+import { OPERATOR, createCollection, createNode, createPerson, grantAccess } from '@inntak/access';
 import { enqueueJob, recordDiskStatus } from '@inntak/postgres/jobs';
 import { recordLogEntry } from '@inntak/postgres/orchestration';
-import { createPublication, createVariant, publishArticle } from '@inntak/postgres/publishing';
-import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '@inntak/postgres/testing';
 import { CHROMIUM_PATH } from '@inntak/test-support';
 import { startApiServer, type ApiServer } from '../../apps/api/src/api-server.js';
 import { NoIssuerVerifier } from '../../apps/api/src/oidc-verifier.js';
 import { OidcStudioLogin } from '../../apps/api/src/console/studio-oidc.js';
 import { startTestProvider, type TestProvider } from './oidc-provider.js';
+import { createWebhook } from '@inntak/intake';
+import { createPublication, createVariant, publishArticle } from '@inntak/publishing';
 
 /**
  * The console in a real browser (Debian's chromium), logged in through a real OpenID provider
@@ -58,20 +57,20 @@ beforeAll(async () => {
     '127.0.0.1',
   );
 
-  const editor = await createPerson(db.db, { subject: 'redaktor', name: 'Redaktør' });
-  const member = await createPerson(db.db, { subject: 'medlem', name: 'Medlem' });
-  const hookAdmin = await createPerson(db.db, { subject: 'vevkrok', name: 'Webhook-admin' });
-  const pub = await createPublication(db.db, { title: 'Fjordposten', slug: 'fjordposten', about: 'Lokalavis.', domains: [], ownerId: editor.id });
+  const editor = await createPerson(storesOn(db.db).graph, { subject: 'redaktor', name: 'Redaktør' });
+  const member = await createPerson(storesOn(db.db).graph, { subject: 'medlem', name: 'Medlem' });
+  const hookAdmin = await createPerson(storesOn(db.db).graph, { subject: 'vevkrok', name: 'Webhook-admin' });
+  const pub = await createPublication(storesOn(db.db).publishing, OPERATOR, { title: 'Fjordposten', slug: 'fjordposten', about: 'Lokalavis.', domains: [], ownerId: editor.id });
   ids.pub = pub.id;
-  await grantAccess(db.db, { personId: editor.id, isAdmin: false }, { subject_id: member.id, object_id: pub.id, access: 'member' });
-  const article = await createNode(db.db, { personId: editor.id, isAdmin: false }, { node_kind: 'content', title: 'Brua åpner', content: 'Brua åpner i morgen.' });
-  await publishArticle(db.db, { personId: editor.id, isAdmin: false }, { publication_id: pub.id, node_id: article.id });
+  await grantAccess(storesOn(db.db).graph, { personId: editor.id, isAdmin: false }, { subject_id: member.id, object_id: pub.id, access: 'member' });
+  const article = await createNode(storesOn(db.db).graph, { personId: editor.id, isAdmin: false }, { node_kind: 'content', title: 'Brua åpner', content: 'Brua åpner i morgen.' });
+  await publishArticle(storesOn(db.db).publishing, { personId: editor.id, isAdmin: false }, { publication_id: pub.id, node_id: article.id });
   for (const title of ['Brua åpner i morgen', 'Endelig: brua er klar!']) {
-    await createVariant(db.db, OPERATOR, { publication_id: pub.id, article_id: article.id, variant_type: 'headline', title });
+    await createVariant(storesOn(db.db).publishing, OPERATOR, { publication_id: pub.id, article_id: article.id, variant_type: 'headline', title });
   }
 
-  const inbox = await createCollection(db.db, { title: 'Innboks', ownerId: hookAdmin.id });
-  const hook = await createWebhook(db.db, { collectionId: inbox.id, templateId: null, title: 'Forge', createdBy: hookAdmin.id });
+  const inbox = await createCollection(storesOn(db.db).graph, { title: 'Innboks', ownerId: hookAdmin.id });
+  const hook = await createWebhook(storesOn(db.db).webhookAdmin, OPERATOR, { collectionId: inbox.id, templateId: null, title: 'Forge', createdBy: hookAdmin.id });
   ids.hook = hook.id;
   const deliver = (body: object) => fetch(`${base}/api/webhook/${hook.token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   expect((await deliver({ title: 'Første levering', content: 'Hei' })).status).toBe(200);
@@ -80,11 +79,11 @@ beforeAll(async () => {
   await db.pool.query('delete from webhook_secrets where webhook_id = $1', [hook.id]);
 
   // For the system administrator's and the orchestrations' pages: a job, disk history, a run.
-  await createPerson(db.db, { subject: 'drift', name: 'Drift', admin: true });
+  await createPerson(storesOn(db.db).graph, { subject: 'drift', name: 'Drift', admin: true });
   await enqueueJob(db.db, 'tts_generate', { node_id: article.id });
   for (const used of [61.5, 62, 70.25]) await recordDiskStatus(db.db, { path: '/data', totalBytes: 1000, freeBytes: Math.round(1000 - used * 10), usedPercent: used, level: 'ok' });
   const script = 'steps:\n  - action: create_node\n    with: { node_kind: content, title: "Sett: {event.node.title}" }\n';
-  const orchestration = await createNode(db.db, { personId: hookAdmin.id, isAdmin: false }, { node_kind: 'orchestration', title: 'Kopier', content: script, collection_id: inbox.id, metadata: { trigger: { event: 'node.created', conditions: { node_kind: 'aldri' } } } });
+  const orchestration = await createNode(storesOn(db.db).graph, { personId: hookAdmin.id, isAdmin: false }, { node_kind: 'orchestration', title: 'Kopier', content: script, collection_id: inbox.id, metadata: { trigger: { event: 'node.created', conditions: { node_kind: 'aldri' } } } });
   ids.orchestration = orchestration.id;
   const event = { type: 'node.created' as const, id: article.id, depth: 0 };
   await recordLogEntry(db.db, { orchestrationId: orchestration.id, jobId: null, event, record: { step: 1, action: 'create_node', fallback: null, status: 'failed', error: 'nei', duration_ms: 4 } });

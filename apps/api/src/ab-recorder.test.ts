@@ -1,23 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
-import { OPERATOR } from '@inntak/access';
-import { createNode } from '@inntak/postgres/graph';
-import { createPublication, createVariant, publishArticle, recordAbCounts, type AbCountRow } from '@inntak/postgres/publishing';
-import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
-import { createPerson } from '@inntak/postgres/graph';
+import { OPERATOR, createNode, createPerson } from '@inntak/access';
+import { recordAbCounts, type AbCountRow } from '@inntak/postgres/publishing';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '@inntak/postgres/testing';
 import { AbRecorder } from '@inntak/ab-testing';
 import { captureLogger } from './__tests__/helpers.js';
+import { createPublication, createVariant, publishArticle } from '@inntak/publishing';
 
 let db: OpenTestDatabase;
 let variant: string;
 
 beforeAll(async () => {
   db = await openTestDatabase();
-  const owner = await createPerson(db.db, { subject: 'rec-owner' });
-  const pub = await createPublication(db.db, { title: 'R', slug: 'r', ownerId: owner.id });
-  const article = await createNode(db.db, { personId: owner.id, isAdmin: false }, { node_kind: 'content', title: 'A' });
-  await publishArticle(db.db, OPERATOR, { publication_id: pub.id, node_id: article.id });
-  variant = (await createVariant(db.db, OPERATOR, { publication_id: pub.id, article_id: article.id, variant_type: 'headline', title: 'V' })).edge_id;
+  const owner = await createPerson(storesOn(db.db).graph, { subject: 'rec-owner' });
+  const pub = await createPublication(storesOn(db.db).publishing, OPERATOR, { title: 'R', slug: 'r', ownerId: owner.id });
+  const article = await createNode(storesOn(db.db).graph, { personId: owner.id, isAdmin: false }, { node_kind: 'content', title: 'A' });
+  await publishArticle(storesOn(db.db).publishing, OPERATOR, { publication_id: pub.id, node_id: article.id });
+  variant = (await createVariant(storesOn(db.db).publishing, OPERATOR, { publication_id: pub.id, article_id: article.id, variant_type: 'headline', title: 'V' })).edge_id;
 });
 afterAll(() => db.dispose());
 

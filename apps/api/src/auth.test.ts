@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { generateKeyPair, SignJWT, base64url } from 'jose';
 import { createHmac } from 'node:crypto';
-import { createPerson } from '@inntak/postgres/graph';
 import { NoIssuerVerifier } from './oidc-verifier.js';
 import { OWNER_SUBJECT, setupTestContext, type TestContext } from './__tests__/helpers.js';
+import { createPerson } from '@inntak/access';
+import { storesOn } from '@inntak/postgres/testing';
 
 let ctx: TestContext;
 beforeAll(async () => {
@@ -41,13 +42,13 @@ describe('GET /me', () => {
   });
 
   it('matches an identity registered for this very issuer, and marks system admins', async () => {
-    const admin = await createPerson(ctx.database.db, { subject: 'boss', issuer: ctx.issuer.issuer, admin: true });
+    const admin = await createPerson(storesOn(ctx.database.db).graph, { subject: 'boss', issuer: ctx.issuer.issuer, admin: true });
     const res = await me(`Bearer ${await ctx.tokenFor('boss')}`);
     expect(res.body).toEqual({ node_id: admin.id, admin: true });
   });
 
   it('does not match an identity registered for another issuer', async () => {
-    await createPerson(ctx.database.db, { subject: 'elsewhere', issuer: 'https://other.example' });
+    await createPerson(storesOn(ctx.database.db).graph, { subject: 'elsewhere', issuer: 'https://other.example' });
     const res = await me(`Bearer ${await ctx.tokenFor('elsewhere')}`);
     expect(res.body).toEqual({ error: 'Ukjent brukeridentitet' });
   });

@@ -5,15 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import type { Express } from 'express';
-import { OPERATOR } from '@inntak/access';
+import { OPERATOR, createNode } from '@inntak/access';
 import { uuidv7 } from '@inntak/core';
 import { LocalFileStore } from '@inntak/files';
 import { fileKeyOf, type MediaMetadata } from '@inntak/media';
-import { createNode } from '@inntak/postgres/graph';
 import { createMediaNode } from '@inntak/postgres/media';
-import { createPublication, publishArticle } from '@inntak/postgres/publishing';
 import { setupTestContext, type TestContext } from './__tests__/helpers.js';
 import { studioApp } from './__tests__/studio-scene.js';
+import { createPublication, publishArticle } from '@inntak/publishing';
+import { storesOn } from '@inntak/postgres/testing';
 
 // What a browser may do with what this origin serves: media files, the published pages and the
 // console share one origin, so none of them may run a script another can plant (docs/security.md,
@@ -30,7 +30,7 @@ beforeAll(async () => {
   files = new LocalFileStore(await mkdtemp(join(tmpdir(), 'inntak-content-security-')));
   app = ctx.app({ files });
   owner = await ctx.ownerAuthorization();
-  articleId = (await createNode(ctx.database.db, { personId: ctx.ownerId, isAdmin: false }, { node_kind: 'content', title: 'Sak', content: 'Tekst', collection_id: ctx.collectionId })).id;
+  articleId = (await createNode(storesOn(ctx.database.db).graph, { personId: ctx.ownerId, isAdmin: false }, { node_kind: 'content', title: 'Sak', content: 'Tekst', collection_id: ctx.collectionId })).id;
 });
 afterAll(() => ctx.close());
 
@@ -80,8 +80,8 @@ describe('media answers', () => {
 
 describe('the published pages', () => {
   it('answer with a CSP that allows no script at all and only the page’s own style, loads only from this origin, and frames nothing', async () => {
-    const pub = await createPublication(ctx.database.db, { title: 'Avis', slug: 'avis', ownerId: ctx.ownerId });
-    await publishArticle(ctx.database.db, OPERATOR, { publication_id: pub.id, node_id: articleId });
+    const pub = await createPublication(storesOn(ctx.database.db).publishing, OPERATOR, { title: 'Avis', slug: 'avis', ownerId: ctx.ownerId });
+    await publishArticle(storesOn(ctx.database.db).publishing, OPERATOR, { publication_id: pub.id, node_id: articleId });
     for (const path of ['/pub/avis', `/pub/avis/artikkel/${articleId}`, '/pub/avis/finnes-ikke', '/pub/ingen-slik']) {
       const res = await request(app).get(path);
       expect([200, 404]).toContain(res.status);

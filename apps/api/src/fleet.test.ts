@@ -5,12 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { migrate, openDatabase, type DatabaseHandle } from '@inntak/postgres';
-import { createPerson } from '@inntak/postgres/graph';
 import { describeWithEngine, engineUnavailable, freePort, startHotStandby, startTestIssuer, type HotStandby, type TestIssuer } from '@inntak/test-support';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ChildProcess } from 'node:child_process';
 import { cookieFrom, roundRobin, startApiProcess, startWorkerProcess, type ApiProcess } from './__tests__/fleet-scene.js';
+import { createPerson } from '@inntak/access';
+import { storesOn } from '@inntak/postgres/testing';
 
 // Issue 38: three API processes on one primary and its hot standby, behind a round-robin proxy,
 // each started with only what a fleet shares (DATABASE_URL, READ_DATABASE_URL, the identity
@@ -39,7 +40,7 @@ beforeAll(async () => {
   [servers, issuer] = await Promise.all([startHotStandby(), startTestIssuer()]);
   await migrate(servers.primaryUrl);
   primary = openDatabase({ connectionString: servers.primaryUrl, logger });
-  await createPerson(primary.db, { subject: 'flåte-eier' });
+  await createPerson(storesOn(primary.db).graph, { subject: 'flåte-eier' });
   owner = `Bearer ${await issuer.token('flåte-eier')}`;
   closedPort = await freePort();
   const env = {

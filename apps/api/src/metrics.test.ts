@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { sql } from 'kysely';
-import { createPerson } from '@inntak/postgres/graph';
 import { loadConfig } from './config.js';
 import { OWNER_SUBJECT, setupTestContext, type TestContext } from './__tests__/helpers.js';
+import { createPerson } from '@inntak/access';
+import { storesOn } from '@inntak/postgres/testing';
 
 const METRICS_TOKEN = 'scraper-secret-0123456789abcdef-0123456789';
 let ctx: TestContext;
@@ -11,7 +12,7 @@ let webhook: { id: string; token: string; edgeId: string };
 
 beforeAll(async () => {
   ctx = await setupTestContext();
-  await createPerson(ctx.database.db, { subject: 'admin', admin: true });
+  await createPerson(storesOn(ctx.database.db).graph, { subject: 'admin', admin: true });
   webhook = await ctx.addWebhook();
 });
 afterAll(() => ctx.close());

@@ -1,10 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createCollection } from '@inntak/postgres/graph';
 import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
 import { runGovernedOnce } from '../../worker/src/__tests__/run-governed-once.js';
 import { ctx, owner, post, setupOwnerScene } from './__tests__/owner-scene.js';
+import { createCollection } from '@inntak/access';
+import { storesOn } from '@inntak/postgres/testing';
 
 // Found attacking the merged result of issue 35 (docs/security.md, "Fifth attack (issue 35)",
 // "Found on the merged result"): a co-admin of an orchestration (an admin of the collection it
@@ -38,7 +39,7 @@ const worker = () => runGovernedOnce(ctx.database, { httpAllow: [host], cliAllow
 describe("an orchestration's secrets, set by someone it does not run as", () => {
   it("a co-admin who has not taken it over cannot swap its creator's token for their own: 403, and what the creator's script reads of a hidden collection never reaches the co-admin's account", async () => {
     // The owner's private collection, and an orchestration in the shared collection that posts what is made there to a chat with the owner's token.
-    const hidden = await createCollection(ctx.database.db, { title: 'Styret', ownerId: ctx.ownerId });
+    const hidden = await createCollection(storesOn(ctx.database.db).graph, { title: 'Styret', ownerId: ctx.ownerId });
     const script = `steps:\n  - action: http_post\n    with: { url: "http://${host}/krok", body: { tekst: "{event.node.title}" }, headers: { Authorization: "Bearer {secrets.CHAT_TOKEN}" } }\n`;
     const made = await post('/intentions/create_node', owner, {
       node_kind: 'orchestration',

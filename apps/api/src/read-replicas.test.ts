@@ -5,9 +5,11 @@ import { sql } from 'kysely';
 import { uuidv7 } from '@inntak/core';
 import { migrate, openDatabase, ReadReplicas, type DatabaseHandle } from '@inntak/postgres';
 import { sharedKey } from '@inntak/postgres/graph';
-import { createPerson, PostgresNodeQueryStore } from '@inntak/postgres/graph';
+import { PostgresNodeQueryStore } from '@inntak/postgres/graph';
 import { describeWithEngine, engineUnavailable, freePort, startHotStandby, type HotStandby } from '@inntak/test-support';
 import { readRouting } from './read-routing.js';
+import { createPerson } from '@inntak/access';
+import { storesOn } from '@inntak/postgres/testing';
 
 // A real primary and streaming hot standby from Debian's PostgreSQL binaries (README, "Optional
 // engines"). Where they are missing the tests below are skipped, saying why in one line.
@@ -31,7 +33,7 @@ beforeAll(async () => {
   await migrate(servers.primaryUrl);
   primary = openDatabase({ connectionString: servers.primaryUrl, logger });
   standby = openDatabase({ connectionString: servers.standbyUrl, logger });
-  writer = (await createPerson(primary.db, { subject: 'writer' })).id;
+  writer = (await createPerson(storesOn(primary.db).graph, { subject: 'writer' })).id;
 }, 120_000);
 afterAll(async () => {
   if (unavailable) return;

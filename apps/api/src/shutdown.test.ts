@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { createCollection, createPerson } from '@inntak/postgres/graph';
-import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '@inntak/postgres/testing';
 import { freePort, startTestIssuer, type TestIssuer } from '@inntak/test-support';
+import { createCollection, createPerson } from '@inntak/access';
 
 // The API as production runs it (the built main.js), stopped with a SIGTERM while uploads it is
 // reading have stalled (docs/security.md, "Fifth attack (issue 35)", finding 10).
@@ -34,8 +34,8 @@ afterAll(async () => {
 
 describe('SIGTERM with uploads half sent', () => {
   it('ends the connections it cannot finish within its grace and exits 0', async () => {
-    const person = await createPerson(db.db, { subject: 'opplaster' });
-    const collection = await createCollection(db.db, { title: 'Opplastinger', ownerId: person.id });
+    const person = await createPerson(storesOn(db.db).graph, { subject: 'opplaster' });
+    const collection = await createCollection(storesOn(db.db).graph, { title: 'Opplastinger', ownerId: person.id });
     const port = await freePort();
     child = spawn(process.execPath, [MAIN], {
       env: { ...process.env, DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', OIDC_ISSUER: issuer.issuer, OIDC_AUDIENCE: issuer.audience, STORAGE_DIR: storageDir, INNTAK_DEV_ISSUER: '' },

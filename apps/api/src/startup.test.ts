@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { openDevIssuer } from '@inntak/dev-issuer';
-import { createPerson } from '@inntak/postgres/graph';
-import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '@inntak/postgres/testing';
 import { freePort, startTestIssuer, type TestIssuer } from '@inntak/test-support';
+import { createPerson } from '@inntak/access';
 
 // The API as its own process (its build, as `npm start` runs it), started with the settings
 // under test, on a real database.
@@ -28,7 +28,7 @@ const running: ChildProcess[] = [];
 beforeAll(async () => {
   h = await openTestDatabase();
   issuer = await startTestIssuer();
-  await createPerson(h.db, { subject: 'dev-alice' });
+  await createPerson(storesOn(h.db).graph, { subject: 'dev-alice' });
 });
 afterAll(async () => {
   for (const child of running) child.kill('SIGKILL');

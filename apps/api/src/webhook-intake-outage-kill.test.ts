@@ -7,9 +7,10 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { migrate, openDatabase, type DatabaseHandle } from '@inntak/postgres';
-import { createCollection, createPerson } from '@inntak/postgres/graph';
-import { createWebhook } from '@inntak/postgres/intake';
 import { describeWithEngine, freePort, startStoppablePostgres, type StoppablePostgres } from '@inntak/test-support';
+import { createCollection, createPerson, OPERATOR } from '@inntak/access';
+import { createWebhook } from '@inntak/intake';
+import { storesOn } from '@inntak/postgres/testing';
 
 // Issue 37: the API as production runs it (the built main.js), killed with SIGKILL while
 // deliveries wait in its spool and started again before the database is back: it accepts
@@ -27,9 +28,9 @@ describeWithEngine('postgres', describe, 'an API process killed during an outage
     pg = await startStoppablePostgres();
     await migrate(pg.url);
     database = openDatabase({ connectionString: pg.url, logger: silent });
-    const owner = await createPerson(database.db, { subject: 'owner', name: 'Eier' });
-    const collection = await createCollection(database.db, { title: 'Innboks', ownerId: owner.id });
-    webhook = await createWebhook(database.db, { collectionId: collection.id, templateId: null, createdBy: owner.id });
+    const owner = await createPerson(storesOn(database.db).graph, { subject: 'owner', name: 'Eier' });
+    const collection = await createCollection(storesOn(database.db).graph, { title: 'Innboks', ownerId: owner.id });
+    webhook = await createWebhook(storesOn(database.db).webhookAdmin, OPERATOR, { collectionId: collection.id, templateId: null, createdBy: owner.id });
     spoolDir = mkdtempSync(join(tmpdir(), 'inntak-spool-kill-'));
   }, 60_000);
 

@@ -4,13 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { migrate, openDatabase, type DatabaseHandle } from '@inntak/postgres';
-import { createCollection, createPerson } from '@inntak/postgres/graph';
-import { createWebhook } from '@inntak/postgres/intake';
 import { describeWithEngine, startStoppablePostgres, startTestIssuer, type StoppablePostgres, type TestIssuer } from '@inntak/test-support';
 import { startApiServer, type ApiServer } from './api-server.js';
 import { OidcTokenVerifier } from './oidc-verifier.js';
 import { captureLogger } from './__tests__/helpers.js';
 import { connectStream, type StreamClient } from './__tests__/realtime-helpers.js';
+import { createCollection, createPerson, OPERATOR } from '@inntak/access';
+import { createWebhook } from '@inntak/intake';
+import { storesOn } from '@inntak/postgres/testing';
 
 // Issue 37: a real PostgreSQL is stopped under load; known webhooks keep being answered 200
 // from the durable spool, and everything answered is stored once, in order, when it is back.
@@ -39,10 +40,10 @@ describeWithEngine('postgres', describe, 'intake through a PostgreSQL outage (th
     await migrate(pg.url);
     database = openDatabase({ connectionString: pg.url, logger });
     issuer = await startTestIssuer();
-    const owner = await createPerson(database.db, { subject: 'owner', name: 'Eier' });
-    const collection = await createCollection(database.db, { title: 'Innboks', ownerId: owner.id });
-    a = await createWebhook(database.db, { collectionId: collection.id, templateId: null, createdBy: owner.id });
-    b = await createWebhook(database.db, { collectionId: collection.id, templateId: null, createdBy: owner.id });
+    const owner = await createPerson(storesOn(database.db).graph, { subject: 'owner', name: 'Eier' });
+    const collection = await createCollection(storesOn(database.db).graph, { title: 'Innboks', ownerId: owner.id });
+    a = await createWebhook(storesOn(database.db).webhookAdmin, OPERATOR, { collectionId: collection.id, templateId: null, createdBy: owner.id });
+    b = await createWebhook(storesOn(database.db).webhookAdmin, OPERATOR, { collectionId: collection.id, templateId: null, createdBy: owner.id });
     spoolDir = mkdtempSync(join(tmpdir(), 'inntak-spool-test-'));
     api = await startApiServer(
       {

@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { createCollection, createPerson, sharedKey } from '@inntak/postgres/graph';
-import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { sharedKey } from '@inntak/postgres/graph';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '@inntak/postgres/testing';
 import { runDatabaseCommand, UsageError } from './commands.js';
+import { createCollection, createPerson } from '@inntak/access';
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 const BASE_URL = 'http://inntak.test';
@@ -14,8 +15,8 @@ let owner: string, collection: string;
 
 beforeAll(async () => {
   h = await openTestDatabase(quiet);
-  owner = (await createPerson(h.db, { subject: 'owner' })).id;
-  collection = (await createCollection(h.db, { title: 'C', ownerId: owner })).id;
+  owner = (await createPerson(storesOn(h.db).graph, { subject: 'owner' })).id;
+  collection = (await createCollection(storesOn(h.db).graph, { title: 'C', ownerId: owner })).id;
 });
 afterAll(async () => {
   await h.dispose();
@@ -63,7 +64,7 @@ describe('inntak CLI', () => {
   });
 
   it('member add grants member by default, and --access sets another level', async () => {
-    const person = (await createPerson(h.db, { subject: 'new-member' })).id;
+    const person = (await createPerson(storesOn(h.db).graph, { subject: 'new-member' })).id;
     expect(await run('member add', { collection, person })).toMatchObject({ subject_id: person, object_id: collection, access: 'member' });
     expect(await levelOf(person, collection)).toBe('member');
     await run('member add', { collection, person, access: 'admin' });

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { OPERATOR } from '@inntak/access';
-import { deliveryInHand, receiveWebhook } from '@inntak/intake';
-import { createCollection, createPerson } from '@inntak/postgres/graph';
-import { createWebhook, PostgresIntakeStore, setWebhookTemplate } from '@inntak/postgres/intake';
-import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { OPERATOR, createCollection, createPerson } from '@inntak/access';
+import { deliveryInHand, receiveWebhook, createWebhook, setWebhookTemplate } from '@inntak/intake';
+import { PostgresIntakeStore } from '@inntak/postgres/intake';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '@inntak/postgres/testing';
 import { runCli } from './__tests__/run-cli.js';
 
 // `inntak webhook deliveries | set-secret | rerender` run as a user runs them (the build).
@@ -15,8 +14,8 @@ let h: OpenTestDatabase;
 let collection: string;
 beforeAll(async () => {
   h = await openTestDatabase(quiet);
-  const owner = (await createPerson(h.db, { subject: 'owner' })).id;
-  collection = (await createCollection(h.db, { title: 'C', ownerId: owner })).id;
+  const owner = (await createPerson(storesOn(h.db).graph, { subject: 'owner' })).id;
+  collection = (await createCollection(storesOn(h.db).graph, { title: 'C', ownerId: owner })).id;
 });
 afterAll(() => h.dispose());
 
@@ -32,7 +31,7 @@ async function push(token: string) {
 
 describe('inntak webhook deliveries / set-secret / rerender', () => {
   it('set-secret reads the secret from stdin and answers with the scheme only', async () => {
-    const webhook = await createWebhook(h.db, { collectionId: collection });
+    const webhook = await createWebhook(storesOn(h.db).webhookAdmin, OPERATOR, { collectionId: collection });
     const { code, json } = await inntak(['webhook', 'set-secret', '--webhook', webhook.id, '--scheme', 'github', '--secret-stdin'], 'from-stdin-secret\n');
     expect(code).toBe(0);
     expect(json).toEqual({ webhook_id: webhook.id, scheme: 'github' });
@@ -45,7 +44,7 @@ describe('inntak webhook deliveries / set-secret / rerender', () => {
   });
 
   it('deliveries lists the log newest first and filters by status', async () => {
-    const webhook = await createWebhook(h.db, { collectionId: collection });
+    const webhook = await createWebhook(storesOn(h.db).webhookAdmin, OPERATOR, { collectionId: collection });
     const stored = await push(webhook.token);
     await new PostgresIntakeStore(h).recordFailedDelivery({
       id: '01a20000-0000-7000-8000-000000000001',
@@ -71,12 +70,12 @@ describe('inntak webhook deliveries / set-secret / rerender', () => {
   });
 
   it('rerender renders every delivery since a date with the current template, in batches, with progress on stderr', async () => {
-    const webhook = await createWebhook(h.db, { collectionId: collection });
+    const webhook = await createWebhook(storesOn(h.db).webhookAdmin, OPERATOR, { collectionId: collection });
     const old = await push(webhook.token);
     await h.db.updateTable('nodes').set({ created_at: new Date('2020-01-01') }).where('id', '=', old.node_id).execute();
     const recent = [];
     for (let i = 0; i < 5; i++) recent.push((await push(webhook.token)).node_id);
-    await setWebhookTemplate(h.db, OPERATOR, { webhook_id: webhook.id, template_id: 'forge-push' });
+    await setWebhookTemplate(storesOn(h.db).webhookAdmin, OPERATOR, { webhook_id: webhook.id, template_id: 'forge-push' });
 
     const { code, json, stderr } = await inntak(['webhook', 'rerender', '--webhook', webhook.id, '--since', '2025-01-01', '--batch', '2']);
     expect(code).toBe(0);

@@ -4,9 +4,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { createCollection, createPerson } from '@inntak/postgres/graph';
-import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '@inntak/postgres/testing';
 import { CLI } from './__tests__/run-cli.js';
+import { createCollection, createPerson } from '@inntak/access';
 
 // Issue 39 (CLI): --help of a group, the list commands, --table, webhook delete.
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
@@ -16,8 +16,8 @@ let collection: string;
 
 beforeAll(async () => {
   h = await openTestDatabase(quiet);
-  owner = (await createPerson(h.db, { subject: 'eier' })).id;
-  collection = (await createCollection(h.db, { title: 'Varsler', ownerId: owner })).id;
+  owner = (await createPerson(storesOn(h.db).graph, { subject: 'eier' })).id;
+  collection = (await createCollection(storesOn(h.db).graph, { title: 'Varsler', ownerId: owner })).id;
 });
 afterAll(() => h.dispose());
 

@@ -7,10 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { uuidv7 } from '@inntak/core';
 import { LocalFileStore } from '@inntak/files';
 import { fileKeyOf, parseWav, type MediaMetadata } from '@inntak/media';
-import { createCollection, createNode, createPerson } from '@inntak/postgres/graph';
 import { createMediaNode } from '@inntak/postgres/media';
-import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '@inntak/postgres/testing';
 import { runCli } from './__tests__/run-cli.js';
+import { createCollection, createNode, createPerson } from '@inntak/access';
 
 // The CLI and the worker run from their builds (npm test builds first), as a user would run them.
 const WORKER = fileURLToPath(new URL('../../worker/dist/main.js', import.meta.url));
@@ -23,8 +23,8 @@ let collectionId: string;
 beforeAll(async () => {
   h = await openTestDatabase();
   storageDir = await mkdtemp(join(tmpdir(), 'inntak-cli-media-'));
-  ownerId = (await createPerson(h.db, { subject: 'eier' })).id;
-  collectionId = (await createCollection(h.db, { title: 'Nyheter', ownerId })).id;
+  ownerId = (await createPerson(storesOn(h.db).graph, { subject: 'eier' })).id;
+  collectionId = (await createCollection(storesOn(h.db).graph, { title: 'Nyheter', ownerId })).id;
 });
 afterAll(() => h.dispose());
 
@@ -39,7 +39,7 @@ function inntakWith(overrides: Record<string, string>, ...args: string[]) {
 }
 
 async function article(title: string, content: string): Promise<string> {
-  return (await createNode(h.db, { personId: ownerId, isAdmin: false }, { node_kind: 'content', title, content, collection_id: collectionId })).id;
+  return (await createNode(storesOn(h.db).graph, { personId: ownerId, isAdmin: false }, { node_kind: 'content', title, content, collection_id: collectionId })).id;
 }
 
 describe('inntak prune', () => {

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { createCollection, createNode, createPerson } from '@inntak/postgres/graph';
-import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '@inntak/postgres/testing';
+import { createCollection, createNode, createPerson } from '@inntak/access';
 
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
@@ -16,8 +16,8 @@ const dir = mkdtempSync(join(tmpdir(), 'inntak-orchestration-'));
 
 beforeAll(async () => {
   h = await openTestDatabase(quiet);
-  owner = (await createPerson(h.db, { subject: 'owner' })).id;
-  collection = (await createCollection(h.db, { title: 'Varsler', ownerId: owner })).id;
+  owner = (await createPerson(storesOn(h.db).graph, { subject: 'owner' })).id;
+  collection = (await createCollection(storesOn(h.db).graph, { title: 'Varsler', ownerId: owner })).id;
 });
 afterAll(() => h.dispose());
 
@@ -45,7 +45,7 @@ describe('inntak orchestration add', () => {
     const node = await h.db.selectFrom('nodes').select(['node_kind', 'created_by', 'metadata']).where('id', '=', out.id as string).executeTakeFirstOrThrow();
     expect(node).toEqual({ node_kind: 'orchestration', created_by: owner, metadata: { trigger: { event: 'node.created', conditions: { node_kind: 'content' } } } });
 
-    const inside = await createNode(h.db, { personId: owner, isAdmin: false }, { node_kind: 'content', title: 'Inne', collection_id: collection });
+    const inside = await createNode(storesOn(h.db).graph, { personId: owner, isAdmin: false }, { node_kind: 'content', title: 'Inne', collection_id: collection });
     const runs = await h.db.selectFrom('orchestration_runs').select(['subject_id', 'job_id']).where('orchestration_id', '=', out.id as string).execute();
     expect(runs).toEqual([{ subject_id: inside.id, job_id: expect.any(String) }]);
   });
@@ -70,8 +70,8 @@ describe('inntak orchestration add', () => {
 
 describe('orchestrations per person (issue 22, finding 8)', () => {
   it('orchestration add is refused beyond ORCHESTRATIONS_PER_PERSON for the collection owner, and saves nothing', async () => {
-    const other = (await createPerson(h.db, { subject: 'capped-owner' })).id;
-    const place = (await createCollection(h.db, { title: 'Begrenset', ownerId: other })).id;
+    const other = (await createPerson(storesOn(h.db).graph, { subject: 'capped-owner' })).id;
+    const place = (await createCollection(storesOn(h.db).graph, { title: 'Begrenset', ownerId: other })).id;
     const file = join(dir, 'cap.yaml');
     writeFileSync(file, 'steps:\n  - action: set_metadata\n    with: { node_id: "{event.node.id}", key: sett, value: true }\n');
     const env = { ORCHESTRATIONS_PER_PERSON: '1' };

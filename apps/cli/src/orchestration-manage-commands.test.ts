@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { createCollection, createPerson } from '@inntak/postgres/graph';
-import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '@inntak/postgres/testing';
+import { createCollection, createPerson } from '@inntak/access';
 
 // inntak orchestration update | enable | disable | delete | run | runs | rerun | set-secret (issue 27).
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -17,8 +17,8 @@ const dir = mkdtempSync(join(tmpdir(), 'inntak-orchestration-manage-'));
 
 beforeAll(async () => {
   h = await openTestDatabase(quiet);
-  const owner = (await createPerson(h.db, { subject: 'owner' })).id;
-  collection = (await createCollection(h.db, { title: 'Varsler', ownerId: owner })).id;
+  const owner = (await createPerson(storesOn(h.db).graph, { subject: 'owner' })).id;
+  collection = (await createCollection(storesOn(h.db).graph, { title: 'Varsler', ownerId: owner })).id;
 });
 afterAll(() => h.dispose());
 

@@ -2,10 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { createNode, createPerson } from '@inntak/postgres/graph';
-import { createVariant, recordAbCounts } from '@inntak/postgres/publishing';
-import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { recordAbCounts } from '@inntak/postgres/publishing';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '@inntak/postgres/testing';
 import { runDatabaseCommand } from './commands.js';
+import { createNode, createPerson } from '@inntak/access';
+import { createVariant } from '@inntak/publishing';
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -14,7 +15,7 @@ let owner: string;
 
 beforeAll(async () => {
   h = await openTestDatabase(quiet);
-  owner = (await createPerson(h.db, { subject: 'publisher' })).id;
+  owner = (await createPerson(storesOn(h.db).graph, { subject: 'publisher' })).id;
 });
 afterAll(() => h.dispose());
 
@@ -31,7 +32,7 @@ describe('inntak publication add, publish, ab evaluate', () => {
     const { id } = await run('publication add', { slug: 'cli-blad', title: 'CLI-bladet', owner });
     const row = await h.db.selectFrom('nodes').select('metadata').where('id', '=', id as string).executeTakeFirstOrThrow();
     expect(row.metadata).toEqual({ publication: { slug: 'cli-blad', title: 'CLI-bladet', about: '', domains: [], language: 'nb' } });
-    const article = await createNode(h.db, { personId: owner, isAdmin: false }, { node_kind: 'content', title: 'Sak' });
+    const article = await createNode(storesOn(h.db).graph, { personId: owner, isAdmin: false }, { node_kind: 'content', title: 'Sak' });
     const published = await run('publish', { publication: id as string, node: article.id });
     const edge = await h.db.selectFrom('edges').selectAll().where('id', '=', published.edge_id as string).executeTakeFirstOrThrow();
     expect(edge).toMatchObject({ source_id: article.id, target_id: id, edge_type: 'published_in' });
@@ -46,11 +47,11 @@ describe('inntak publication add, publish, ab evaluate', () => {
 
   it('ab results --publication prints the tests of a publication with counts, intervals, p and why undecided', async () => {
     const { id: publicationId } = (await run('publication add', { slug: 'cli-ab', title: 'AB', owner })) as { id: string };
-    const article = await createNode(h.db, { personId: owner, isAdmin: false }, { node_kind: 'content', title: 'Sak' });
+    const article = await createNode(storesOn(h.db).graph, { personId: owner, isAdmin: false }, { node_kind: 'content', title: 'Sak' });
     await run('publish', { publication: publicationId, node: article.id });
     const actor = { personId: owner, isAdmin: false };
-    const a = await createVariant(h.db, actor, { publication_id: publicationId, article_id: article.id, variant_type: 'headline', title: 'A' });
-    const b = await createVariant(h.db, actor, { publication_id: publicationId, article_id: article.id, variant_type: 'headline', title: 'B' });
+    const a = await createVariant(storesOn(h.db).publishing, actor, { publication_id: publicationId, article_id: article.id, variant_type: 'headline', title: 'A' });
+    const b = await createVariant(storesOn(h.db).publishing, actor, { publication_id: publicationId, article_id: article.id, variant_type: 'headline', title: 'B' });
     await recordAbCounts(h.db, [
       { variant_edge_id: a.edge_id, hour_of_week: 1, impressions: 50, clicks: 5 },
       { variant_edge_id: b.edge_id, hour_of_week: 1, impressions: 40, clicks: 2 },

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
 import { parseCrontab } from 'graphile-worker';
-import { OPERATOR } from '@inntak/access';
-import { createNode, createPerson } from '@inntak/postgres/graph';
-import { createPublication, createVariant, publishArticle, recordAbCounts } from '@inntak/postgres/publishing';
-import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { OPERATOR, createNode, createPerson } from '@inntak/access';
+import { recordAbCounts } from '@inntak/postgres/publishing';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '@inntak/postgres/testing';
 import { loadConfig } from './config.js';
 import { runGovernedOnce } from './__tests__/run-governed-once.js';
+import { createPublication, createVariant, publishArticle } from '@inntak/publishing';
 
 let database: OpenTestDatabase;
 beforeAll(async () => {
@@ -28,11 +28,11 @@ describe('the A/B evaluator in the worker', () => {
   });
 
   it('an ab_evaluate job decides a test with enough impressions and a significant difference', async () => {
-    const owner = await createPerson(database.db, { subject: 'w-owner' });
-    const pub = await createPublication(database.db, { title: 'W', slug: 'w', ownerId: owner.id });
-    const article = await createNode(database.db, { personId: owner.id, isAdmin: false }, { node_kind: 'content', title: 'A' });
-    await publishArticle(database.db, OPERATOR, { publication_id: pub.id, node_id: article.id });
-    const v = (title: string) => createVariant(database.db, OPERATOR, { publication_id: pub.id, article_id: article.id, variant_type: 'headline', title });
+    const owner = await createPerson(storesOn(database.db).graph, { subject: 'w-owner' });
+    const pub = await createPublication(storesOn(database.db).publishing, OPERATOR, { title: 'W', slug: 'w', ownerId: owner.id });
+    const article = await createNode(storesOn(database.db).graph, { personId: owner.id, isAdmin: false }, { node_kind: 'content', title: 'A' });
+    await publishArticle(storesOn(database.db).publishing, OPERATOR, { publication_id: pub.id, node_id: article.id });
+    const v = (title: string) => createVariant(storesOn(database.db).publishing, OPERATOR, { publication_id: pub.id, article_id: article.id, variant_type: 'headline', title });
     const a = (await v('A')).edge_id;
     const b = (await v('B')).edge_id;
     await recordAbCounts(database.db, [

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
 import { uuidv7 } from '@inntak/core';
-import { createCollection, createPerson } from '@inntak/postgres/graph';
 import { enqueueJob } from '@inntak/postgres/jobs';
-import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '@inntak/postgres/testing';
 import { runGovernedOnce } from './__tests__/run-governed-once.js';
+import { createCollection, createPerson } from '@inntak/access';
 
 let h: OpenTestDatabase;
 beforeAll(async () => {
@@ -14,8 +14,8 @@ afterAll(() => h.dispose());
 
 describe('access_repair job', () => {
   it("copies the collection's access rows that intake could not, when the worker runs the queued repair", async () => {
-    const owner = await createPerson(h.db, { subject: 'o' });
-    const collection = await createCollection(h.db, { title: 'C', ownerId: owner.id });
+    const owner = await createPerson(storesOn(h.db).graph, { subject: 'o' });
+    const collection = await createCollection(storesOn(h.db).graph, { title: 'C', ownerId: owner.id });
     const nodeId = uuidv7();
     const edgeId = uuidv7();
     await h.db.insertInto('nodes').values({ id: nodeId, node_kind: 'content', title: null, content: null, metadata: '{}', created_by: null }).execute();

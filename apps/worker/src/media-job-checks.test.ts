@@ -2,12 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { OPERATOR } from '@inntak/access';
+import { OPERATOR, createCollection, createNode, createPerson, grantAccess, revokeAccess } from '@inntak/access';
 import { LocalFileStore } from '@inntak/files';
 import { DEFAULT_SPEECH_LIMITS, encodeWav, fileKeyOf, generateSpeech, MixdownError, queueMixdown, renderMix, SpeechLimitError, type MediaMetadata } from '@inntak/media';
-import { createCollection, createNode, createPerson, grantAccess, revokeAccess } from '@inntak/postgres/graph';
 import { createMediaNode, PostgresMediaStore, postgresMixdownCatalog, postgresSpeechCatalog } from '@inntak/postgres/media';
-import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '@inntak/postgres/testing';
 import { EspeakSpeechSynthesizer } from './espeak-speech-synthesizer.js';
 
 // The checks tts_generate and render_mix make in the transaction that creates their media node
@@ -24,7 +23,7 @@ const never = new AbortController().signal;
 beforeAll(async () => {
   h = await openTestDatabase();
   files = new LocalFileStore(await mkdtemp(join(tmpdir(), 'inntak-media-checks-')));
-  ownerId = (await createPerson(h.db, { subject: 'eier' })).id;
+  ownerId = (await createPerson(storesOn(h.db).graph, { subject: 'eier' })).id;
 });
 afterAll(() => h.dispose());
 
@@ -38,7 +37,7 @@ async function audioSource(ownerNode: string, wav: Uint8Array): Promise<string> 
 }
 
 async function roomWithChannels(collectionId: string, sources: string[]): Promise<string> {
-  const roomId = (await createNode(h.db, owner(), { node_kind: 'communication', title: 'Rom', collection_id: collectionId })).id;
+  const roomId = (await createNode(storesOn(h.db).graph, owner(), { node_kind: 'communication', title: 'Rom', collection_id: collectionId })).id;
   for (const nodeId of sources) {
     await h.db.insertInto('mixer_channels').values({ id: crypto.randomUUID(), room_id: roomId, node_id: nodeId, label: 'kanal', gain_db: 0, muted: false, offset_ms: 0, effects: '{}' }).execute();
   }
@@ -55,12 +54,12 @@ describe('MEDIA_BYTES_PER_COLLECTION in the worker', () => {
   it('two tts_generate jobs finishing together that would pass the quota only one at a time: exactly one makes its media, the other fails naming the limit and leaves no file', async () => {
     const text = 'Kort melding fra redaksjonen.';
     // One reading's size, measured in a collection of its own.
-    const probe = (await createCollection(h.db, { title: 'Måling', ownerId })).id;
-    const probed = await generateSpeech({ catalog: postgresSpeechCatalog(h.db), files, synthesizer: espeak }, { node_id: (await createNode(h.db, owner(), { node_kind: 'content', title: null, content: text, collection_id: probe })).id, voice: 'nb', rate: 175 }, never);
-    const collectionId = (await createCollection(h.db, { title: 'Full', ownerId })).id;
+    const probe = (await createCollection(storesOn(h.db).graph, { title: 'Måling', ownerId })).id;
+    const probed = await generateSpeech({ catalog: postgresSpeechCatalog(h.db), files, synthesizer: espeak }, { node_id: (await createNode(storesOn(h.db).graph, owner(), { node_kind: 'content', title: null, content: text, collection_id: probe })).id, voice: 'nb', rate: 175 }, never);
+    const collectionId = (await createCollection(storesOn(h.db).graph, { title: 'Full', ownerId })).id;
     const nodes = [
-      (await createNode(h.db, owner(), { node_kind: 'content', title: null, content: text, collection_id: collectionId })).id,
-      (await createNode(h.db, owner(), { node_kind: 'content', title: null, content: text, collection_id: collectionId })).id,
+      (await createNode(storesOn(h.db).graph, owner(), { node_kind: 'content', title: null, content: text, collection_id: collectionId })).id,
+      (await createNode(storesOn(h.db).graph, owner(), { node_kind: 'content', title: null, content: text, collection_id: collectionId })).id,
     ];
     const limits = { ...DEFAULT_SPEECH_LIMITS, collectionMediaBytes: Math.floor(probed.bytes * 1.5) };
     const results = await Promise.allSettled(nodes.map((node_id) => generateSpeech({ catalog: postgresSpeechCatalog(h.db), files, synthesizer: espeak, limits }, { node_id, voice: 'nb', rate: 175 }, never)));
@@ -73,9 +72,9 @@ describe('MEDIA_BYTES_PER_COLLECTION in the worker', () => {
   });
 
   it('two render_mix jobs finishing together into one collection with room for one mix: exactly one is made, the other fails and leaves no file', async () => {
-    const probe = (await createCollection(h.db, { title: 'Måling', ownerId })).id;
+    const probe = (await createCollection(storesOn(h.db).graph, { title: 'Måling', ownerId })).id;
     const mixBytes = (await renderMix({ catalog: postgresMixdownCatalog(h.db), files }, { room_id: await roomWithChannels(probe, [await audioSource(probe, tone(1))]) }, never)).bytes;
-    const collectionId = (await createCollection(h.db, { title: 'Studio', ownerId })).id;
+    const collectionId = (await createCollection(storesOn(h.db).graph, { title: 'Studio', ownerId })).id;
     const rooms = [await roomWithChannels(collectionId, [await audioSource(collectionId, tone(1))]), await roomWithChannels(collectionId, [await audioSource(collectionId, tone(1))])];
     const used = await postgresSpeechCatalog(h.db).collectionMediaBytes(collectionId);
     const quota = used + Math.floor(mixBytes * 1.5);
@@ -91,29 +90,29 @@ describe('MEDIA_BYTES_PER_COLLECTION in the worker', () => {
 
 describe('render_mix checks its asker again when it runs', () => {
   it('a source the asker could read when queueing but not when the job runs: refused, no media node, no file; readable again, the mix is made', async () => {
-    const collectionId = (await createCollection(h.db, { title: 'Sending', ownerId })).id;
-    const kept = (await createCollection(h.db, { title: 'Arkiv', ownerId })).id;
-    const guestId = (await createPerson(h.db, { subject: 'gjest' })).id;
-    await grantAccess(h.db, OPERATOR, { subject_id: guestId, object_id: collectionId, access: 'member' });
-    await grantAccess(h.db, OPERATOR, { subject_id: guestId, object_id: kept, access: 'reader' });
+    const collectionId = (await createCollection(storesOn(h.db).graph, { title: 'Sending', ownerId })).id;
+    const kept = (await createCollection(storesOn(h.db).graph, { title: 'Arkiv', ownerId })).id;
+    const guestId = (await createPerson(storesOn(h.db).graph, { subject: 'gjest' })).id;
+    await grantAccess(storesOn(h.db).graph, OPERATOR, { subject_id: guestId, object_id: collectionId, access: 'member' });
+    await grantAccess(storesOn(h.db).graph, OPERATOR, { subject_id: guestId, object_id: kept, access: 'reader' });
     const roomId = await roomWithChannels(collectionId, [await audioSource(collectionId, tone(1)), await audioSource(kept, tone(2))]);
     const jobId = await queueMixdown(new PostgresMediaStore(h.db), { personId: guestId, isAdmin: false }, { room_id: roomId });
     const { payload } = await h.db.selectFrom('job_queue').select('payload').where('id', '=', String(jobId)).executeTakeFirstOrThrow();
     const request = payload as { room_id: string; requested_by?: string };
     expect(request.requested_by).toBe(guestId);
 
-    await revokeAccess(h.db, OPERATOR, { subject_id: guestId, object_id: kept });
+    await revokeAccess(storesOn(h.db).graph, OPERATOR, { subject_id: guestId, object_id: kept });
     const run = () => renderMix({ catalog: postgresMixdownCatalog(h.db), files }, request, never);
     await expect(run()).rejects.toThrow(new MixdownError("the person who asked for the mix may no longer read every channel's source"));
     expect(await generatedMedia(collectionId)).toEqual([]);
     expect(await tempFiles()).toEqual([]);
 
-    await grantAccess(h.db, OPERATOR, { subject_id: guestId, object_id: kept, access: 'reader' });
-    await revokeAccess(h.db, OPERATOR, { subject_id: guestId, object_id: collectionId });
+    await grantAccess(storesOn(h.db).graph, OPERATOR, { subject_id: guestId, object_id: kept, access: 'reader' });
+    await revokeAccess(storesOn(h.db).graph, OPERATOR, { subject_id: guestId, object_id: collectionId });
     await expect(run()).rejects.toThrow(new MixdownError('the person who asked for the mix is no longer a member of the room'));
     expect(await generatedMedia(collectionId)).toEqual([]);
 
-    await grantAccess(h.db, OPERATOR, { subject_id: guestId, object_id: collectionId, access: 'member' });
+    await grantAccess(storesOn(h.db).graph, OPERATOR, { subject_id: guestId, object_id: collectionId, access: 'member' });
     expect((await run()).channels).toBe(2);
     expect(await generatedMedia(collectionId)).toHaveLength(1);
   });

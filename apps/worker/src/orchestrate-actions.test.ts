@@ -1,13 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
-import { createCollection, createNode } from '@inntak/postgres/graph';
 import { getJob } from '@inntak/postgres/jobs';
-import { createWebhook } from '@inntak/postgres/intake';
-import { OPERATOR } from '@inntak/access';
+import { OPERATOR, createCollection, createNode } from '@inntak/access';
 import { runOrchestration } from '@inntak/orchestration';
 import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
 import { runGovernedOnce } from './__tests__/run-governed-once.js';
 import { addOrchestration, alice, ALLOW, content, h, inbox, logOf, paths, received, registerTool, serverHost, setupOrchestrationScene } from './__tests__/orchestration-scene.js';
+import { createWebhook } from '@inntak/intake';
+import { storesOn } from '@inntak/postgres/testing';
 
 // The actions that reach outside the graph: http_post, run_cli_tool and generate_tts.
 
@@ -85,8 +85,8 @@ describe('http_post does not post into the service’s own intake (second attack
     // The attack on a running service (ORCHESTRATION_HTTP_ALLOW naming the service's own host):
     // an orchestration posting each new node to its own collection's webhook URL; intake wrote
     // each as a new root event, so the loop never ended (577 nodes in 12 s).
-    const own = (await createCollection(h.db, { title: 'Sløyfe', ownerId: alice.personId })).id;
-    const { token } = await createWebhook(h.db, { collectionId: own, templateId: null, title: 'Inn' });
+    const own = (await createCollection(storesOn(h.db).graph, { title: 'Sløyfe', ownerId: alice.personId })).id;
+    const { token } = await createWebhook(storesOn(h.db).webhookAdmin, OPERATOR, { collectionId: own, templateId: null, title: 'Inn' });
     const spellings = [
       `http://${serverHost}/api/webhook/${token}`,
       `http://${serverHost}/API/Webhook/%${token.charCodeAt(0).toString(16)}${token.slice(1)}`,
@@ -121,7 +121,7 @@ describe('execution: no shell, encoded URLs (issue 22, finding 14)', () => {
   - action: run_cli_tool
     with: { tool_id: "${echo}", args: ["{event.node.title}", "-n"] }
 `);
-    await createNode(h.db, alice, { node_kind: 'content', title, collection_id: inbox, metadata: { traits: ['skall'] } });
+    await createNode(storesOn(h.db).graph, alice, { node_kind: 'content', title, collection_id: inbox, metadata: { traits: ['skall'] } });
     await runGovernedOnce(h, ALLOW);
     expect((await logOf(o))[0]).toMatchObject({ status: 'ok', output: { exit_code: 0, stdout: `${title} -n\n` } });
     expect(existsSync(marker)).toBe(false);
@@ -132,9 +132,9 @@ describe('execution: no shell, encoded URLs (issue 22, finding 14)', () => {
   - action: http_post
     with: { url: "http://${serverHost}/hooks/{event.node.title}?from=inntak", body: { id: "{event.node.id}" } }
 `);
-    await createNode(h.db, alice, { node_kind: 'content', title: '..%2F..%2Fadmin?x=1#', collection_id: inbox, metadata: { traits: ['url'] } });
-    await createNode(h.db, alice, { node_kind: 'content', title: '../admin', collection_id: inbox, metadata: { traits: ['url'] } });
-    await createNode(h.db, alice, { node_kind: 'content', title: '..', collection_id: inbox, metadata: { traits: ['url'] } });
+    await createNode(storesOn(h.db).graph, alice, { node_kind: 'content', title: '..%2F..%2Fadmin?x=1#', collection_id: inbox, metadata: { traits: ['url'] } });
+    await createNode(storesOn(h.db).graph, alice, { node_kind: 'content', title: '../admin', collection_id: inbox, metadata: { traits: ['url'] } });
+    await createNode(storesOn(h.db).graph, alice, { node_kind: 'content', title: '..', collection_id: inbox, metadata: { traits: ['url'] } });
     const before = paths.length;
     await runGovernedOnce(h, ALLOW);
     expect(paths.slice(before).sort()).toEqual(['/hooks/%2E%2E%252F%2E%2E%252Fadmin%3Fx%3D1%23?from=inntak', '/hooks/%2E%2E%2Fadmin?from=inntak'].sort());

@@ -6,11 +6,12 @@ import { join } from 'node:path';
 import { LocalFileStore } from '@inntak/files';
 import { DEFAULT_SPEECH_LIMITS } from '@inntak/media';
 import { MAX_DEPTH } from '@inntak/orchestration';
-import { createCollection, createEdge, createNode, createPerson } from '@inntak/postgres/graph';
 import { runGovernedOnce } from './__tests__/run-governed-once.js';
 import { loadConfig } from './config.js';
 import { EspeakSpeechSynthesizer } from './espeak-speech-synthesizer.js';
 import { addOrchestration, alice, ALLOW, content, h, logOf, MARK, metadataOf, runsOf, setupOrchestrationScene } from './__tests__/orchestration-scene.js';
+import { createCollection, createEdge, createNode, createPerson } from '@inntak/access';
+import { storesOn } from '@inntak/postgres/testing';
 
 // What stops a cascade of orchestrations: the depth limit, the TTS queue limit and the budget per root event.
 
@@ -18,12 +19,12 @@ setupOrchestrationScene();
 
 describe('loops', () => {
   it(`an orchestration whose own action triggers it again stops at depth ${MAX_DEPTH}, logged as skipped`, async () => {
-    const loop = (await createCollection(h.db, { title: 'Løkke', ownerId: alice.personId })).id;
+    const loop = (await createCollection(storesOn(h.db).graph, { title: 'Løkke', ownerId: alice.personId })).id;
     const o = await addOrchestration(alice, { event: 'node.created' }, `steps:
   - action: create_node
     with: { collection_id: "${loop}", node_kind: content, title: "Ekko" }
 `);
-    await createEdge(h.db, alice, { source_id: o, target_id: loop, edge_type: 'observes' });
+    await createEdge(storesOn(h.db).graph, alice, { source_id: o, target_id: loop, edge_type: 'observes' });
     await content(alice, { collection_id: loop });
     for (let i = 0; i < MAX_DEPTH + 2; i++) await runGovernedOnce(h, ALLOW);
     const log = await logOf(o);
@@ -77,10 +78,10 @@ describe('generate_tts counts against TTS_JOBS_PER_PERSON (second attack on issu
     // The attack on a running service: the API refuses a third TTS job of one person at once
     // (429), but a stranger's orchestration with six generate_tts steps queued six, and one with
     // 50 steps queues 50 per write, each up to TTS_MAX_AUDIO_SECONDS of audio.
-    const carol = { personId: (await createPerson(h.db, { subject: 'carol-tts' })).id, isAdmin: false as const };
+    const carol = { personId: (await createPerson(storesOn(h.db).graph, { subject: 'carol-tts' })).id, isAdmin: false as const };
     const steps = Array.from({ length: 6 }, () => '  - action: generate_tts\n    with: { node_id: "{event.node.id}" }\n').join('');
     const o = await addOrchestration(carol, { event: 'node.created', conditions: { has_trait: 'mange-opplesninger' } }, `steps:\n${steps}`);
-    await createNode(h.db, carol, { node_kind: 'content', title: 'Les meg', metadata: { traits: ['mange-opplesninger'] } });
+    await createNode(storesOn(h.db).graph, carol, { node_kind: 'content', title: 'Les meg', metadata: { traits: ['mange-opplesninger'] } });
     // Jobs run one at a time: the TTS jobs the run queues are still queued while its steps run.
     await runGovernedOnce(h, { ...ALLOW, ttsJobsPerPerson: 2 });
     const queued = await h.db
@@ -105,10 +106,10 @@ describe('budget per root event (issue 22, finding 7)', () => {
 
   it('three create_node steps into the observed collection stop at the budget: at most that many writes, the rest logged as skipped', async () => {
     const budget = 10;
-    const fan = (await createCollection(h.db, { title: 'Vifte', ownerId: alice.personId })).id;
+    const fan = (await createCollection(storesOn(h.db).graph, { title: 'Vifte', ownerId: alice.personId })).id;
     const step = `  - action: create_node\n    with: { collection_id: "${fan}", node_kind: content, title: "Kopi" }\n`;
     const o = await addOrchestration(alice, { event: 'node.created', conditions: { node_kind: 'content' } }, `steps:\n${step}${step}${step}`);
-    await createEdge(h.db, alice, { source_id: o, target_id: fan, edge_type: 'observes' });
+    await createEdge(storesOn(h.db).graph, alice, { source_id: o, target_id: fan, edge_type: 'observes' });
     const root = await content(alice, { collection_id: fan });
     for (let i = 0; i < MAX_DEPTH + 2; i++) await runGovernedOnce(h, { ...ALLOW, budget });
 
@@ -132,9 +133,9 @@ describe('budget per root event (issue 22, finding 7)', () => {
   });
 
   it('a second root event gets a budget of its own', async () => {
-    const fan = (await createCollection(h.db, { title: 'Vifte 2', ownerId: alice.personId })).id;
+    const fan = (await createCollection(storesOn(h.db).graph, { title: 'Vifte 2', ownerId: alice.personId })).id;
     const o = await addOrchestration(alice, { event: 'node.created', conditions: { node_kind: 'budsjett' } }, MARK('sett'));
-    await createEdge(h.db, alice, { source_id: o, target_id: fan, edge_type: 'observes' });
+    await createEdge(storesOn(h.db).graph, alice, { source_id: o, target_id: fan, edge_type: 'observes' });
     const first = await content(alice, { collection_id: fan, node_kind: 'budsjett' });
     const second = await content(alice, { collection_id: fan, node_kind: 'budsjett' });
     await runGovernedOnce(h, { ...ALLOW, budget: 1 });

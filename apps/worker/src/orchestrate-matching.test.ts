@@ -1,10 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { createCollection, createEdge, tagNode } from '@inntak/postgres/graph';
 import { getJob } from '@inntak/postgres/jobs';
-import { deliveryInHand, receiveWebhook } from '@inntak/intake';
-import { createWebhook, PostgresIntakeStore } from '@inntak/postgres/intake';
+import { deliveryInHand, receiveWebhook, createWebhook } from '@inntak/intake';
+import { PostgresIntakeStore } from '@inntak/postgres/intake';
 import { runGovernedOnce } from './__tests__/run-governed-once.js';
 import { addOrchestration, alice, ALLOW, bob, content, h, inbox, logOf, MARK, metadataOf, runsOf, setupOrchestrationScene } from './__tests__/orchestration-scene.js';
+import { createCollection, createEdge, tagNode, OPERATOR } from '@inntak/access';
+import { storesOn } from '@inntak/postgres/testing';
 
 // Which events start an orchestration, as whom, and how its steps, variables and fallbacks run.
 
@@ -41,8 +42,8 @@ describe('matching: conditions', () => {
 `);
     const node = await content();
     const other = await content();
-    const tagged = await tagNode(h.db, alice, { node_id: node, tag: 'NYHETER' });
-    await tagNode(h.db, alice, { node_id: other, tag: 'sport' });
+    const tagged = await tagNode(storesOn(h.db).graph, alice, { node_id: node, tag: 'NYHETER' });
+    await tagNode(storesOn(h.db).graph, alice, { node_id: other, tag: 'sport' });
     expect(await runsOf(o)).toEqual([tagged.edge_id]);
     await runGovernedOnce(h, ALLOW);
     expect(await metadataOf(node)).toEqual({ tagged_as: 'nyheter' });
@@ -59,9 +60,9 @@ describe('matching: conditions', () => {
 
 describe('matching: observes', () => {
   it('an orchestration observing a collection matches nodes created in it, not elsewhere', async () => {
-    const watched = (await createCollection(h.db, { title: 'Overvåket', ownerId: alice.personId })).id;
+    const watched = (await createCollection(storesOn(h.db).graph, { title: 'Overvåket', ownerId: alice.personId })).id;
     const o = await addOrchestration(alice, { event: 'node.created' }, MARK('observed'));
-    await createEdge(h.db, alice, { source_id: o, target_id: watched, edge_type: 'observes' });
+    await createEdge(storesOn(h.db).graph, alice, { source_id: o, target_id: watched, edge_type: 'observes' });
     const hit = await content(alice, { collection_id: watched });
     await content(alice, { collection_id: inbox });
     expect(await runsOf(o)).toEqual([hit]);
@@ -74,12 +75,12 @@ describe('matching: observes', () => {
   - action: set_metadata
     with: { node_id: "{event.edge.source_id}", key: linked, value: "{event.edge.target_id}" }
 `);
-    await createEdge(h.db, alice, { source_id: o, target_id: watched, edge_type: 'observes' });
+    await createEdge(storesOn(h.db).graph, alice, { source_id: o, target_id: watched, edge_type: 'observes' });
     // Not a real media node: media nodes are made by the service only (create_node refuses the kind).
     const media = await content(alice);
-    const from = await createEdge(h.db, alice, { source_id: watched, target_id: media, edge_type: 'has_media' });
-    const to = await createEdge(h.db, alice, { source_id: media, target_id: watched, edge_type: 'has_media' });
-    await createEdge(h.db, alice, { source_id: elsewhere, target_id: media, edge_type: 'has_media' });
+    const from = await createEdge(storesOn(h.db).graph, alice, { source_id: watched, target_id: media, edge_type: 'has_media' });
+    const to = await createEdge(storesOn(h.db).graph, alice, { source_id: media, target_id: watched, edge_type: 'has_media' });
+    await createEdge(storesOn(h.db).graph, alice, { source_id: elsewhere, target_id: media, edge_type: 'has_media' });
     expect((await runsOf(o)).sort()).toEqual([from.id, to.id].sort());
     await runGovernedOnce(h, ALLOW);
     expect(await metadataOf(watched)).toEqual({ linked: media });
@@ -88,16 +89,16 @@ describe('matching: observes', () => {
 
 describe('webhook intake', () => {
   it('a push delivered to an observed collection runs the orchestration as the collection owner (the webhook node itself is no content)', async () => {
-    const archive = (await createCollection(h.db, { title: 'Arkiv', ownerId: alice.personId })).id;
-    const watched = (await createCollection(h.db, { title: 'Varsler', ownerId: alice.personId })).id;
+    const archive = (await createCollection(storesOn(h.db).graph, { title: 'Arkiv', ownerId: alice.personId })).id;
+    const watched = (await createCollection(storesOn(h.db).graph, { title: 'Varsler', ownerId: alice.personId })).id;
     const o = await addOrchestration(alice, { event: 'node.created', conditions: { node_kind: 'content' } }, `steps:
   - action: create_node
     with: { collection_id: "${archive}", node_kind: content, title: "Sett: {event.node.title}" }
   - action: set_metadata
     with: { node_id: "{event.node.id}", key: arkivert_som, value: "{steps.1.output.id}" }
 `);
-    await createEdge(h.db, alice, { source_id: o, target_id: watched, edge_type: 'observes' });
-    const webhook = await createWebhook(h.db, { collectionId: watched, templateId: 'forge-push', title: null });
+    await createEdge(storesOn(h.db).graph, alice, { source_id: o, target_id: watched, edge_type: 'observes' });
+    const webhook = await createWebhook(storesOn(h.db).webhookAdmin, OPERATOR, { collectionId: watched, templateId: 'forge-push', title: null });
     const store = new PostgresIntakeStore(h);
     const quiet = { error() {}, warn() {}, info() {}, debug() {} };
     const pushed = await receiveWebhook(

@@ -2,13 +2,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
-import { createNode } from '@inntak/postgres/graph';
 import { enqueueJob, getJob } from '@inntak/postgres/jobs';
-import { OPERATOR } from '@inntak/access';
+import { OPERATOR, createNode } from '@inntak/access';
 import { runOrchestration } from '@inntak/orchestration';
 import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
 import { runGovernedOnce } from './__tests__/run-governed-once.js';
 import { addOrchestration, alice, bob, h, logOf, setupOrchestrationScene } from './__tests__/orchestration-scene.js';
+import { storesOn } from '@inntak/postgres/testing';
 
 // One login holds every worker slot (issue 35, finding 3): http_post's retry slept inside the job
 // (60 + 120 + 240 + 480 s, past the 600 s timeout) and orchestrate could take all three slots, so
@@ -76,7 +76,7 @@ describe('orchestrate takes at most two of the three slots (issue 35, finding 3)
     const o = await addOrchestration(alice, { event: 'manual' }, `steps:\n  - action: http_post\n    with: { url: "http://${host}/treg", body: {} }\n`);
     answers = ['hold', 'hold', 'hold'];
     for (let i = 0; i < 3; i++) await runOrchestration(new PostgresOrchestrationStore(h.db), OPERATOR, o, {});
-    const node = (await createNode(h.db, bob, { node_kind: 'content', title: 'Bobs nyhet' })).id;
+    const node = (await createNode(storesOn(h.db).graph, bob, { node_kind: 'content', title: 'Bobs nyhet' })).id;
     const reading = await enqueueJob(h.db, 'tts_generate', { node_id: node, requested_by: bob.personId });
 
     const runners = runGovernedOnce(h, { httpAllow: [host], cliAllow: [] }, undefined, { runners: 3 });

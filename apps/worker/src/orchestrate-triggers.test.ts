@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
-import { OPERATOR } from '@inntak/access';
-import { grantAccess } from '@inntak/postgres/graph';
-import { createOrchestration, PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
-import { checkOrchestrationNode, planScheduledRuns, rerunOrchestration, runOrchestration, setOrchestrationEnabled, type Trigger } from '@inntak/orchestration';
+import { OPERATOR, grantAccess } from '@inntak/access';
+import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
+import { checkOrchestrationNode, planScheduledRuns, rerunOrchestration, runOrchestration, setOrchestrationEnabled, type Trigger, createOrchestration } from '@inntak/orchestration';
 import { runGovernedOnce } from './__tests__/run-governed-once.js';
 import { addOrchestration, alice, ALLOW, bob, content, h, inbox, logOf, metadataOf, setupOrchestrationScene } from './__tests__/orchestration-scene.js';
+import { storesOn } from '@inntak/postgres/testing';
 
 // The triggers of issue 27 (node.updated, manual, schedule), the trigger's `where`, run statuses,
 // re-runs from the failed step and disabled orchestrations, through a real graphile-worker.
@@ -26,7 +26,7 @@ const setStatus = (nodeId: string, status: string) =>
 
 async function scheduled(owner: typeof alice, trigger: Trigger, script: string): Promise<string> {
   const checked = checkOrchestrationNode({ metadata: { trigger }, content: script });
-  return (await createOrchestration(h.db, owner, { node_kind: 'orchestration', title: 't', content: script, metadata: { trigger: checked.trigger } }, 100)).id;
+  return (await createOrchestration(storesOn(h.db).orchestration, owner, { node_kind: 'orchestration', title: 't', content: script, metadata: { trigger: checked.trigger } }, 100)).id;
 }
 
 describe('node.updated', () => {
@@ -72,7 +72,7 @@ describe('manual runs, statuses and re-runs', () => {
     const made = await h.db.selectFrom('nodes').select('id').where('title', '=', 'Bestilt: kaffe').execute();
     expect(made).toHaveLength(1);
 
-    await grantAccess(h.db, bob, { subject_id: alice.personId, object_id: bobs, access: 'member' });
+    await grantAccess(storesOn(h.db).graph, bob, { subject_id: alice.personId, object_id: bobs, access: 'member' });
     const again = await rerunOrchestration(new PostgresOrchestrationStore(h.db), OPERATOR, first.run_id);
     await runGovernedOnce(h, ALLOW);
     const rerun = (await runs(o)).find((r) => r.id === again.run_id);

@@ -9,12 +9,13 @@ import { uuidv7, type Logger } from '@inntak/core';
 import { LocalFileStore } from '@inntak/files';
 import type { DiskProbe } from '@inntak/jobs';
 import { fileKeyOf, generateSpeech, sweepOrphans, type FileStore, type MediaMetadata, type MediaType } from '@inntak/media';
-import { createCollection, createNode, createPerson, insertEdge } from '@inntak/postgres/graph';
+import { insertEdge } from '@inntak/postgres/graph';
 import { createMediaNode, deleteMediaNode, latestPruneRun, postgresPruneCatalog, postgresSpeechCatalog } from '@inntak/postgres/media';
-import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '@inntak/postgres/testing';
 import { CRONTAB_FILE } from './config.js';
 import { EspeakSpeechSynthesizer } from './espeak-speech-synthesizer.js';
 import { prune } from './tasks/prune.js';
+import { createCollection, createNode, createPerson } from '@inntak/access';
 
 /** A probe the test sets: the disk port's second adapter. */
 class FixedProbe implements DiskProbe {
@@ -36,8 +37,8 @@ const probe = new FixedProbe();
 
 beforeAll(async () => {
   h = await openTestDatabase();
-  ownerId = (await createPerson(h.db, { subject: 'eier' })).id;
-  collectionId = (await createCollection(h.db, { title: 'Nyheter', ownerId })).id;
+  ownerId = (await createPerson(storesOn(h.db).graph, { subject: 'eier' })).id;
+  collectionId = (await createCollection(storesOn(h.db).graph, { title: 'Nyheter', ownerId })).id;
 });
 afterAll(() => h.dispose());
 beforeEach(async () => {
@@ -48,7 +49,7 @@ beforeEach(async () => {
 });
 
 async function owner(): Promise<string> {
-  return (await createNode(h.db, { personId: ownerId, isAdmin: false }, { node_kind: 'content', title: 'Sak', collection_id: collectionId })).id;
+  return (await createNode(storesOn(h.db).graph, { personId: ownerId, isAdmin: false }, { node_kind: 'content', title: 'Sak', collection_id: collectionId })).id;
 }
 
 /** A media node with its file in place, created `ageDays` ago. */
@@ -85,7 +86,7 @@ describe('storage pruning', () => {
 
   it('a published_in edge from the owner keeps its media; at 95 % everything else but text goes', async () => {
     const publishedOwner = await owner();
-    const publication = (await createNode(h.db, { personId: ownerId, isAdmin: false }, { node_kind: 'content', title: 'Avisa' })).id;
+    const publication = (await createNode(storesOn(h.db).graph, { personId: ownerId, isAdmin: false }, { node_kind: 'content', title: 'Avisa' })).id;
     await h.db.transaction().execute((trx) => insertEdge(trx, { source_id: publishedOwner, target_id: publication, edge_type: 'published_in', created_by: ownerId }));
     const published = await stored('audio', 400, {}, publishedOwner);
     const unpublished = await stored('image', 0);

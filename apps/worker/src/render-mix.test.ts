@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalFileStore } from '@inntak/files';
 import { channelEffects, decodeWav, encodeWav, fileKeyOf, integratedLoudness, MIX_CEILING_DBFS, peakOf, type MediaMetadata } from '@inntak/media';
-import { createCollection, createNode, createPerson } from '@inntak/postgres/graph';
 import { enqueueJob, getJob } from '@inntak/postgres/jobs';
 import { createMediaNode } from '@inntak/postgres/media';
-import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '@inntak/postgres/testing';
 import { runGovernedOnce } from './__tests__/run-governed-once.js';
 import { EspeakSpeechSynthesizer } from './espeak-speech-synthesizer.js';
+import { createCollection, createNode, createPerson } from '@inntak/access';
 
 let h: OpenTestDatabase;
 let files: LocalFileStore;
@@ -22,8 +22,8 @@ beforeAll(async () => {
   h = await openTestDatabase();
   storageDir = await mkdtemp(join(tmpdir(), 'inntak-mix-'));
   files = new LocalFileStore(storageDir);
-  ownerId = (await createPerson(h.db, { subject: 'eier' })).id;
-  collectionId = (await createCollection(h.db, { title: 'Studio', ownerId })).id;
+  ownerId = (await createPerson(storesOn(h.db).graph, { subject: 'eier' })).id;
+  collectionId = (await createCollection(storesOn(h.db).graph, { title: 'Studio', ownerId })).id;
 });
 afterAll(() => h.dispose());
 
@@ -31,7 +31,7 @@ const sine = (hz: number, amplitude: number, seconds: number, rate: number) =>
   Float32Array.from({ length: Math.round(seconds * rate) }, (_, i) => amplitude * Math.sin((2 * Math.PI * hz * i) / rate));
 
 async function room(title: string): Promise<string> {
-  return (await createNode(h.db, { personId: ownerId, isAdmin: false }, { node_kind: 'communication', title, collection_id: collectionId })).id;
+  return (await createNode(storesOn(h.db).graph, { personId: ownerId, isAdmin: false }, { node_kind: 'communication', title, collection_id: collectionId })).id;
 }
 
 /** An audio media node of the room whose file holds `wav`, as an upload or TTS leaves it. */
@@ -95,7 +95,7 @@ describe('render_mix', () => {
   it('fails at once, naming the reason, when every channel is muted or the node is no room; nothing is made', async () => {
     const roomId = await room('Stille');
     await addChannel(roomId, await audioSource(roomId, encodeWav(sine(440, 0.5, 1, 22_050), 22_050)), { muted: true });
-    const article = (await createNode(h.db, { personId: ownerId, isAdmin: false }, { node_kind: 'content', title: 'Artikkel', collection_id: collectionId })).id;
+    const article = (await createNode(storesOn(h.db).graph, { personId: ownerId, isAdmin: false }, { node_kind: 'content', title: 'Artikkel', collection_id: collectionId })).id;
     const muted = await enqueueJob(h.db, 'render_mix', { room_id: roomId });
     const notRoom = await enqueueJob(h.db, 'render_mix', { room_id: article });
     await runGovernedOnce(h, undefined, { files, synthesizer: espeak });

@@ -4,14 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalFileStore } from '@inntak/files';
 import { encodeWav, fileKeyOf, parseWav, type MediaMetadata, type SpeechRecognizer } from '@inntak/media';
-import { createCollection, createPerson } from '@inntak/postgres/graph';
 import { enqueueJob, getJob } from '@inntak/postgres/jobs';
 import { createMediaNode, transcriptionSegments } from '@inntak/postgres/media';
-import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '@inntak/postgres/testing';
 import { describeWithEngine, POCKETSPHINX_MODEL_DIR as MODEL_DIR } from '@inntak/test-support';
 import { runGovernedOnce } from './__tests__/run-governed-once.js';
 import { EspeakSpeechSynthesizer } from './espeak-speech-synthesizer.js';
 import { findPocketsphinxModel, parsePocketsphinxTimes, PocketsphinxSpeechRecognizer } from './pocketsphinx-speech-recognizer.js';
+import { createCollection, createPerson } from '@inntak/access';
 
 let h: OpenTestDatabase;
 let files: LocalFileStore;
@@ -21,8 +21,8 @@ const espeak = new EspeakSpeechSynthesizer();
 beforeAll(async () => {
   h = await openTestDatabase();
   files = new LocalFileStore(await mkdtemp(join(tmpdir(), 'inntak-stt-')));
-  const ownerId = (await createPerson(h.db, { subject: 'eier' })).id;
-  collectionId = (await createCollection(h.db, { title: 'Opptak', ownerId })).id;
+  const ownerId = (await createPerson(storesOn(h.db).graph, { subject: 'eier' })).id;
+  collectionId = (await createCollection(storesOn(h.db).graph, { title: 'Opptak', ownerId })).id;
 });
 afterAll(() => h.dispose());
 

@@ -3,13 +3,12 @@ import { mkdtemp, readFile, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import winston from 'winston';
-import { OPERATOR } from '@inntak/access';
+import { OPERATOR, createCollection, createNode, createPerson, grantAccess } from '@inntak/access';
 import { LocalFileStore } from '@inntak/files';
 import { DEFAULT_SPEECH_LIMITS, fileKeyOf, parseWav, splitForSpeech, type MediaMetadata, type SpeechOptions, type SpeechSynthesizer } from '@inntak/media';
-import { createCollection, createNode, createPerson, grantAccess } from '@inntak/postgres/graph';
 import { cancelJob, enqueueJob, getJob } from '@inntak/postgres/jobs';
 import { createMediaNode } from '@inntak/postgres/media';
-import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '@inntak/postgres/testing';
 import { runGovernedOnce } from './__tests__/run-governed-once.js';
 import { waitFor } from './__tests__/worker-process.js';
 import { loadConfig } from './config.js';
@@ -28,15 +27,15 @@ beforeAll(async () => {
   h = await openTestDatabase();
   storageDir = await mkdtemp(join(tmpdir(), 'inntak-media-'));
   files = new LocalFileStore(storageDir);
-  ownerId = (await createPerson(h.db, { subject: 'eier' })).id;
-  readerId = (await createPerson(h.db, { subject: 'leser' })).id;
-  collectionId = (await createCollection(h.db, { title: 'Nyheter', ownerId })).id;
-  await grantAccess(h.db, OPERATOR, { subject_id: readerId, object_id: collectionId, access: 'reader' });
+  ownerId = (await createPerson(storesOn(h.db).graph, { subject: 'eier' })).id;
+  readerId = (await createPerson(storesOn(h.db).graph, { subject: 'leser' })).id;
+  collectionId = (await createCollection(storesOn(h.db).graph, { title: 'Nyheter', ownerId })).id;
+  await grantAccess(storesOn(h.db).graph, OPERATOR, { subject_id: readerId, object_id: collectionId, access: 'reader' });
 });
 afterAll(() => h.dispose());
 
 async function article(title: string | null, content: string | null, inCollection = collectionId): Promise<string> {
-  return (await createNode(h.db, { personId: ownerId, isAdmin: false }, { node_kind: 'content', title, content, collection_id: inCollection })).id;
+  return (await createNode(storesOn(h.db).graph, { personId: ownerId, isAdmin: false }, { node_kind: 'content', title, content, collection_id: inCollection })).id;
 }
 
 async function mediaOf(nodeId: string) {
@@ -179,11 +178,11 @@ describe('tts_generate limits (issue 22): the job fails, naming the limit, and l
   });
 
   it("a collection whose media would pass MEDIA_BYTES_PER_COLLECTION gets no more speech; another collection does", async () => {
-    const full = (await createCollection(h.db, { title: 'Full', ownerId })).id;
+    const full = (await createCollection(storesOn(h.db).graph, { title: 'Full', ownerId })).id;
     const earlier = await article('Tidligere', null, full);
     const metadata: MediaMetadata = { media_type: 'audio', mime: 'audio/wav', bytes: 990_000, generated: true, regenerable: true, last_accessed_at: new Date().toISOString() };
     await createMediaNode(h.db, { ownerId: earlier, title: 'Opplesning', metadata });
-    const roomy = (await createCollection(h.db, { title: 'Romslig', ownerId })).id;
+    const roomy = (await createCollection(storesOn(h.db).graph, { title: 'Romslig', ownerId })).id;
     const refused = await article('Ny sak', 'Den får ikke plass.', full);
     const elsewhere = await article('Ny sak', 'Den får plass.', roomy);
     const refusedJob = await enqueueJob(h.db, 'tts_generate', { node_id: refused });

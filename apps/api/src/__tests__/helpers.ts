@@ -2,14 +2,14 @@ import { Writable } from 'node:stream';
 import winston from 'winston';
 import type { Express } from 'express';
 import { openDatabase, type DatabaseHandle } from '@inntak/postgres';
-import { createCollection, createPerson } from '@inntak/postgres/graph';
-import { createWebhook } from '@inntak/postgres/intake';
-import { createTestDatabase, type TestDatabase } from '@inntak/postgres/testing';
+import { createTestDatabase, type TestDatabase, storesOn } from '@inntak/postgres/testing';
 import { createApp, type AppDeps } from '../app.js';
 import { postgresAppDeps } from '../api-server.js';
 import { createLogger } from '../logger.js';
 import { OidcTokenVerifier } from '../oidc-verifier.js';
 import { startTestIssuer, type TestIssuer } from '@inntak/test-support';
+import { createCollection, createPerson, OPERATOR } from '@inntak/access';
+import { createWebhook } from '@inntak/intake';
 
 export interface LogEntry {
   level: string;
@@ -61,8 +61,8 @@ export async function setupTestContext(): Promise<TestContext> {
   const { logger, entries } = captureLogger();
   const database = openDatabase({ connectionString: testDb.url, logger });
   const issuer = await startTestIssuer();
-  const owner = await createPerson(database.db, { subject: OWNER_SUBJECT, name: 'Eier' });
-  const collection = await createCollection(database.db, { title: 'Innboks', ownerId: owner.id });
+  const owner = await createPerson(storesOn(database.db).graph, { subject: OWNER_SUBJECT, name: 'Eier' });
+  const collection = await createCollection(storesOn(database.db).graph, { title: 'Innboks', ownerId: owner.id });
   return {
     testDb,
     database,
@@ -93,14 +93,14 @@ export async function setupTestContext(): Promise<TestContext> {
       });
     },
     async addPerson(subject, options = {}) {
-      const { id } = await createPerson(database.db, { subject, admin: options.admin });
+      const { id } = await createPerson(storesOn(database.db).graph, { subject, admin: options.admin });
       return { id, authorization: `Bearer ${await issuer.token(subject)}` };
     },
     async ownerAuthorization() {
       return `Bearer ${await issuer.token(OWNER_SUBJECT)}`;
     },
     addWebhook(templateId = null) {
-      return createWebhook(database.db, { collectionId: collection.id, templateId, createdBy: owner.id });
+      return createWebhook(storesOn(database.db).webhookAdmin, OPERATOR, { collectionId: collection.id, templateId, createdBy: owner.id });
     },
   };
 }

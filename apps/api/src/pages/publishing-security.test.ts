@@ -2,15 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import type { Express } from 'express';
 import { sql } from 'kysely';
-import { recordAbCounts, runAbEvaluation } from '@inntak/postgres/publishing';
+import { recordAbCounts } from '@inntak/postgres/publishing';
 import { MAX_ARTICLE_CHARS } from '@inntak/publishing';
-import { AbClientGate, AbRecorder } from '@inntak/ab-testing';
+import { AbClientGate, AbRecorder, runAbEvaluation } from '@inntak/ab-testing';
 import { setupTestContext, type TestContext } from '../__tests__/helpers.js';
 import { depsOnOwnPools } from '../__tests__/own-pools.js';
 import { createApp } from '../app.js';
 import { loadConfig } from '../config.js';
 import { PageCache } from './page-cache.js';
 import { ClientKeys, SearchLimiter, addressPrefix, networkPrefix } from './public-clients.js';
+import { storesOn } from '@inntak/postgres/testing';
 
 /**
  * Issue 22's attacks on the published pages, as they were made (scaled down): one client
@@ -101,7 +102,7 @@ describe('one client cannot decide an A/B test (finding 4)', () => {
     // A click is counted only for the variant this client's counted impression showed.
     expect(ca.clicks).toBeLessThanOrEqual(ca.impressions);
     expect(cb.clicks).toBeLessThanOrEqual(cb.impressions);
-    const reports = await runAbEvaluation(ctx.database.db);
+    const reports = await runAbEvaluation(storesOn(ctx.database.db).publishing);
     const report = reports.find((r) => r.article_id === id)!;
     expect(report.decision).not.toBe('winner');
     const statuses = await ctx.database.db.selectFrom('edges').select('metadata').where('id', 'in', [a, b]).execute();
@@ -179,7 +180,7 @@ describe('second attack (issue 22): one IPv6 network cannot decide an A/B test',
     const [ca, cb] = [await counts(a), await counts(b)];
     expect(ca.impressions + cb.impressions).toBe(5);
     expect(cb.clicks).toBeLessThanOrEqual(cb.impressions);
-    const report = (await runAbEvaluation(ctx.database.db)).find((r) => r.article_id === id)!;
+    const report = (await runAbEvaluation(storesOn(ctx.database.db).publishing)).find((r) => r.article_id === id)!;
     expect(report.decision).not.toBe('winner');
   });
 });

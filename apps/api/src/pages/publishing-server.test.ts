@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { once } from 'node:events';
 import { sql } from 'kysely';
-import { OPERATOR } from '@inntak/access';
-import { createNode } from '@inntak/postgres/graph';
+import { OPERATOR, createNode } from '@inntak/access';
 import { createMediaNode } from '@inntak/postgres/media';
-import { createPublication, createVariant, publishArticle, recordAbCounts } from '@inntak/postgres/publishing';
+import { recordAbCounts } from '@inntak/postgres/publishing';
 import { AbRecorder } from '@inntak/ab-testing';
 import { setupTestContext, type TestContext } from '../__tests__/helpers.js';
 import { startApiInstance } from '../__tests__/realtime-helpers.js';
 import type { PageCache } from './page-cache.js';
+import { createPublication, createVariant, publishArticle } from '@inntak/publishing';
+import { storesOn } from '@inntak/postgres/testing';
 
 let ctx: TestContext;
 
@@ -19,14 +20,14 @@ afterAll(() => ctx.close());
 
 let slugs = 0;
 async function publishedArticle(publicationId: string, title: string): Promise<string> {
-  const { id } = await createNode(ctx.database.db, { personId: ctx.ownerId, isAdmin: false }, { node_kind: 'content', title });
-  await publishArticle(ctx.database.db, OPERATOR, { publication_id: publicationId, node_id: id });
+  const { id } = await createNode(storesOn(ctx.database.db).graph, { personId: ctx.ownerId, isAdmin: false }, { node_kind: 'content', title });
+  await publishArticle(storesOn(ctx.database.db).publishing, OPERATOR, { publication_id: publicationId, node_id: id });
   return id;
 }
 
 async function newPublication(): Promise<{ id: string; slug: string }> {
   const slug = `server-${++slugs}`;
-  return { ...(await createPublication(ctx.database.db, { title: 'Server', slug, ownerId: ctx.ownerId })), slug };
+  return { ...(await createPublication(storesOn(ctx.database.db).publishing, OPERATOR, { title: 'Server', slug, ownerId: ctx.ownerId })), slug };
 }
 
 /**
@@ -143,7 +144,7 @@ describe('the published pages in a running API', () => {
       const admin = await ctx.addPerson(`lyd-admin-${slugs}`);
       expect((await call('/intentions/grant_access', owner, { subject_id: admin.id, object_id: ctx.collectionId, access: 'admin' })).status).toBe(200);
       expect((await call('/intentions/grant_access', owner, { subject_id: admin.id, object_id: articleId, access: 'member' })).status).toBe(200);
-      const holder = await createNode(ctx.database.db, { personId: ctx.ownerId, isAdmin: false }, { node_kind: 'content', title: 'Opptak', collection_id: ctx.collectionId });
+      const holder = await createNode(storesOn(ctx.database.db).graph, { personId: ctx.ownerId, isAdmin: false }, { node_kind: 'content', title: 'Opptak', collection_id: ctx.collectionId });
       const metadata = { media_type: 'audio', mime: 'audio/wav', bytes: 44, generated: false, regenerable: false, last_accessed_at: new Date().toISOString() } as const;
       const page = () => fetch(`${api.url}/pub/${pub.slug}/artikkel/${articleId}`).then((r) => r.text());
 
@@ -177,7 +178,7 @@ describe('the published pages in a running API', () => {
     const api = await startApiInstance(ctx, {}, { publishing: { recorder } });
     const pub = await newPublication();
     const article = await publishedArticle(pub.id, 'Telles');
-    const { edge_id: variant } = await createVariant(ctx.database.db, OPERATOR, { publication_id: pub.id, article_id: article, variant_type: 'headline', title: 'Tellevariant' });
+    const { edge_id: variant } = await createVariant(storesOn(ctx.database.db).publishing, OPERATOR, { publication_id: pub.id, article_id: article, variant_type: 'headline', title: 'Tellevariant' });
     // Twelve readers (one impression each per window: issue 22), the first of whom clicks.
     let link = '';
     for (let i = 0; i < 12; i++) {

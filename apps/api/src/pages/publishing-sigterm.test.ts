@@ -4,10 +4,9 @@ import { freePort } from '@inntak/test-support';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
-import { OPERATOR } from '@inntak/access';
-import { createNode, createPerson } from '@inntak/postgres/graph';
-import { createPublication, createVariant, publishArticle } from '@inntak/postgres/publishing';
-import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { OPERATOR, createNode, createPerson } from '@inntak/access';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '@inntak/postgres/testing';
+import { createPublication, createVariant, publishArticle } from '@inntak/publishing';
 
 // The API as production runs it: the built main.js (npm test builds first, like the CLI tests).
 const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
@@ -21,11 +20,11 @@ afterAll(() => db.dispose());
 
 describe('AB events on SIGTERM', () => {
   it('a real API process writes every impression and click it counted before it exits 0', async () => {
-    const owner = await createPerson(db.db, { subject: 'sigterm' });
-    const pub = await createPublication(db.db, { title: 'Signal', slug: 'signal', ownerId: owner.id });
-    const article = await createNode(db.db, { personId: owner.id, isAdmin: false }, { node_kind: 'content', title: 'Sak' });
-    await publishArticle(db.db, OPERATOR, { publication_id: pub.id, node_id: article.id });
-    const { edge_id: variant } = await createVariant(db.db, OPERATOR, { publication_id: pub.id, article_id: article.id, variant_type: 'headline', title: 'V' });
+    const owner = await createPerson(storesOn(db.db).graph, { subject: 'sigterm' });
+    const pub = await createPublication(storesOn(db.db).publishing, OPERATOR, { title: 'Signal', slug: 'signal', ownerId: owner.id });
+    const article = await createNode(storesOn(db.db).graph, { personId: owner.id, isAdmin: false }, { node_kind: 'content', title: 'Sak' });
+    await publishArticle(storesOn(db.db).publishing, OPERATOR, { publication_id: pub.id, node_id: article.id });
+    const { edge_id: variant } = await createVariant(storesOn(db.db).publishing, OPERATOR, { publication_id: pub.id, article_id: article.id, variant_type: 'headline', title: 'V' });
 
     const port = await freePort();
     const child = spawn(process.execPath, [MAIN], { env: { ...process.env, DATABASE_URL: db.url, PORT: String(port), LOG_LEVEL: 'info', OIDC_ISSUER: '' }, stdio: ['ignore', 'pipe', 'inherit'] });

@@ -2,11 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { uuidv7 } from '@inntak/core';
 import type { Visibility } from '@inntak/graph';
-import { createPerson } from '@inntak/postgres/graph';
-import { createWebhook } from '@inntak/postgres/intake';
 import type { ApiServer } from '../api-server.js';
 import { OWNER_SUBJECT, setupTestContext, type TestContext } from '../__tests__/helpers.js';
 import { connectStream, startApiInstance, type StreamClient } from '../__tests__/realtime-helpers.js';
+import { createPerson, OPERATOR } from '@inntak/access';
+import { createWebhook } from '@inntak/intake';
+import { storesOn } from '@inntak/postgres/testing';
 
 let ctx: TestContext;
 let api: ApiServer;
@@ -17,8 +18,8 @@ const clients: StreamClient[] = [];
 beforeAll(async () => {
   ctx = await setupTestContext();
   api = await startApiInstance(ctx);
-  readerId = (await createPerson(ctx.database.db, { subject: 'reader-subject', name: 'Leser' })).id;
-  await createPerson(ctx.database.db, { subject: 'stranger-subject', name: 'Fremmed' });
+  readerId = (await createPerson(storesOn(ctx.database.db).graph, { subject: 'reader-subject', name: 'Leser' })).id;
+  await createPerson(storesOn(ctx.database.db).graph, { subject: 'stranger-subject', name: 'Fremmed' });
   // The reader reads the collection (and so everything that belongs to it).
   await ctx.database.db.insertInto('node_access').values({ subject_id: readerId, object_id: ctx.collectionId, access: 'reader', via_edge: null }).execute();
   owner = await connect(OWNER_SUBJECT);
@@ -85,7 +86,7 @@ describe('/ws handshake', () => {
 
 describe('initial_sync', () => {
   it('gives the client its own node, the collections it can see with their latest nodes, and the mixer state', async () => {
-    const webhook = await createWebhook(ctx.database.db, { collectionId: ctx.collectionId, createdBy: ctx.ownerId });
+    const webhook = await createWebhook(storesOn(ctx.database.db).webhookAdmin, OPERATOR, { collectionId: ctx.collectionId, createdBy: ctx.ownerId });
     const client = await connect(OWNER_SUBJECT);
     const sync = client.of('initial_sync')[0]!;
     expect((sync.person as { id: string }).id).toBe(ctx.ownerId);
@@ -135,7 +136,7 @@ describe('change stream', () => {
   });
 
   it("a webhook's token reaches its owner but not a reader of its collection", async () => {
-    const webhook = await createWebhook(ctx.database.db, { collectionId: ctx.collectionId, createdBy: ctx.ownerId });
+    const webhook = await createWebhook(storesOn(ctx.database.db).webhookAdmin, OPERATOR, { collectionId: ctx.collectionId, createdBy: ctx.ownerId });
     const own = await owner.next((e) => e.type === 'node.created' && e.row.id === webhook.id);
     const read = await reader.next((e) => e.type === 'node.created' && e.row.id === webhook.id);
     expect(own.row.metadata).toEqual({ token: webhook.token });

@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { sql } from 'kysely';
 import type { Express } from 'express';
-import { createPerson } from '@inntak/postgres/graph';
 import { enqueueJob, recordDiskStatus, startLiveRoom } from '@inntak/postgres/jobs';
 import { OWNER_SUBJECT, setupTestContext, type TestContext } from '../__tests__/helpers.js';
+import { createPerson } from '@inntak/access';
+import { storesOn } from '@inntak/postgres/testing';
 
 let ctx: TestContext;
 let app: Express;
@@ -12,7 +13,7 @@ let admin: string;
 let owner: string;
 beforeAll(async () => {
   ctx = await setupTestContext();
-  await createPerson(ctx.database.db, { subject: 'operator', name: 'Drift', admin: true });
+  await createPerson(storesOn(ctx.database.db).graph, { subject: 'operator', name: 'Drift', admin: true });
   app = ctx.app();
   admin = `Bearer ${await ctx.tokenFor('operator')}`;
   owner = `Bearer ${await ctx.tokenFor(OWNER_SUBJECT)}`;

@@ -8,9 +8,11 @@ import { uuidv7 } from '@inntak/core';
 import { LocalFileStore } from '@inntak/files';
 import { fileKeyOf, type MediaMetadata } from '@inntak/media';
 import { sql } from 'kysely';
-import { createNode, KEY_OVERLAP_HOURS, rotateServerSecret } from '@inntak/postgres/graph';
+import { KEY_OVERLAP_HOURS, rotateServerSecret } from '@inntak/postgres/graph';
 import { createMediaNode } from '@inntak/postgres/media';
 import { setupTestContext, type TestContext } from '../__tests__/helpers.js';
+import { createNode } from '@inntak/access';
+import { storesOn } from '@inntak/postgres/testing';
 
 let ctx: TestContext;
 let app: Express;
@@ -30,7 +32,7 @@ beforeAll(async () => {
   reader = await ctx.addPerson('leser');
   stranger = await ctx.addPerson('fremmed');
   await request(app).post('/intentions/grant_access').set('Authorization', owner).send({ subject_id: reader.id, object_id: ctx.collectionId, access: 'reader' }).expect(200);
-  articleId = (await createNode(ctx.database.db, { personId: ctx.ownerId, isAdmin: false }, { node_kind: 'content', title: 'Sak', content: 'Tekst', collection_id: ctx.collectionId })).id;
+  articleId = (await createNode(storesOn(ctx.database.db).graph, { personId: ctx.ownerId, isAdmin: false }, { node_kind: 'content', title: 'Sak', content: 'Tekst', collection_id: ctx.collectionId })).id;
 });
 afterAll(() => ctx.close());
 

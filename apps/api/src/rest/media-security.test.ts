@@ -8,8 +8,9 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { LocalFileStore } from '@inntak/files';
 import { DEFAULT_UPLOAD_LIMITS } from '@inntak/media';
-import { createNode } from '@inntak/postgres/graph';
 import { setupTestContext, type TestContext } from '../__tests__/helpers.js';
+import { createNode } from '@inntak/access';
+import { storesOn } from '@inntak/postgres/testing';
 
 // POST /media attacked as an outsider would (docs/security.md, "Third attack (this round)").
 
@@ -111,7 +112,7 @@ describe('render_mix reads only sources its asker may read', () => {
     const guest = await ctx.addPerson('gjest');
     await request(roomy).post('/intentions/grant_access').set('Authorization', owner).send({ subject_id: guest.id, object_id: ctx.collectionId, access: 'member' }).expect(200);
     expect((await request(roomy).get(`/media/${source.body.id}`).set('Authorization', guest.authorization)).status).toBe(404);
-    const room = await createNode(ctx.database.db, { personId: ctx.ownerId, isAdmin: false }, { node_kind: 'communication', title: 'Rom', collection_id: ctx.collectionId });
+    const room = await createNode(storesOn(ctx.database.db).graph, { personId: ctx.ownerId, isAdmin: false }, { node_kind: 'communication', title: 'Rom', collection_id: ctx.collectionId });
     await request(roomy).post('/intentions/create_mixer_channel').set('Authorization', owner).send({ room_id: room.id, label: 'Eierens', node_id: source.body.id }).expect(201);
     const jobs = async () => (await ctx.database.pool.query(`select count(*)::int as n from job_queue where job_type = 'render_mix'`)).rows[0].n as number;
     const before = await jobs();

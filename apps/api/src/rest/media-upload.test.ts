@@ -7,9 +7,10 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { LocalFileStore } from '@inntak/files';
 import { DEFAULT_UPLOAD_LIMITS, encodeWav, fileKeyOf } from '@inntak/media';
-import { createCollection, createNode } from '@inntak/postgres/graph';
 import { addCollectionPeople } from '../__tests__/collection-people.js';
 import { setupTestContext, type TestContext } from '../__tests__/helpers.js';
+import { createCollection, createNode } from '@inntak/access';
+import { storesOn } from '@inntak/postgres/testing';
 
 let ctx: TestContext;
 let app: Express;
@@ -125,13 +126,13 @@ describe('POST /media', () => {
     const hidden = await upload(wav, stranger.authorization);
     expect(hidden.status).toBe(404);
     expect(hidden.body).toEqual({ error: 'Finnes ikke: collection_id' });
-    const article = (await createNode(ctx.database.db, { personId: ctx.ownerId, isAdmin: false }, { node_kind: 'content', title: 'Sak', collection_id: ctx.collectionId })).id;
+    const article = (await createNode(storesOn(ctx.database.db).graph, { personId: ctx.ownerId, isAdmin: false }, { node_kind: 'content', title: 'Sak', collection_id: ctx.collectionId })).id;
     expect((await upload(wav, owner, article)).status).toBe(400);
     expect((await request(app).post('/media').set('Authorization', owner).send(wav)).status).toBe(400);
   });
 
   it('refuses an upload that would pass MEDIA_BYTES_PER_COLLECTION with 409', async () => {
-    const small = (await createCollection(ctx.database.db, { title: 'Liten', ownerId: ctx.ownerId })).id;
+    const small = (await createCollection(storesOn(ctx.database.db).graph, { title: 'Liten', ownerId: ctx.ownerId })).id;
     const narrow = ctx.app({ files: new LocalFileStore(storageDir), uploads: { ...LIMITS, collectionMediaBytes: 40_000 } });
     const send = async () => request(narrow).post(`/media?collection_id=${small}`).set('Authorization', owner).send(await fixture('tone.wav'));
     expect((await send()).status).toBe(201);
@@ -162,7 +163,7 @@ describe('POST /media', () => {
     // Someone else's uploads are theirs: another person (who has uploaded nothing in this file,
     // unlike the owner) still uploads.
     const other = await ctx.addPerson('annen');
-    const others = (await createCollection(ctx.database.db, { title: 'Andres', ownerId: other.id })).id;
+    const others = (await createCollection(storesOn(ctx.database.db).graph, { title: 'Andres', ownerId: other.id })).id;
     expect((await request(capped).post(`/media?collection_id=${others}`).set('Authorization', other.authorization).send(tone)).status).toBe(201);
   });
 });

@@ -7,12 +7,13 @@ import type { Express } from 'express';
 import { uuidv7 } from '@inntak/core';
 import { LocalFileStore } from '@inntak/files';
 import { DEFAULT_SPEECH_LIMITS, fileKeyOf, type MediaMetadata } from '@inntak/media';
-import { createCollection, createNode } from '@inntak/postgres/graph';
 import { createMediaNode, recordPruneRun } from '@inntak/postgres/media';
 import { OWNER_SUBJECT, setupTestContext, type TestContext } from '../__tests__/helpers.js';
 import { connectStream, type StreamClient } from '../__tests__/realtime-helpers.js';
 import { startApiServer, type ApiServer } from '../api-server.js';
 import { OidcTokenVerifier } from '../oidc-verifier.js';
+import { createCollection, createNode } from '@inntak/access';
+import { storesOn } from '@inntak/postgres/testing';
 
 let ctx: TestContext;
 let app: Express;
@@ -36,7 +37,7 @@ beforeAll(async () => {
   member = await ctx.addPerson('medlem');
   await request(app).post('/intentions/grant_access').set('Authorization', owner).send({ subject_id: reader.id, object_id: ctx.collectionId, access: 'reader' }).expect(200);
   await request(app).post('/intentions/grant_access').set('Authorization', owner).send({ subject_id: member.id, object_id: ctx.collectionId, access: 'member' }).expect(200);
-  articleId = (await createNode(ctx.database.db, { personId: ctx.ownerId, isAdmin: false }, { node_kind: 'content', title: 'Sak', content: 'Tekst', collection_id: ctx.collectionId })).id;
+  articleId = (await createNode(storesOn(ctx.database.db).graph, { personId: ctx.ownerId, isAdmin: false }, { node_kind: 'content', title: 'Sak', content: 'Tekst', collection_id: ctx.collectionId })).id;
 });
 afterAll(() => ctx.close());
 
@@ -127,10 +128,7 @@ describe('POST /intentions/generate_tts', () => {
     request(on).post('/intentions/generate_tts').set('Authorization', authorization).send(body);
   const node = async (content: string, options: { visibility?: 'readable'; collectionId?: string } = {}) =>
     (
-      await createNode(
-        ctx.database.db,
-        { personId: ctx.ownerId, isAdmin: false },
-        { node_kind: 'content', title: 'Sak', content, visibility: options.visibility, collection_id: options.collectionId ?? ctx.collectionId },
+      await createNode(storesOn(ctx.database.db).graph, { personId: ctx.ownerId, isAdmin: false }, { node_kind: 'content', title: 'Sak', content, visibility: options.visibility, collection_id: options.collectionId ?? ctx.collectionId }
       )
     ).id;
 
@@ -203,8 +201,8 @@ describe('POST /intentions/generate_tts', () => {
   });
 
   it("refuses new speech once the collection's media would pass MEDIA_BYTES_PER_COLLECTION: 409; other collections are not held up", async () => {
-    const full = (await createCollection(ctx.database.db, { title: 'Full', ownerId: ctx.ownerId })).id;
-    const roomy = (await createCollection(ctx.database.db, { title: 'Romslig', ownerId: ctx.ownerId })).id;
+    const full = (await createCollection(storesOn(ctx.database.db).graph, { title: 'Full', ownerId: ctx.ownerId })).id;
+    const roomy = (await createCollection(storesOn(ctx.database.db).graph, { title: 'Romslig', ownerId: ctx.ownerId })).id;
     const limited = ctx.app({ files, speech: { ...DEFAULT_SPEECH_LIMITS, jobsPerPerson: 100, collectionMediaBytes: 100_000 } });
     const short = await node('Kort.', { collectionId: full });
     // 'Sak. Kort.' is about 1 s of audio: 44 144 bytes estimated.

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { sql } from 'kysely';
-import { createCollection, createNode } from '@inntak/postgres/graph';
 import { createMediaNode } from '@inntak/postgres/media';
 import { enqueueJob } from '@inntak/postgres/jobs';
 import { OWNER_SUBJECT, setupTestContext, type TestContext } from '../__tests__/helpers.js';
 import { addCollectionPeople } from '../__tests__/collection-people.js';
 import { connectStream, startApiInstance, type StreamClient } from '../__tests__/realtime-helpers.js';
 import type { ApiServer } from '../api-server.js';
+import { createCollection, createNode } from '@inntak/access';
+import { storesOn } from '@inntak/postgres/testing';
 
 let ctx: TestContext;
 let api: ApiServer;
@@ -23,7 +24,7 @@ beforeAll(async () => {
   api = await startApiInstance(ctx);
   owner = await ctx.ownerAuthorization();
   ({ member, reader, stranger } = await addCollectionPeople(ctx, api.server, owner));
-  roomId = (await createNode(ctx.database.db, { personId: ctx.ownerId, isAdmin: false }, { node_kind: 'communication', title: 'Studio A', collection_id: ctx.collectionId })).id;
+  roomId = (await createNode(storesOn(ctx.database.db).graph, { personId: ctx.ownerId, isAdmin: false }, { node_kind: 'communication', title: 'Studio A', collection_id: ctx.collectionId })).id;
 });
 afterAll(async () => {
   for (const client of clients) client.close();
@@ -140,7 +141,7 @@ describe('the mixer on /ws', () => {
     const event = await readerClient.next((e) => e.type === 'mixer_channel_changed' && e.row.id === ch.id && e.row.gain_db === -12);
     expect(event.row).toEqual(res.body);
     // Barrier: a change the stranger may see arrives after the mixer change would have.
-    const open = (await createNode(ctx.database.db, { personId: ctx.ownerId, isAdmin: false }, { node_kind: 'content', title: 'åpen', visibility: 'open' })).id;
+    const open = (await createNode(storesOn(ctx.database.db).graph, { personId: ctx.ownerId, isAdmin: false }, { node_kind: 'content', title: 'åpen', visibility: 'open' })).id;
     await strangerClient.next((e) => e.type === 'node.created' && e.row.id === open);
     expect(strangerClient.of('mixer_channel_changed')).toEqual([]);
   });
@@ -193,7 +194,7 @@ describe('sources and render_mix', () => {
   it('a source is an audio media node the caller may read: an image is 400, another collection’s audio 404', async () => {
     const voice = await media(ctx.collectionId, 'audio');
     const picture = await media(ctx.collectionId, 'image');
-    const elsewhere = (await createCollection(ctx.database.db, { title: 'Andres', ownerId: stranger.id })).id;
+    const elsewhere = (await createCollection(storesOn(ctx.database.db).graph, { title: 'Andres', ownerId: stranger.id })).id;
     const hidden = await media(elsewhere, 'audio');
     const ok = await post('/intentions/create_mixer_channel', owner, { room_id: roomId, label: 'Stemme', node_id: voice });
     expect(ok.status).toBe(201);
@@ -207,7 +208,7 @@ describe('sources and render_mix', () => {
   });
 
   it('a room is a communication node; render_mix queues the job for a member of it', async () => {
-    const article = (await createNode(ctx.database.db, { personId: ctx.ownerId, isAdmin: false }, { node_kind: 'content', title: 'Sak', collection_id: ctx.collectionId })).id;
+    const article = (await createNode(storesOn(ctx.database.db).graph, { personId: ctx.ownerId, isAdmin: false }, { node_kind: 'content', title: 'Sak', collection_id: ctx.collectionId })).id;
     const notRoom = await post('/intentions/create_mixer_channel', owner, { room_id: article, label: 'x' });
     expect(notRoom.body).toEqual({ error: 'Ugyldig forespørsel: room_id: et rom er en communication-node, ikke content' });
     expect((await post('/intentions/render_mix', reader.authorization, { room_id: roomId })).status).toBe(403);

@@ -3,9 +3,11 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { uuidv7 } from '@inntak/core';
 import type { Visibility } from '@inntak/graph';
-import { createCollection, createPerson, PostgresNodeQueryStore } from '@inntak/postgres/graph';
+import { PostgresNodeQueryStore } from '@inntak/postgres/graph';
 import { sql } from 'kysely';
 import { OWNER_SUBJECT, setupTestContext, type TestContext } from '../__tests__/helpers.js';
+import { createCollection, createPerson } from '@inntak/access';
+import { storesOn } from '@inntak/postgres/testing';
 
 let ctx: TestContext;
 let app: Express;
@@ -18,9 +20,9 @@ beforeAll(async () => {
   ctx = await setupTestContext();
   app = ctx.app();
   // member: a reader row on the owner's collection, so on everything that belongs to it.
-  memberId = (await createPerson(ctx.database.db, { subject: 'member' })).id;
+  memberId = (await createPerson(storesOn(ctx.database.db).graph, { subject: 'member' })).id;
   await ctx.database.db.insertInto('node_access').values({ subject_id: memberId, object_id: ctx.collectionId, access: 'reader', via_edge: null }).execute();
-  strangerId = (await createPerson(ctx.database.db, { subject: 'stranger' })).id;
+  strangerId = (await createPerson(storesOn(ctx.database.db).graph, { subject: 'stranger' })).id;
   webhook = await ctx.addWebhook();
 });
 afterAll(() => ctx.close());
@@ -254,7 +256,7 @@ describe('filters', () => {
   let other: string;
   let inOther: string, alsoInOther: string, outside: string;
   beforeAll(async () => {
-    other = (await createCollection(ctx.database.db, { title: 'Annen', ownerId: ctx.ownerId })).id;
+    other = (await createCollection(storesOn(ctx.database.db).graph, { title: 'Annen', ownerId: ctx.ownerId })).id;
     inOther = await addNode({ title: 'filtrert a', kind: 'media', visibility: 'open', inCollection: other, at: Date.parse('2026-06-01T10:00:00Z') });
     alsoInOther = await addNode({ title: 'filtrert b', kind: 'communication', visibility: 'readable', inCollection: other, at: Date.parse('2026-06-02T00:00:00Z'), createdBy: strangerId });
     outside = await addNode({ title: 'filtrert c', kind: 'media', visibility: 'discoverable', at: Date.parse('2026-06-03T00:00:00Z') });

@@ -2,8 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from '@jest/globals';
 import { checkOrchestrationNode, type Trigger } from '@inntak/orchestration';
-import { createCollection, createNode, createPerson, grantAccess } from '@inntak/postgres/graph';
-import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '@inntak/postgres/testing';
+import { createCollection, createNode, createPerson, grantAccess } from '@inntak/access';
 
 // The scene of the orchestration tests: alice, bob and a system administrator, alice's inbox, and
 // a local HTTP server that records what http_post sends it.
@@ -24,10 +24,10 @@ export const paths: string[] = [];
 export function setupOrchestrationScene(): void {
   beforeAll(async () => {
     h = await openTestDatabase();
-    alice = { personId: (await createPerson(h.db, { subject: 'alice' })).id, isAdmin: false };
-    bob = { personId: (await createPerson(h.db, { subject: 'bob' })).id, isAdmin: false };
-    root = { personId: (await createPerson(h.db, { subject: 'root', admin: true })).id, isAdmin: true };
-    inbox = (await createCollection(h.db, { title: 'Innboks', ownerId: alice.personId })).id;
+    alice = { personId: (await createPerson(storesOn(h.db).graph, { subject: 'alice' })).id, isAdmin: false };
+    bob = { personId: (await createPerson(storesOn(h.db).graph, { subject: 'bob' })).id, isAdmin: false };
+    root = { personId: (await createPerson(storesOn(h.db).graph, { subject: 'root', admin: true })).id, isAdmin: true };
+    inbox = (await createCollection(storesOn(h.db).graph, { title: 'Innboks', ownerId: alice.personId })).id;
     server = createServer((req, res) => {
       let body = '';
       req.on('data', (chunk) => (body += String(chunk)));
@@ -57,7 +57,7 @@ export const ALLOW = {
 /** An orchestration made the way create_node makes one: trigger and script checked first. */
 export async function addOrchestration(owner: { personId: string; isAdmin: boolean }, trigger: Trigger, script: string): Promise<string> {
   const checked = checkOrchestrationNode({ metadata: { trigger }, content: script });
-  return (await createNode(h.db, owner, { node_kind: 'orchestration', title: 'test', content: script, metadata: { trigger: checked.trigger } })).id;
+  return (await createNode(storesOn(h.db).graph, owner, { node_kind: 'orchestration', title: 'test', content: script, metadata: { trigger: checked.trigger } })).id;
 }
 
 export async function logOf(orchestrationId: string) {
@@ -75,14 +75,14 @@ export async function metadataOf(nodeId: string) {
 }
 
 export async function content(owner = alice, extra: { collection_id?: string; metadata?: Record<string, unknown>; node_kind?: string; visibility?: 'hidden' | 'readable' } = {}) {
-  return (await createNode(h.db, owner, { node_kind: 'content', title: 'Hei', collection_id: inbox, ...extra })).id;
+  return (await createNode(storesOn(h.db).graph, owner, { node_kind: 'content', title: 'Hei', collection_id: inbox, ...extra })).id;
 }
 
 export const MARK = (key: string) => `steps:\n  - action: set_metadata\n    with: { node_id: "{event.node.id}", key: ${key}, value: "sett av {event.type}" }\n`;
 
 /** A cli_tool registered by a system administrator, granted to alice as a reader (she may run it). */
 export async function registerTool(title: string, metadata: Record<string, unknown>): Promise<string> {
-  const id = (await createNode(h.db, root, { node_kind: 'cli_tool', title, metadata })).id;
-  await grantAccess(h.db, root, { subject_id: alice.personId, object_id: id, access: 'reader' });
+  const id = (await createNode(storesOn(h.db).graph, root, { node_kind: 'cli_tool', title, metadata })).id;
+  await grantAccess(storesOn(h.db).graph, root, { subject_id: alice.personId, object_id: id, access: 'reader' });
   return id;
 }

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { edgeDeliveries, nodeDeliveries, nodeForReader, type AccessLevel, type AudienceFacts, type Delivery } from '@inntak/access';
+import { edgeDeliveries, nodeDeliveries, nodeForReader, type AccessLevel, type AudienceFacts, type Delivery, createPerson } from '@inntak/access';
 import { uuidv7 } from '@inntak/core';
 import { VISIBILITIES, type GraphEdge, type GraphNode } from '@inntak/graph';
-import { createPerson } from './graph-writes.js';
-import { openTestDatabase, type OpenTestDatabase } from '../testing/index.js';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '../testing/index.js';
 import { accessLevelOf, audienceFacts, edgeVisibleTo, hasAccess, nodeVisibleTo } from './read-filter.js';
 
 // The stream's audience (computed once per change, from facts) must say exactly what the read
@@ -16,7 +15,7 @@ const edgeIds: string[] = [];
 
 beforeAll(async () => {
   h = await openTestDatabase(quiet);
-  for (const subject of ['a', 'b', 'c', 'd']) people.push((await createPerson(h.db, { subject })).id);
+  for (const subject of ['a', 'b', 'c', 'd']) people.push((await createPerson(storesOn(h.db).graph, { subject })).id);
   const [a, b, c] = people as [string, string, string];
   const grants: Array<Array<[string, AccessLevel]>> = [[], [[b, 'reader']], [[b, 'admin'], [c, 'member']], [[a, 'owner']]];
   for (const visibility of VISIBILITIES) {

@@ -2,19 +2,6 @@
 export { PostgresIdentityDirectory } from './identity-directory.js';
 export { propagateBelongsTo, refreshAccess, type AccessPair } from './access-propagation.js';
 export { hasAccess, hasAccessAtLeast, nodeVisibleTo, fullViewOf, summaryViewOf, accessLevelOf, edgeVisibleTo, audienceFacts, visibleNodeParts, type VisiblePart } from './read-filter.js';
-export {
-  createPerson,
-  createCollection,
-  createNode,
-  createEdge,
-  deleteEdge,
-  grantAccess,
-  revokeAccess,
-  tagNode,
-  MAX_BELONGS_TO_DEPTH,
-  type NewNodeInput,
-  type NewEdgeInput,
-} from './graph-writes.js';
 export { readNode } from './node-reads.js';
 export { MAX_EDGE_PAGE, type EdgePage } from '@inntak/graph';
 export { queryNodes, PostgresNodeQueryStore, SEARCH_TIMEOUT_MS, type QueryOptions } from './node-query.js';

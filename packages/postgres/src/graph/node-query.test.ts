@@ -2,10 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { uuidv7 } from '@inntak/core';
-import { viewOf } from '@inntak/access';
+import { viewOf, createCollection, createPerson } from '@inntak/access';
 import { VISIBILITIES, type NodeQuery, type Visibility } from '@inntak/graph';
-import { createCollection, createPerson } from './graph-writes.js';
-import { openTestDatabase, type OpenTestDatabase } from '../testing/index.js';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '../testing/index.js';
 import { queryNodes } from './node-query.js';
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
@@ -18,9 +17,9 @@ let collections: string[];
 beforeAll(async () => {
   h = await openTestDatabase(quiet);
   persons = [];
-  for (const subject of ['p0', 'p1', 'p2']) persons.push((await createPerson(h.db, { subject })).id);
+  for (const subject of ['p0', 'p1', 'p2']) persons.push((await createPerson(storesOn(h.db).graph, { subject })).id);
   collections = [];
-  for (const title of ['c0', 'c1']) collections.push((await createCollection(h.db, { title, ownerId: persons[0]! })).id);
+  for (const title of ['c0', 'c1']) collections.push((await createCollection(storesOn(h.db).graph, { title, ownerId: persons[0]! })).id);
 });
 afterAll(async () => {
   await h.dispose();

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
 import { uuidv7 } from '@inntak/core';
 import type { NodeQuery, Visibility } from '@inntak/graph';
-import { createCollection, createPerson } from './graph-writes.js';
-import { openTestDatabase, type OpenTestDatabase } from '../testing/index.js';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '../testing/index.js';
 import { queryNodes, type QueryOptions } from './node-query.js';
+import { createCollection, createPerson } from '@inntak/access';
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 let h: OpenTestDatabase;
@@ -13,8 +13,8 @@ let reader: string;
 
 beforeAll(async () => {
   h = await openTestDatabase(quiet);
-  owner = (await createPerson(h.db, { subject: 'owner' })).id;
-  reader = (await createPerson(h.db, { subject: 'reader' })).id;
+  owner = (await createPerson(storesOn(h.db).graph, { subject: 'owner' })).id;
+  reader = (await createPerson(storesOn(h.db).graph, { subject: 'reader' })).id;
 });
 afterAll(async () => {
   await h.dispose();
@@ -111,7 +111,7 @@ describe('the read filter beside the search documents', () => {
 
 describe('a search in a collection', () => {
   it("walks the collection's members newest first in spans, each match once (also a node in it by two edges), found in its whole text or, seen as a summary, by its title", async () => {
-    const collection = (await createCollection(h.db, { title: 'samling', ownerId: owner })).id;
+    const collection = (await createCollection(storesOn(h.db).graph, { title: 'samling', ownerId: owner })).id;
     const granted = await member(collection, 'annet', 'felles ord', 'hidden');
     await h.db.insertInto('node_access').values({ subject_id: reader, object_id: granted, access: 'reader', via_edge: null }).execute();
     const own = await member(collection, 'annet', 'felles', 'hidden', reader);

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { uuidv7 } from '@inntak/core';
-import { createCollection, createPerson } from './graph-writes.js';
-import { createWebhook } from '../intake/index.js';
-import { openTestDatabase, type OpenTestDatabase } from '../testing/index.js';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '../testing/index.js';
 import { sql } from 'kysely';
 import { edgeVisibleTo, nodeVisibleTo, visibleNodeParts } from './read-filter.js';
+import { createCollection, createPerson, OPERATOR } from '@inntak/access';
+import { createWebhook } from '@inntak/intake';
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 let h: OpenTestDatabase;
@@ -13,10 +13,10 @@ const nodes: Record<string, string> = {};
 
 beforeAll(async () => {
   h = await openTestDatabase(quiet);
-  owner = (await createPerson(h.db, { subject: 'o' })).id;
-  stranger = (await createPerson(h.db, { subject: 's' })).id;
-  collection = (await createCollection(h.db, { title: 'C', ownerId: owner })).id;
-  webhook = await createWebhook(h.db, { collectionId: collection, createdBy: owner });
+  owner = (await createPerson(storesOn(h.db).graph, { subject: 'o' })).id;
+  stranger = (await createPerson(storesOn(h.db).graph, { subject: 's' })).id;
+  collection = (await createCollection(storesOn(h.db).graph, { title: 'C', ownerId: owner })).id;
+  webhook = await createWebhook(storesOn(h.db).webhookAdmin, OPERATOR, { collectionId: collection, createdBy: owner });
   for (const visibility of ['hidden', 'discoverable', 'readable', 'open'] as const) {
     nodes[visibility] = uuidv7();
     await h.db

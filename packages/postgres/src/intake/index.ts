@@ -1,5 +1,4 @@
 // Webhook intake's store and webhook administration's (the queries; the use cases are packages/intake's).
 export { PostgresIntakeStore, INTAKE_STATEMENTS } from './intake-store.js';
 export { PostgresWebhookAdminStore, PostgresWebhookAdminTx } from './webhook-admin-store.js';
-export { createWebhook, setWebhookTemplate } from './webhook-admin.js';
 export type { AdministeredWebhook, WebhookInput } from '@inntak/intake';

@@ -4,10 +4,10 @@ import pg from 'pg';
 import { uuidv7 } from '@inntak/core';
 import type { DeliveryLogEntry } from '@inntak/intake';
 import type { NewEdge, NewNode } from '@inntak/graph';
-import { createCollection, createPerson } from '../graph/index.js';
 import { PostgresIntakeStore } from './intake-store.js';
 import type { DatabaseHandle, PreparedStatement } from '../platform/index.js';
-import { openTestDatabase, type OpenTestDatabase } from '../testing/index.js';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '../testing/index.js';
+import { createCollection, createPerson } from '@inntak/access';
 
 // Migration 031: the intake's change notices are sent after its commit by the store, not by the
 // triggers inside it; the realtime feed must get the same notices, in the same order.
@@ -20,8 +20,8 @@ const notices: Array<[string, Record<string, unknown>]> = [];
 
 beforeAll(async () => {
   h = await openTestDatabase();
-  ownerId = (await createPerson(h.db, { subject: 'o' })).id;
-  collectionId = (await createCollection(h.db, { title: 'C', ownerId })).id;
+  ownerId = (await createPerson(storesOn(h.db).graph, { subject: 'o' })).id;
+  collectionId = (await createCollection(storesOn(h.db).graph, { title: 'C', ownerId })).id;
   listener = new pg.Client({ connectionString: h.url });
   await listener.connect();
   listener.on('notification', (n) => {

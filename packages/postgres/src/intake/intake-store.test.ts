@@ -3,17 +3,17 @@ import { sql } from 'kysely';
 import { AppError, uuidv7 } from '@inntak/core';
 import { IntakeWriteError, type DeliveryLogEntry } from '@inntak/intake';
 import type { NewEdge, NewNode } from '@inntak/graph';
-import { createCollection, createPerson } from '../graph/index.js';
 import { PostgresIntakeStore } from './intake-store.js';
-import { openTestDatabase, type OpenTestDatabase } from '../testing/index.js';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '../testing/index.js';
+import { createCollection, createPerson } from '@inntak/access';
 
 let h: OpenTestDatabase;
 let collectionId: string;
 let ownerId: string;
 beforeAll(async () => {
   h = await openTestDatabase();
-  ownerId = (await createPerson(h.db, { subject: 'o' })).id;
-  collectionId = (await createCollection(h.db, { title: 'C', ownerId })).id;
+  ownerId = (await createPerson(storesOn(h.db).graph, { subject: 'o' })).id;
+  collectionId = (await createCollection(storesOn(h.db).graph, { title: 'C', ownerId })).id;
 });
 afterAll(() => h.dispose());
 

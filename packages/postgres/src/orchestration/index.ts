@@ -3,9 +3,4 @@
 export { loadOrchestration, loadEventVariables, recordLogEntry, orchestrationLogPage } from './orchestration-runs.js';
 export { PostgresOrchestrationStore } from './orchestration-store.js';
 export { resumeLostRuns, LOST_WORKER_RESUMES, type LostRunsReport } from './lost-runs.js';
-export {
-  runGraphAction,
-  addCollectionOrchestration,
-  createOrchestration,
-} from './graph-actions.js';
 export type { OrchestrationToRun, LogEntryView, RunContext } from '@inntak/orchestration';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
-import { createCollection, createEdge, createNode, createPerson, deleteEdge } from '../graph/index.js';
 import { openDatabase, type Db } from '../platform/index.js';
-import { insertNeverMatchingOrchestrations, openTestDatabase, type OpenTestDatabase } from '../testing/index.js';
+import { insertNeverMatchingOrchestrations, openTestDatabase, type OpenTestDatabase, storesOn } from '../testing/index.js';
+import { createCollection, createEdge, createNode, createPerson, deleteEdge } from '@inntak/access';
 
 // Issue 22, finding 8: matching probes an index of orchestrations (017) instead of testing every
 // one on every write. The rules themselves are apps/worker/src/orchestrate-matching.test.ts's.
@@ -16,15 +16,15 @@ let theirs: string;
 
 beforeAll(async () => {
   h = await openTestDatabase(quiet);
-  alice = { personId: (await createPerson(h.db, { subject: 'alice' })).id, isAdmin: false };
-  stranger = { personId: (await createPerson(h.db, { subject: 'stranger' })).id, isAdmin: false };
-  inbox = (await createCollection(h.db, { title: 'Innboks', ownerId: alice.personId })).id;
-  theirs = (await createCollection(h.db, { title: 'Fremmed', ownerId: stranger.personId })).id;
+  alice = { personId: (await createPerson(storesOn(h.db).graph, { subject: 'alice' })).id, isAdmin: false };
+  stranger = { personId: (await createPerson(storesOn(h.db).graph, { subject: 'stranger' })).id, isAdmin: false };
+  inbox = (await createCollection(storesOn(h.db).graph, { title: 'Innboks', ownerId: alice.personId })).id;
+  theirs = (await createCollection(storesOn(h.db).graph, { title: 'Fremmed', ownerId: stranger.personId })).id;
 });
 afterAll(() => h.dispose());
 
 async function orchestration(owner: typeof alice, trigger: object): Promise<string> {
-  return (await createNode(h.db, owner, { node_kind: 'orchestration', title: 'o', content: 'steps: []', metadata: { trigger } })).id;
+  return (await createNode(storesOn(h.db).graph, owner, { node_kind: 'orchestration', title: 'o', content: 'steps: []', metadata: { trigger } })).id;
 }
 
 async function runsFor(subjectId: string): Promise<string[]> {
@@ -33,7 +33,7 @@ async function runsFor(subjectId: string): Promise<string[]> {
 }
 
 async function content(owner = alice, extra: { node_kind?: string; collection_id?: string } = {}) {
-  return (await createNode(h.db, owner, { node_kind: 'content', title: 'Hei', collection_id: inbox, ...extra })).id;
+  return (await createNode(storesOn(h.db).graph, owner, { node_kind: 'content', title: 'Hei', collection_id: inbox, ...extra })).id;
 }
 
 /**
@@ -59,17 +59,17 @@ function matching(one: Db, node: string): Promise<number> {
 
 describe('the index follows the orchestrations', () => {
   it('an added observes edge widens what an orchestration matches to that node; a deleted one narrows it again', async () => {
-    const watched = (await createCollection(h.db, { title: 'Overvåket', ownerId: alice.personId })).id;
-    const other = (await createCollection(h.db, { title: 'Også overvåket', ownerId: alice.personId })).id;
+    const watched = (await createCollection(storesOn(h.db).graph, { title: 'Overvåket', ownerId: alice.personId })).id;
+    const other = (await createCollection(storesOn(h.db).graph, { title: 'Også overvåket', ownerId: alice.personId })).id;
     const o = await orchestration(alice, { event: 'node.created', conditions: { node_kind: 'omfang' } });
-    const first = await createEdge(h.db, alice, { source_id: o, target_id: watched, edge_type: 'observes' });
+    const first = await createEdge(storesOn(h.db).graph, alice, { source_id: o, target_id: watched, edge_type: 'observes' });
     expect(await runsFor(await content(alice, { node_kind: 'omfang' }))).not.toContain(o);
     expect(await runsFor(await content(alice, { node_kind: 'omfang', collection_id: other }))).not.toContain(o);
-    await createEdge(h.db, alice, { source_id: o, target_id: other, edge_type: 'observes' });
+    await createEdge(storesOn(h.db).graph, alice, { source_id: o, target_id: other, edge_type: 'observes' });
     expect(await runsFor(await content(alice, { node_kind: 'omfang', collection_id: other }))).toContain(o);
     expect(await runsFor(await content(alice, { node_kind: 'omfang', collection_id: watched }))).toContain(o);
     // The last observes edge cannot go (the write policy); one of two can, and the index forgets it.
-    await deleteEdge(h.db, alice, { edge_id: first.id });
+    await deleteEdge(storesOn(h.db).graph, alice, { edge_id: first.id });
     expect(await runsFor(await content(alice, { node_kind: 'omfang', collection_id: watched }))).not.toContain(o);
     expect(await runsFor(await content(alice, { node_kind: 'omfang', collection_id: other }))).toContain(o);
   });

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
-import { OPERATOR } from '@inntak/access';
-import { createNode, createPerson } from '../graph/index.js';
-import { openTestDatabase, type OpenTestDatabase } from '../testing/index.js';
+import { OPERATOR, createNode, createPerson } from '@inntak/access';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '../testing/index.js';
 import { recordAbCounts } from './ab-events.js';
-import { abOverride, abResults, createPublication, createVariant, publishArticle, runAbEvaluation } from './use-cases.js';
+import { abOverride, createPublication, createVariant, publishArticle } from '@inntak/publishing';
+import { abResults, runAbEvaluation } from '@inntak/ab-testing';
 
 let db: OpenTestDatabase;
 let ownerId: string;
@@ -12,17 +12,17 @@ let slug = 0;
 
 beforeAll(async () => {
   db = await openTestDatabase();
-  ownerId = (await createPerson(db.db, { subject: 'results-owner' })).id;
+  ownerId = (await createPerson(storesOn(db.db).graph, { subject: 'results-owner' })).id;
 });
 afterAll(() => db.dispose());
 
 const owner = () => ({ personId: ownerId, isAdmin: false });
 
 async function scene() {
-  const { id: publicationId } = await createPublication(db.db, { title: 'R', slug: `res-${++slug}`, ownerId });
-  const { id: articleId } = await createNode(db.db, owner(), { node_kind: 'content', title: 'Saken' });
-  await publishArticle(db.db, OPERATOR, { publication_id: publicationId, node_id: articleId });
-  const variant = async (title: string) => (await createVariant(db.db, owner(), { publication_id: publicationId, article_id: articleId, variant_type: 'headline', title })).edge_id;
+  const { id: publicationId } = await createPublication(storesOn(db.db).publishing, OPERATOR, { title: 'R', slug: `res-${++slug}`, ownerId });
+  const { id: articleId } = await createNode(storesOn(db.db).graph, owner(), { node_kind: 'content', title: 'Saken' });
+  await publishArticle(storesOn(db.db).publishing, OPERATOR, { publication_id: publicationId, node_id: articleId });
+  const variant = async (title: string) => (await createVariant(storesOn(db.db).publishing, owner(), { publication_id: publicationId, article_id: articleId, variant_type: 'headline', title })).edge_id;
   return { publicationId, articleId, variant };
 }
 
@@ -39,8 +39,8 @@ describe('A/B results and rounds', () => {
     const b = await variant('Beta');
     await counted(a, 1000, 60);
     await counted(b, 1000, 40);
-    await runAbEvaluation(db.db);
-    const { tests } = await abResults(db.db, owner(), publicationId);
+    await runAbEvaluation(storesOn(db.db).publishing);
+    const { tests } = await abResults(storesOn(db.db).abResults, owner(), publicationId);
     expect(tests).toHaveLength(1);
     const [test] = tests;
     expect(test).toMatchObject({ article_id: articleId, article_title: 'Saken', variant_type: 'headline', state: 'testing', round: 1 });
@@ -70,13 +70,13 @@ describe('A/B results and rounds', () => {
     const b = await variant('Beta');
     await counted(a, 5000, 500, 60);
     await counted(b, 5000, 250, 60);
-    await abOverride(db.db, owner(), { edge_id: a });
-    const decided = (await abResults(db.db, owner(), publicationId)).tests[0]!;
+    await abOverride(storesOn(db.db).publishing, owner(), { edge_id: a });
+    const decided = (await abResults(storesOn(db.db).abResults, owner(), publicationId)).tests[0]!;
     expect(decided).toMatchObject({ state: 'decided', undecided: null });
     expect(decided.history[0]).toMatchObject({ kind: 'override', edge_id: a, decided_by: ownerId, detail: { retired: [b] } });
     // A challenger: the winner is testing again, in round 2, from zero like the challenger.
     const c = await variant('Gamma');
-    const again = (await abResults(db.db, owner(), publicationId)).tests[0]!;
+    const again = (await abResults(storesOn(db.db).abResults, owner(), publicationId)).tests[0]!;
     expect(again).toMatchObject({ state: 'testing', round: 2, undecided: { reason: 'too_few_impressions' } });
     expect(again.comparisons.map((x) => [x.variant, x.against]).sort()).toEqual([[a, c], [c, a]].sort());
     expect(again.variants.find((v) => v.edge_id === a)).toMatchObject({ ab_status: 'testing', impressions: 0, clicks: 0 });
@@ -87,7 +87,7 @@ describe('A/B results and rounds', () => {
     ]);
     await counted(a, 120, 12);
     await counted(c, 120, 6);
-    const reports = await runAbEvaluation(db.db);
+    const reports = await runAbEvaluation(storesOn(db.db).publishing);
     const report = reports.find((r) => r.variants.some((v) => v.edge_id === a))!;
     expect(report.variants).toEqual([
       expect.objectContaining({ edge_id: [a, c].sort()[0], impressions: 120 }),
@@ -99,8 +99,8 @@ describe('A/B results and rounds', () => {
 
   it('a member reads the results; a stranger who cannot see the publication gets 404', async () => {
     const { publicationId } = await scene();
-    const stranger = await createPerson(db.db, { subject: `stranger-${slug}` });
-    await expect(abResults(db.db, { personId: stranger.id, isAdmin: false }, publicationId)).rejects.toMatchObject({ code: 'not_found' });
+    const stranger = await createPerson(storesOn(db.db).graph, { subject: `stranger-${slug}` });
+    await expect(abResults(storesOn(db.db).abResults, { personId: stranger.id, isAdmin: false }, publicationId)).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('while the split is off the evaluator decides nothing, records the reason, and puts it in the history once', async () => {
@@ -110,12 +110,12 @@ describe('A/B results and rounds', () => {
     // 1,000 against 1,160 impressions (chi-square p = 0.00058), however clear the rates.
     await counted(a, 1000, 300);
     await counted(b, 1160, 10);
-    for (let i = 0; i < 3; i++) expect((await runAbEvaluation(db.db)).find((r) => r.article_id === articleId)).toMatchObject({ decision: 'none', reason: 'sample_ratio_mismatch' });
+    for (let i = 0; i < 3; i++) expect((await runAbEvaluation(storesOn(db.db).publishing)).find((r) => r.article_id === articleId)).toMatchObject({ decision: 'none', reason: 'sample_ratio_mismatch' });
     const { rows } = await sql<{ last_reason: string; kinds: string[] }>`
       select t.last_reason, array(select kind from ab_decisions d where d.article_id = t.article_id order by id) as kinds
       from ab_tests t where t.article_id = ${articleId}`.execute(db.db);
     expect(rows).toEqual([{ last_reason: 'sample_ratio_mismatch', kinds: ['round_started', 'sample_ratio_mismatch'] }]);
-    const [test] = (await abResults(db.db, owner(), publicationId)).tests;
+    const [test] = (await abResults(storesOn(db.db).abResults, owner(), publicationId)).tests;
     expect(test!.undecided).toMatchObject({ reason: 'sample_ratio_mismatch' });
     expect(test!.sample_ratio!.p_value).toBeCloseTo(0.0005760403386062825, 9);
   });

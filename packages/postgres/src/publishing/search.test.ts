@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
-import { OPERATOR } from '@inntak/access';
-import { createNode, createPerson } from '../graph/index.js';
-import { openTestDatabase, type OpenTestDatabase } from '../testing/index.js';
-import { createPublication, publishArticle } from './use-cases.js';
+import { OPERATOR, createNode, createPerson } from '@inntak/access';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '../testing/index.js';
 import { searchArticles, type PubSearchOptions } from './pages.js';
+import { createPublication, publishArticle } from '@inntak/publishing';
 
 let db: OpenTestDatabase;
 let ownerId: string;
@@ -14,18 +13,18 @@ const published: string[] = [];
 
 beforeAll(async () => {
   db = await openTestDatabase();
-  ownerId = (await createPerson(db.db, { subject: 'search-owner' })).id;
-  publicationId = (await createPublication(db.db, { title: 'Søk', slug: 'sok-test', ownerId })).id;
-  const other = (await createPublication(db.db, { title: 'Annen', slug: 'annen', ownerId })).id;
+  ownerId = (await createPerson(storesOn(db.db).graph, { subject: 'search-owner' })).id;
+  publicationId = (await createPublication(storesOn(db.db).publishing, OPERATOR, { title: 'Søk', slug: 'sok-test', ownerId })).id;
+  const other = (await createPublication(storesOn(db.db).publishing, OPERATOR, { title: 'Annen', slug: 'annen', ownerId })).id;
   const article = async (title: string, content: string) =>
-    (await createNode(db.db, { personId: ownerId, isAdmin: false }, { node_kind: 'content', title, content, visibility: 'open' })).id;
+    (await createNode(storesOn(db.db).graph, { personId: ownerId, isAdmin: false }, { node_kind: 'content', title, content, visibility: 'open' })).id;
   for (let i = 0; i < 9; i++) {
     const id = await article(i % 3 === 0 ? `fjell ${i}` : `sak ${i}`, `fjell og dal ${i}`);
-    await publishArticle(db.db, OPERATOR, { publication_id: publicationId, node_id: id });
+    await publishArticle(storesOn(db.db).publishing, OPERATOR, { publication_id: publicationId, node_id: id });
     published.push(id);
   }
   await article('fjell upublisert', 'fjell'); // not published anywhere
-  await publishArticle(db.db, OPERATOR, { publication_id: other, node_id: await article('fjell annet sted', 'fjell') });
+  await publishArticle(storesOn(db.db).publishing, OPERATOR, { publication_id: other, node_id: await article('fjell annet sted', 'fjell') });
 });
 afterAll(() => db.dispose());
 
@@ -73,10 +72,10 @@ describe('how the public search finds its matches', () => {
       (await sql<{ planner: number }>`select documents as planner from inntak_search_estimate(websearch_to_tsquery('simple', ${words}))`.execute(db.db)).rows[0]!.planner;
     expect(await estimate('nord lys')).toBeLessThan(300);
     // The walk reads the span's newest articles only: with a span of 1 it finds the newest match alone.
-    const id = (await createNode(db.db, { personId: ownerId, isAdmin: false }, { node_kind: 'content', title: 'nord lys', content: 'x', visibility: 'open' })).id;
-    await publishArticle(db.db, OPERATOR, { publication_id: publicationId, node_id: id });
-    const older = (await createNode(db.db, { personId: ownerId, isAdmin: false }, { node_kind: 'content', title: 'sak', content: 'x', visibility: 'open' })).id;
-    await publishArticle(db.db, OPERATOR, { publication_id: publicationId, node_id: older });
+    const id = (await createNode(storesOn(db.db).graph, { personId: ownerId, isAdmin: false }, { node_kind: 'content', title: 'nord lys', content: 'x', visibility: 'open' })).id;
+    await publishArticle(storesOn(db.db).publishing, OPERATOR, { publication_id: publicationId, node_id: id });
+    const older = (await createNode(storesOn(db.db).graph, { personId: ownerId, isAdmin: false }, { node_kind: 'content', title: 'sak', content: 'x', visibility: 'open' })).id;
+    await publishArticle(storesOn(db.db).publishing, OPERATOR, { publication_id: publicationId, node_id: older });
     // Bitmaps up to 300 matches: the planner's estimate alone would choose one.
     const rows = await searchArticles(db.db, publicationId, 'nord lys', { offset: 0, limit: 10 }, { span: 1, bitmapMatches: 300 });
     // Walked over the single newest article ("sak"), nothing; from the bitmap it would have found "nord lys".

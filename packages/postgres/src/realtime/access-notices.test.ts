@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { uuidv7 } from '@inntak/core';
-import { createPerson } from '../graph/index.js';
-import { openTestDatabase, type OpenTestDatabase } from '../testing/index.js';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '../testing/index.js';
+import { createPerson } from '@inntak/access';
 
 // Migration 030 sends new access rows' change notices from one statement trigger instead of a
 // row trigger each: the realtime feed must still get one notice per row, as before.
@@ -37,8 +37,8 @@ async function noticesAfter(write: () => Promise<unknown>, count: number): Promi
 
 describe('change notices of access rows', () => {
   it('access rows inserted in one statement send one insert notice each, in the order written, and a changed row an update notice', async () => {
-    const owner = (await createPerson(h.db, { subject: 'eier' })).id;
-    const readers = [(await createPerson(h.db, { subject: 'a' })).id, (await createPerson(h.db, { subject: 'b' })).id];
+    const owner = (await createPerson(storesOn(h.db).graph, { subject: 'eier' })).id;
+    const readers = [(await createPerson(storesOn(h.db).graph, { subject: 'a' })).id, (await createPerson(storesOn(h.db).graph, { subject: 'b' })).id];
     const node = uuidv7();
     await h.db.insertInto('nodes').values({ id: node, node_kind: 'content', title: 't', content: null, visibility: 'hidden', metadata: '{}', created_by: owner }).execute();
 

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
 import { uuidv7 } from '@inntak/core';
 import { openDatabase } from '../platform/index.js';
-import { openTestDatabase, type OpenTestDatabase } from '../testing/index.js';
-import { createCollection, createNode, createPerson, grantAccess } from '../graph/index.js';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '../testing/index.js';
 import { loadInitialSync } from './initial-sync.js';
+import { createCollection, createNode, createPerson, grantAccess } from '@inntak/access';
 
 /**
  * Issue 11, point 3, scaled down: a stranger's empty `readable` collections made everyone's
@@ -21,15 +21,15 @@ const NODES = 30_000;
 
 beforeAll(async () => {
   h = await openTestDatabase();
-  alice = (await createPerson(h.db, { subject: 'alice-3' })).id;
-  const bob = (await createPerson(h.db, { subject: 'bob-3' })).id;
-  const mallory = (await createPerson(h.db, { subject: 'mallory-3' })).id;
-  own = (await createCollection(h.db, { title: 'Alices', ownerId: alice })).id;
-  await createNode(h.db, { personId: alice, isAdmin: false }, { node_kind: 'content', title: 'egen', collection_id: own });
-  shared = (await createCollection(h.db, { title: 'Bobs', ownerId: bob })).id;
-  await grantAccess(h.db, { personId: bob, isAdmin: false }, { subject_id: alice, object_id: shared, access: 'reader' });
+  alice = (await createPerson(storesOn(h.db).graph, { subject: 'alice-3' })).id;
+  const bob = (await createPerson(storesOn(h.db).graph, { subject: 'bob-3' })).id;
+  const mallory = (await createPerson(storesOn(h.db).graph, { subject: 'mallory-3' })).id;
+  own = (await createCollection(storesOn(h.db).graph, { title: 'Alices', ownerId: alice })).id;
+  await createNode(storesOn(h.db).graph, { personId: alice, isAdmin: false }, { node_kind: 'content', title: 'egen', collection_id: own });
+  shared = (await createCollection(storesOn(h.db).graph, { title: 'Bobs', ownerId: bob })).id;
+  await grantAccess(storesOn(h.db).graph, { personId: bob, isAdmin: false }, { subject_id: alice, object_id: shared, access: 'reader' });
   // A big graph nobody here may see: the hidden nodes of someone else's collection.
-  const archive = (await createCollection(h.db, { title: 'arkiv', ownerId: bob })).id;
+  const archive = (await createCollection(storesOn(h.db).graph, { title: 'arkiv', ownerId: bob })).id;
   await sql`insert into nodes (id, node_kind, title, visibility, metadata, created_by, created_at)
             select gen_random_uuid(), 'content', 'n' || i, 'hidden', '{}', ${bob}, now() - make_interval(secs => i)
               from generate_series(1, ${NODES}) as i`.execute(h.db);
