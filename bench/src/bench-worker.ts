@@ -23,9 +23,6 @@ export function benchWorkerConfig(databaseUrl: string, { concurrency, logLevel }
     storageDir: '/tmp',
     speech: DEFAULT_SPEECH_LIMITS,
     crontab: '',
-    orchestrationHttpAllow: [],
-    orchestrationCliAllow: [],
-    orchestrationBudget: 100,
-    ttsJobsPerPerson: 2,
+    orchestration: { httpAllow: [], cliAllow: [], budget: 100, ttsJobsPerPerson: 2 },
   };
 }

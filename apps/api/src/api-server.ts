@@ -19,6 +19,7 @@ import { PostgresChangeFeed } from '@inntak/postgres/realtime';
 import { PostgresAbResults, PostgresImpressionStore, PostgresPublishedPages, PostgresPublishingStore, publicationsTouched, recordAbCounts } from '@inntak/postgres/publishing';
 import { PostgresStudioReads, PostgresStudioSessionStore } from '@inntak/postgres/studio';
 import { AbClientGate, AbRecorder } from '@inntak/ab-testing';
+import { DEFAULT_ORCHESTRATION_LIMITS } from '@inntak/orchestration';
 import { startPageCache } from './pages/page-cache.js';
 import { ClientKeys, SearchLimiter } from './pages/public-clients.js';
 import type { ApiConfig } from './config.js';
@@ -26,48 +27,34 @@ import { createApp, type AppDeps } from './app.js';
 import { RealtimeHub, type RealtimeHubDeps } from './realtime/realtime-hub.js';
 import type { StudioSettings } from './console/studio.js';
 
-export interface ApiServerOptions {
+/**
+ * The settings this composition root hands on, named and typed as the config module (config.ts)
+ * has them, which documents each: main.ts passes its config as it is, tests and benchmarks name
+ * the few they need. Each is read here once and handed to its use case or installer as that
+ * one's options object (e.g. `orchestration` → the orchestration routes' caps); absent: the
+ * defaults.
+ */
+export type ApiSettings = Pick<ApiConfig, 'baseUrl' | 'bodyLimitBytes' | 'slowRequestMs'> &
+  Partial<Pick<ApiConfig, 'metricsToken' | 'storageDir' | 'intakeGroupCommit' | 'intakeSpool' | 'readsPerCaller' | 'trustProxy' | 'speech' | 'uploads' | 'orchestration' | 'mediaUrlSecret'>> & {
+    /** config.ts publicPages; what is absent: the default. */
+    publicPages?: Partial<ApiConfig['publicPages']>;
+  };
+
+export interface ApiServerOptions extends ApiSettings {
   logger: Logger;
   database: DatabaseHandle;
   /** For the realtime hub's own LISTEN connection. */
   databaseUrl: string;
-  /** Public base URL, for the intake URLs the webhook operations hand out. */
-  baseUrl: string;
   verifier: TokenVerifier;
-  bodyLimitBytes: number;
-  slowRequestMs: number;
-  /** Bearer token a metrics scraper may use (METRICS_TOKEN); absent: admins only. */
-  metricsToken?: string;
-  /** Where media files live (STORAGE_DIR); default .data/media in the repository. */
-  storageDir?: string;
+  /** config.ts realtime (tests shorten the listener's back-off). */
   realtime: Pick<RealtimeHubDeps, 'maxQueue' | 'initialSync' | 'listenerBackoffMs'>;
   /** Intake's own pool (INTAKE_POOL_SIZE), so reads cannot starve it; absent: `database`. */
   intakeDatabase?: DatabaseHandle;
-  /** INTAKE_GROUP_COMMIT: intake writes one transaction holds at most (default 64; 1: one each). */
-  intakeGroupCommit?: number;
-  /** The intake spool (config.ts intakeSpool; docs/deliveries.md#outages); absent: none. */
-  intakeSpool?: ApiConfig['intakeSpool'];
   /**
    * READ_DATABASE_URL's replicas, started: /query/nodes, node reads, the published pages and
    * initial_sync read there (docs/scaling.md); absent: everything on `database`.
    */
   readReplicas?: ReadReplicas;
-  /** Expensive reads one caller may run at once (READ_CONCURRENCY_PER_CALLER). */
-  readsPerCaller?: number;
-  /** TRUST_PROXY, for the published pages' per-client limits. */
-  trustProxy?: number | string;
-  /** The published pages' per-client limits (config.ts publicPages); absent: the defaults. */
-  publicPages?: Partial<ApiConfig['publicPages']>;
-  /** Text-to-speech and media limits (TTS_*, MEDIA_BYTES_PER_COLLECTION); absent: the defaults. */
-  speech?: AppDeps['speech'];
-  /** POST /media limits (UPLOAD_MAX_*_BYTES, MEDIA_BYTES_PER_COLLECTION); absent: the defaults. */
-  uploads?: AppDeps['uploads'];
-  /** Orchestrations one person may have (ORCHESTRATIONS_PER_PERSON); default 100. */
-  orchestrationsPerPerson?: number;
-  /** Runs one person asked for that may be queued or running (ORCHESTRATION_RUNS_PER_PERSON); default 5. */
-  orchestrationRunsPerPerson?: number;
-  /** MEDIA_URL_SECRET: the HMAC key of signed media links; absent: a random key per process. */
-  mediaUrlSecret?: string;
   /** The console's login and session length (main.ts: OIDC_CLIENT_ID, INNTAK_DEV_ISSUER, STUDIO_SESSION_HOURS). */
   studio?: Pick<StudioSettings, 'login' | 'devIssuer' | 'sessionHours'>;
   /** Replaces adapters of the Express app (tests). */
@@ -96,10 +83,8 @@ const DEFAULT_STORAGE_DIR = fileURLToPath(new URL('../../../.data/media', import
 
 /** The app's dependencies on PostgreSQL adapters: one wiring for main.ts, the tests and the benchmarks. */
 export function postgresAppDeps(
-  options: Pick<
-    ApiServerOptions,
-    'logger' | 'database' | 'baseUrl' | 'verifier' | 'bodyLimitBytes' | 'slowRequestMs' | 'metricsToken' | 'intakeDatabase' | 'intakeGroupCommit' | 'readReplicas' | 'readsPerCaller' | 'storageDir' | 'trustProxy' | 'publicPages' | 'speech' | 'uploads' | 'orchestrationsPerPerson' | 'orchestrationRunsPerPerson' | 'studio' | 'mediaUrlSecret'
-  > & {
+  options: ApiSettings &
+    Pick<ApiServerOptions, 'logger' | 'database' | 'verifier' | 'intakeDatabase' | 'readReplicas' | 'studio'> & {
     /** How long the live-room status is cached (spec: 10 s); tests use 0. */
     liveRoomCacheMs?: number;
     /** How often counted AB impressions and clicks are written (default 1 s). */
@@ -122,8 +107,7 @@ export function postgresAppDeps(
     // transaction (packages/intake/src/group-commit.ts).
     intakeStore: batch > 1 ? new GroupCommit(intakeStore, { maxInFlight: intakeDatabase.pool.options.max ?? 10, maxBatch: batch }) : intakeStore,
     readsPerCaller: options.readsPerCaller,
-    orchestrationsPerPerson: options.orchestrationsPerPerson,
-    orchestrationRunsPerPerson: options.orchestrationRunsPerPerson,
+    orchestration: options.orchestration ?? DEFAULT_ORCHESTRATION_LIMITS,
     mediaUrlSecret: options.mediaUrlSecret,
     // Keys every process of a fleet must agree on live in the database (issue 38).
     mediaLinkKey: sharedKey(database.db, 'media_link'),

@@ -7,7 +7,7 @@ import type { PublishedPages, PublishingStore } from '@inntak/publishing';
 import type { NodeQueryStore } from '@inntak/graph';
 import type { DatabaseStats } from '@inntak/core';
 import type { FileStore, MediaStore, SpeechQueueLimits, UploadLimits } from '@inntak/media';
-import type { OrchestrationStore } from '@inntak/orchestration';
+import type { OrchestrationLimits, OrchestrationStore } from '@inntak/orchestration';
 import { requireCaller } from './auth.js';
 import { installMe } from './rest/me.js';
 import { installJobAdmin, type JobAdminDeps } from './rest/job-admin.js';
@@ -78,10 +78,8 @@ export interface AppDeps {
   now?: () => number;
   /** Expensive reads one caller may run at once (READ_CONCURRENCY_PER_CALLER); default 4. */
   readsPerCaller?: number;
-  /** Orchestrations one person may have (ORCHESTRATIONS_PER_PERSON); default 100. */
-  orchestrationsPerPerson?: number;
-  /** Runs one person asked for that may be queued or running (ORCHESTRATION_RUNS_PER_PERSON); default 5. */
-  orchestrationRunsPerPerson?: number;
+  /** The orchestration routes' per-person caps (config.ts `orchestration`, as api-server.ts hands it on). */
+  orchestration: OrchestrationLimits;
   publishing: Omit<PublishingDeps, 'pages' | 'logger'>;
   /** The publishing use cases' store (create_publication, publish_article, variants, overrides). */
   publishingStore: PublishingStore;

@@ -3,10 +3,13 @@ import { z } from 'zod';
 import { envVar } from '@inntak/core';
 import { usableStorageDir } from '@inntak/files';
 import { DEFAULT_SPEECH_LIMITS, DEFAULT_TTS_JOBS_PER_PERSON, SPEECH_MAX_CHARS } from '@inntak/media';
+import type { OrchestrationLimits } from '@inntak/orchestration';
 
 /**
  * The API's one config module: nothing else reads process.env. Validated at start-up so a bad
- * setting fails fast with a message naming it.
+ * setting fails fast with a message naming it. A use case's settings are grouped as the options
+ * object it takes (e.g. `orchestration`, `speech`, `uploads`), so the composition root
+ * (api-server.ts) hands that object on as it is.
  */
 export interface ApiConfig {
   /** Absent: the caller (npm start / CLI) starts an embedded PostgreSQL and sets it. */
@@ -69,10 +72,8 @@ export interface ApiConfig {
     /** MEDIA_BYTES_PER_COLLECTION: media a collection may hold before new speech is refused (409). */
     collectionMediaBytes: number;
   };
-  /** ORCHESTRATIONS_PER_PERSON: orchestrations one person may have (409 beyond; docs/orchestration.md). */
-  orchestrationsPerPerson: number;
-  /** ORCHESTRATION_RUNS_PER_PERSON: runs one person asked for that may be queued or running (429 beyond; docs/orchestration.md). */
-  orchestrationRunsPerPerson: number;
+  /** ORCHESTRATIONS_PER_PERSON, ORCHESTRATION_RUNS_PER_PERSON: the orchestration use cases' per-person caps (docs/orchestration.md). */
+  orchestration: OrchestrationLimits;
   /** The console at /studio (docs/studio.md). */
   studio: {
     /** OIDC_CLIENT_ID: the console's client at OIDC_ISSUER; absent: OpenID login is not offered. */
@@ -210,8 +211,7 @@ const apiEnv = z
         jobsPerPerson: env.TTS_JOBS_PER_PERSON,
         collectionMediaBytes: env.MEDIA_BYTES_PER_COLLECTION,
       },
-      orchestrationsPerPerson: env.ORCHESTRATIONS_PER_PERSON,
-      orchestrationRunsPerPerson: env.ORCHESTRATION_RUNS_PER_PERSON,
+      orchestration: { perPerson: env.ORCHESTRATIONS_PER_PERSON, runsPerPerson: env.ORCHESTRATION_RUNS_PER_PERSON },
       studio: { clientId: env.OIDC_CLIENT_ID, clientSecret: env.OIDC_CLIENT_SECRET, sessionHours: env.STUDIO_SESSION_HOURS },
       mediaUrlSecret: env.MEDIA_URL_SECRET,
       uploads: { audio: env.UPLOAD_MAX_AUDIO_BYTES, image: env.UPLOAD_MAX_IMAGE_BYTES, video: env.UPLOAD_MAX_VIDEO_BYTES, collectionMediaBytes: env.MEDIA_BYTES_PER_COLLECTION, personUploadBytes: env.MEDIA_UPLOAD_BYTES_PER_PERSON },

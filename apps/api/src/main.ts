@@ -89,28 +89,14 @@ const readReplicas = replicaDatabases.length > 0 ? new ReadReplicas({ primary: d
 await readReplicas?.start();
 const started = await startApiServer(
   {
+    // The settings as the config module has them: api-server.ts hands each to its use case.
+    ...config,
+    databaseUrl: config.databaseUrl,
     logger,
     database,
-    databaseUrl: config.databaseUrl,
-    baseUrl: config.baseUrl,
     verifier,
-    bodyLimitBytes: config.bodyLimitBytes,
-    slowRequestMs: config.slowRequestMs,
-    realtime: config.realtime,
-    metricsToken: config.metricsToken,
-    storageDir: config.storageDir,
     intakeDatabase,
-    intakeGroupCommit: config.intakeGroupCommit,
-    intakeSpool: config.intakeSpool,
     readReplicas,
-    readsPerCaller: config.readsPerCaller,
-    trustProxy: config.trustProxy,
-    publicPages: config.publicPages,
-    speech: config.speech,
-    uploads: config.uploads,
-    orchestrationsPerPerson: config.orchestrationsPerPerson,
-    orchestrationRunsPerPerson: config.orchestrationRunsPerPerson,
-    mediaUrlSecret: config.mediaUrlSecret,
     studio: {
       login:
         config.oidcIssuer && config.studio.clientId

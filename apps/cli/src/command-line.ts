@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
 import { AppError, isUuid } from '@inntak/core';
-import type { UploadLimits } from '@inntak/media';
 import type { CliServices } from './compose.js';
 
 /**
@@ -25,7 +24,7 @@ export class UsageError extends CliError {
 export type OptionSpec = { type: 'string' | 'boolean'; help: string; uuid?: true; multiple?: true };
 export type Options = Record<string, string | string[] | boolean | undefined>;
 
-/** What a command that works on the database gets: the operations (compose.ts) and the shell's settings. */
+/** What a command that works on the database gets: the operations (compose.ts, their settings bound there) and the shell's. */
 export interface CommandContext {
   services: CliServices;
   baseUrl: string;
@@ -33,12 +32,6 @@ export interface CommandContext {
   progress?: (line: string) => void;
   log?: (message: string) => void;
   readStdin?: () => Promise<string>;
-  /** ORCHESTRATIONS_PER_PERSON; absent: the default (100). */
-  orchestrationsPerPerson?: number;
-  /** STORAGE_DIR (inntak prune, inntak media add). */
-  storageDir?: string;
-  /** UPLOAD_MAX_*_BYTES, MEDIA_BYTES_PER_COLLECTION (inntak media add); absent: the defaults. */
-  uploads?: UploadLimits;
   /** How long `tts` waits for its job (a worker must be running). */
   waitMs?: number;
 }

@@ -6,7 +6,7 @@ import { LocalFileStore, StatfsDiskProbe } from '@inntak/files';
 import { createCollection, createPerson, grantAccess, OPERATOR, type Actor } from '@inntak/access';
 import { abResults, runAbEvaluation } from '@inntak/ab-testing';
 import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, rerenderWebhook, rotateWebhookToken, setWebhookSecret, setWebhookTemplate } from '@inntak/intake';
-import { runPrune, uploadMedia, type UploadLimits } from '@inntak/media';
+import { DEFAULT_UPLOAD_LIMITS, runPrune, uploadMedia } from '@inntak/media';
 import {
   addCollectionOrchestration,
   deleteOrchestration,
@@ -57,7 +57,19 @@ const asOperator =
   (...args: A): R =>
     fn(store, OPERATOR, ...args);
 
-export function cliServices(db: Db) {
+/**
+ * The settings the CLI's use cases take, read from its config module (config.ts) and bound to
+ * them here: a command never passes a setting on. Absent (tests): the use case's default, and
+ * the commands that need STORAGE_DIR refuse.
+ */
+export type CliSettings = Pick<CliConfig, 'orchestrationsPerPerson' | 'storageDir' | 'uploads'>;
+
+export function cliServices(db: Db, settings: Partial<CliSettings> = {}) {
+  const storageDir = (): string => {
+    if (settings.storageDir === undefined) throw new Error('STORAGE_DIR is not known to this command');
+    return settings.storageDir;
+  };
+  const uploads = settings.uploads ?? DEFAULT_UPLOAD_LIMITS;
   const graph = new PostgresGraphStore(db);
   const webhooks = new PostgresWebhookAdminStore(db);
   const deliveries = new PostgresDeliveriesStore(db);
@@ -76,7 +88,7 @@ export function cliServices(db: Db) {
     listDeliveries: over(deliveries, listDeliveries),
     setWebhookSecret: over(deliveries, setWebhookSecret),
     rerenderWebhook: asOperator(deliveries, rerenderWebhook),
-    addCollectionOrchestration: over(orchestrations, addCollectionOrchestration),
+    addCollectionOrchestration: (input: Parameters<typeof addCollectionOrchestration>[1]) => addCollectionOrchestration(orchestrations, input, settings.orchestrationsPerPerson),
     updateOrchestration: asOperator(orchestrations, updateOrchestration),
     setOrchestrationEnabled: asOperator(orchestrations, setOrchestrationEnabled),
     deleteOrchestration: asOperator(orchestrations, deleteOrchestration),
@@ -92,23 +104,27 @@ export function cliServices(db: Db) {
     getJob: on(db, getJob),
     rotateServerSecret: on(db, rotateServerSecret),
     mediaOfJob: on(db, mediaOfJob),
+    /** The most any upload may be (UPLOAD_MAX_*_BYTES): `media add` does not read a larger file. */
+    largestUpload: Math.max(uploads.audio, uploads.image, uploads.video),
     /** One file into a collection as POST /media takes it, as the operator. */
-    addMedia: (storageDir: string, limits: UploadLimits, input: { collection_id: string; bytes: Uint8Array; title?: string | null }) =>
-      uploadMedia({ store: new PostgresMediaStore(db), files: new LocalFileStore(storageDir), limits }, OPERATOR, input),
+    addMedia: (input: { collection_id: string; bytes: Uint8Array; title?: string | null }) =>
+      uploadMedia({ store: new PostgresMediaStore(db), files: new LocalFileStore(storageDir()), limits: uploads }, OPERATOR, input),
     deleteWebhook: over(webhooks, deleteWebhook),
     /** The console's bounded reads (GET /studio/publikasjoner, /studio/orkestreringer), as the actor given. */
     listPublications: (actor: Actor, limit: number) => new PostgresStudioReads(db).publications(actor, limit),
     listOrchestrations: (actor: Actor, limit: number) => new PostgresStudioReads(db).orchestrations(actor, limit),
-    prune: (storageDir: string, options: { dryRun: boolean }) =>
-      runPrune({ catalog: postgresPruneCatalog(db), files: new LocalFileStore(storageDir), probe: new StatfsDiskProbe(), storageDir }, { ...options, trigger: 'cli' }),
+    prune: (options: { dryRun: boolean }) => {
+      const dir = storageDir();
+      return runPrune({ catalog: postgresPruneCatalog(db), files: new LocalFileStore(dir), probe: new StatfsDiskProbe(), storageDir: dir }, { ...options, trigger: 'cli' });
+    },
   };
 }
 export type CliServices = ReturnType<typeof cliServices>;
 
 /** A pool for one command, and its services. */
-export function openServices(url: string, logger: Logger): { services: CliServices; close(): Promise<void> } {
+export function openServices(url: string, logger: Logger, settings: CliSettings): { services: CliServices; close(): Promise<void> } {
   const handle = openDatabase({ connectionString: url, logger, max: 2 });
-  return { services: cliServices(handle.db), close: () => handle.close() };
+  return { services: cliServices(handle.db, settings), close: () => handle.close() };
 }
 
 export interface ResolvedDatabase {

@@ -46,15 +46,12 @@ async function main(argv: string[]): Promise<number> {
       print(await migrate(database.url));
       return 0;
     }
-    const { services, close } = openServices(database.url, logger);
+    const { services, close } = openServices(database.url, logger, config);
     try {
       if (command.run) {
         const context = {
           services,
           baseUrl: config.baseUrl,
-          orchestrationsPerPerson: config.orchestrationsPerPerson,
-          storageDir: config.storageDir,
-          uploads: config.uploads,
           progress: (line: string) => process.stderr.write(`${line}\n`),
           log: (m: string) => logger.info(m),
         };

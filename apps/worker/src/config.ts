@@ -5,8 +5,12 @@ import { envVar } from '@inntak/core';
 import { usableStorageDir } from '@inntak/files';
 import { DEFAULT_SPEECH_LIMITS, DEFAULT_TTS_JOBS_PER_PERSON, SPEECH_MAX_CHARS, type SpeechLimits } from '@inntak/media';
 import { DEFAULT_BUDGET } from '@inntak/orchestration';
+import type { OrchestrateSettings } from './tasks/orchestrate.js';
 
-/** The worker's one config module: nothing else reads process.env or argv. */
+/**
+ * The worker's one config module: nothing else reads process.env or argv. A task's settings are
+ * grouped as the options object it takes (`speech`, `orchestration`), so worker.ts hands it on as it is.
+ */
 export interface WorkerConfig {
   databaseUrl: string;
   /** Jobs this process runs at once; the governor's global limits apply on top. */
@@ -44,17 +48,15 @@ export interface WorkerConfig {
    * disk every minute and prunes storage every 6 hours and every 15 minutes while the disk is full.
    */
   crontab: string;
-  /** ORCHESTRATION_HTTP_ALLOW: host:port (or a bare host: ports 80/443 only) an orchestration's http_post may reach. */
-  orchestrationHttpAllow: string[];
-  /** ORCHESTRATION_CLI_ALLOW: commands a cli_tool node may run. */
-  orchestrationCliAllow: string[];
   /**
-   * ORCHESTRATION_BUDGET: actions (and runs they queue) one root event's whole orchestration
-   * cascade may take; what exceeds it is logged as skipped (docs/orchestration.md, issue 22).
+   * The orchestrate task's settings, as the object it takes (tasks/orchestrate.ts): ORCHESTRATION_HTTP_ALLOW
+   * (host:port, or a bare host: ports 80/443 only, an http_post may reach), ORCHESTRATION_CLI_ALLOW
+   * (commands a cli_tool node may run), ORCHESTRATION_BUDGET (actions, and runs they queue, one root
+   * event's whole cascade may take; what exceeds it is logged as skipped: docs/orchestration.md, issue 22),
+   * TTS_JOBS_PER_PERSON (tts_generate jobs one person's orchestrations may have queued or running at
+   * once, as the API's; default 2).
    */
-  orchestrationBudget: number;
-  /** TTS_JOBS_PER_PERSON: tts_generate jobs one person's orchestrations may have queued or running at once (as the API's; default 2). */
-  ttsJobsPerPerson: number;
+  orchestration: Required<OrchestrateSettings>;
 }
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -99,10 +101,7 @@ const workerEnv = z
     storageDir: usableStorageDir(env.STORAGE_DIR ?? `${REPO_ROOT}.data/media`),
     speech: { maxTextChars: env.TTS_MAX_TEXT_CHARS, maxAudioSeconds: env.TTS_MAX_AUDIO_SECONDS, collectionMediaBytes: env.MEDIA_BYTES_PER_COLLECTION },
     crontab: env.WORKER_CRONTAB ?? readFileSync(CRONTAB_FILE, 'utf8'),
-    orchestrationHttpAllow: env.ORCHESTRATION_HTTP_ALLOW,
-    orchestrationCliAllow: env.ORCHESTRATION_CLI_ALLOW,
-    orchestrationBudget: env.ORCHESTRATION_BUDGET,
-    ttsJobsPerPerson: env.TTS_JOBS_PER_PERSON,
+    orchestration: { httpAllow: env.ORCHESTRATION_HTTP_ALLOW, cliAllow: env.ORCHESTRATION_CLI_ALLOW, budget: env.ORCHESTRATION_BUDGET, ttsJobsPerPerson: env.TTS_JOBS_PER_PERSON },
     ...(env.TRANSCRIPTION_MODEL_DIR ? { transcriptionModelDir: env.TRANSCRIPTION_MODEL_DIR } : {}),
   }));
 

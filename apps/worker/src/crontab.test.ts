@@ -4,6 +4,7 @@ import { parseCrontab } from 'graphile-worker';
 import winston from 'winston';
 import { openDatabase } from '@inntak/postgres';
 import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
+import { DEFAULT_BUDGET } from '@inntak/orchestration';
 import { CRONTAB_FILE, loadConfig } from './config.js';
 import { LocalFileStore } from '@inntak/files';
 import { EspeakSpeechSynthesizer } from './espeak-speech-synthesizer.js';
@@ -18,7 +19,7 @@ describe('the worker crontab (apps/worker/crontab)', () => {
   it('parses, and names only tasks the worker has', () => {
     const items = parseCrontab(readFileSync(CRONTAB_FILE, 'utf8'));
     const media = postgresMediaDeps(database.db, { files: new LocalFileStore('/nonexistent'), synthesizer: new EspeakSpeechSynthesizer() });
-    const known = [...HOUSEKEEPING_TASKS, ...Object.keys(jobBodies(postgresGraphRepair(database.db), media, { httpAllow: [], cliAllow: [], store: new PostgresOrchestrationStore(database.db) }))];
+    const known = [...HOUSEKEEPING_TASKS, ...Object.keys(jobBodies(postgresGraphRepair(database.db), media, { httpAllow: [], cliAllow: [], budget: DEFAULT_BUDGET, store: new PostgresOrchestrationStore(database.db) }))];
     expect(items.length).toBeGreaterThan(0);
     for (const item of items) expect(known).toContain(item.task);
   });

@@ -69,8 +69,8 @@ describe('generate_tts stays in its cascade (second attack on issue 22)', () => 
 
 describe('generate_tts counts against TTS_JOBS_PER_PERSON (second attack on issue 22)', () => {
   it('TTS_JOBS_PER_PERSON configures the worker as the API: default 2, 1 to 1000', () => {
-    expect(loadConfig({ DATABASE_URL: 'postgres://x/y' }, []).ttsJobsPerPerson).toBe(2);
-    expect(loadConfig({ DATABASE_URL: 'postgres://x/y', TTS_JOBS_PER_PERSON: '5' }, []).ttsJobsPerPerson).toBe(5);
+    expect(loadConfig({ DATABASE_URL: 'postgres://x/y' }, []).orchestration.ttsJobsPerPerson).toBe(2);
+    expect(loadConfig({ DATABASE_URL: 'postgres://x/y', TTS_JOBS_PER_PERSON: '5' }, []).orchestration.ttsJobsPerPerson).toBe(5);
     expect(() => loadConfig({ DATABASE_URL: 'postgres://x/y', TTS_JOBS_PER_PERSON: '0' }, [])).toThrow('TTS_JOBS_PER_PERSON must be an integer from 1 to 1000; got "0"');
   });
 
@@ -99,8 +99,8 @@ describe('generate_tts counts against TTS_JOBS_PER_PERSON (second attack on issu
 
 describe('budget per root event (issue 22, finding 7)', () => {
   it('ORCHESTRATION_BUDGET configures it: default 100, at least 1', () => {
-    expect(loadConfig({ DATABASE_URL: 'postgres://x/y' }, []).orchestrationBudget).toBe(100);
-    expect(loadConfig({ DATABASE_URL: 'postgres://x/y', ORCHESTRATION_BUDGET: '7' }, []).orchestrationBudget).toBe(7);
+    expect(loadConfig({ DATABASE_URL: 'postgres://x/y' }, []).orchestration.budget).toBe(100);
+    expect(loadConfig({ DATABASE_URL: 'postgres://x/y', ORCHESTRATION_BUDGET: '7' }, []).orchestration.budget).toBe(7);
     expect(() => loadConfig({ DATABASE_URL: 'postgres://x/y', ORCHESTRATION_BUDGET: '0' }, [])).toThrow('ORCHESTRATION_BUDGET must be an integer of at least 1; got "0"');
   });
 

@@ -1,12 +1,11 @@
 import type { TaskList } from 'graphile-worker';
 import type { FileStore, MixdownCatalog, PruneCatalog, SpeechCatalog, SpeechLimits, SpeechRecognizer, SpeechSynthesizer, TranscriptionCatalog } from '@inntak/media';
 import type { AbTestStore } from '@inntak/ab-testing';
-import { DEFAULT_BUDGET, type OrchestrationStore } from '@inntak/orchestration';
 import type { JobPayload } from '@inntak/jobs';
 import { governed, type GovernedDeps, type JobBody } from './governed-task.js';
 import type { DiskMonitorDeps } from './disk-monitor.js';
 import { accessRepair } from './tasks/access-repair.js';
-import { orchestrate } from './tasks/orchestrate.js';
+import { orchestrate, type OrchestrateDeps } from './tasks/orchestrate.js';
 import { ttsGenerate } from './tasks/tts-generate.js';
 import { renderMixTask } from './tasks/render-mix.js';
 import { speechTranscription } from './tasks/speech-transcription.js';
@@ -34,20 +33,6 @@ export interface MediaDeps extends MediaAdapters {
   transcriptionCatalog: TranscriptionCatalog;
 }
 
-export interface OrchestrationAllowLists {
-  httpAllow: readonly string[];
-  cliAllow: readonly string[];
-  /** ORCHESTRATION_BUDGET; absent: DEFAULT_BUDGET. */
-  budget?: number;
-  /** TTS_JOBS_PER_PERSON, for an orchestration's generate_tts; absent: the default. */
-  ttsJobsPerPerson?: number;
-}
-
-/** What orchestrate runs with: its allow lists and budget, and its port (built by worker.ts). */
-export interface OrchestrationDeps extends OrchestrationAllowLists {
-  store: OrchestrationStore;
-}
-
 /** The graph's repair access_repair runs (packages/postgres propagateBelongsTo). */
 export interface GraphRepair {
   repairAccess(edgeId: string): Promise<number>;
@@ -62,10 +47,10 @@ export interface HousekeepingDeps {
 }
 
 /** The governed job types, one task file each; bodies stay thin. */
-export function jobBodies(graph: GraphRepair, media: MediaDeps, orchestration: OrchestrationDeps): Record<string, JobBody<never>> {
+export function jobBodies(graph: GraphRepair, media: MediaDeps, orchestration: OrchestrateDeps): Record<string, JobBody<never>> {
   return {
     access_repair: accessRepair((edgeId) => graph.repairAccess(edgeId)),
-    orchestrate: orchestrate({ ...orchestration, budget: orchestration.budget ?? DEFAULT_BUDGET }),
+    orchestrate: orchestrate(orchestration),
     tts_generate: ttsGenerate(media),
     speech_transcription: speechTranscription(media),
     render_mix: renderMixTask({ ...media, collectionMediaBytes: media.speechLimits?.collectionMediaBytes }),

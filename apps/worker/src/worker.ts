@@ -82,8 +82,8 @@ export async function startWorker(config: WorkerConfig, logger: winston.Logger, 
     speechLimits: config.speech,
     ...(recognizer ? { recognizer } : {}),
   });
-  const allow = { httpAllow: config.orchestrationHttpAllow, cliAllow: config.orchestrationCliAllow, budget: config.orchestrationBudget, ttsJobsPerPerson: config.ttsJobsPerPerson, store: new PostgresOrchestrationStore(db) };
-  const bodies = { ...jobBodies(postgresGraphRepair(db), media, allow), ...overrides.extraBodies };
+  const orchestration = { ...config.orchestration, store: new PostgresOrchestrationStore(db) };
+  const bodies = { ...jobBodies(postgresGraphRepair(db), media, orchestration), ...overrides.extraBodies };
   const governor = new Governor({
     source: new PostgresGovernorSource(db, pool, logger),
     logger,

@@ -45,6 +45,16 @@ export const DEFAULT_ORCHESTRATIONS_PER_PERSON = 100;
  */
 export const DEFAULT_ORCHESTRATION_RUNS_PER_PERSON = 5;
 
+/** The per-person caps the API's orchestration routes hand the use cases (the API's config module fills them). */
+export interface OrchestrationLimits {
+  /** ORCHESTRATIONS_PER_PERSON: orchestrations one person may have (409 beyond). */
+  perPerson: number;
+  /** ORCHESTRATION_RUNS_PER_PERSON: runs one person asked for that may be queued or running (429 beyond). */
+  runsPerPerson: number;
+}
+
+export const DEFAULT_ORCHESTRATION_LIMITS: OrchestrationLimits = { perPerson: DEFAULT_ORCHESTRATIONS_PER_PERSON, runsPerPerson: DEFAULT_ORCHESTRATION_RUNS_PER_PERSON };
+
 export interface ActionCall {
   action: ActionName;
   /** The action's input; strings may hold `{variables}`. */

@@ -1,7 +1,7 @@
 import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
 import { createCollection, createEdge, createNode, deleteEdge, grantAccess, revokeAccess, tagNode, type GraphStore } from '@inntak/access';
-import { createOrchestration, DEFAULT_ORCHESTRATIONS_PER_PERSON, type OrchestrationStore } from '@inntak/orchestration';
+import { createOrchestration, type OrchestrationLimits, type OrchestrationStore } from '@inntak/orchestration';
 import type { RouteRegistry } from '../route-registry.js';
 import { AccessLevel, Id, StorableJsonObject, storableText, Visibility } from '../schemas.js';
 
@@ -20,7 +20,8 @@ export interface GraphIntentionsDeps {
   graphStore: GraphStore;
   /** Orchestration's port, for create_node of an orchestration (its cap). */
   orchestrationStore: OrchestrationStore;
-  orchestrationsPerPerson?: number;
+  /** The caps (config.ts `orchestration`, handed on by api-server.ts). */
+  orchestration: OrchestrationLimits;
 }
 
 export function installGraphIntentions(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: GraphIntentionsDeps): void {
@@ -64,7 +65,7 @@ export function installGraphIntentions(app: Express, registry: RouteRegistry, au
     // orchestrations are capped (docs/orchestration.md).
     ({ body, caller }) =>
       body.node_kind === 'orchestration'
-        ? createOrchestration(deps.orchestrationStore, caller, body, deps.orchestrationsPerPerson ?? DEFAULT_ORCHESTRATIONS_PER_PERSON)
+        ? createOrchestration(deps.orchestrationStore, caller, body, deps.orchestration.perPerson)
         : createNode(deps.graphStore, caller, body),
   );
 

@@ -1,7 +1,6 @@
 import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
 import {
-  DEFAULT_ORCHESTRATIONS_PER_PERSON,
   deleteOrchestration,
   EVENT_TYPES,
   listOrchestrationRuns,
@@ -10,6 +9,7 @@ import {
   setOrchestrationEnabled,
   setOrchestrationSecret,
   updateOrchestration,
+  type OrchestrationLimits,
   type OrchestrationStore,
 } from '@inntak/orchestration';
 import type { RouteRegistry } from '../route-registry.js';
@@ -49,7 +49,7 @@ export function installOrchestrationManage(
   app: Express,
   registry: RouteRegistry,
   auth: RequestHandler,
-  deps: { orchestrationStore: OrchestrationStore; orchestrationsPerPerson?: number; orchestrationRunsPerPerson?: number },
+  deps: { orchestrationStore: OrchestrationStore; orchestration: OrchestrationLimits },
 ): void {
   const store = deps.orchestrationStore;
 
@@ -74,7 +74,7 @@ export function installOrchestrationManage(
     },
     auth,
     ({ body, caller }) =>
-      updateOrchestration(store, caller, body.id, body, deps.orchestrationsPerPerson ?? DEFAULT_ORCHESTRATIONS_PER_PERSON),
+      updateOrchestration(store, caller, body.id, body, deps.orchestration.perPerson),
   );
 
   registry.route(
@@ -122,7 +122,7 @@ export function installOrchestrationManage(
       errors: [...ERRORS, 409, 429],
     },
     auth,
-    ({ body, caller }) => runOrchestration(store, caller, body.id, body.input, deps.orchestrationRunsPerPerson),
+    ({ body, caller }) => runOrchestration(store, caller, body.id, body.input, deps.orchestration.runsPerPerson),
   );
 
   registry.route(
@@ -138,7 +138,7 @@ export function installOrchestrationManage(
       errors: [...ERRORS, 409, 429],
     },
     auth,
-    ({ body, caller }) => rerunOrchestration(store, caller, body.run_id, deps.orchestrationRunsPerPerson),
+    ({ body, caller }) => rerunOrchestration(store, caller, body.run_id, deps.orchestration.runsPerPerson),
   );
 
   registry.route(

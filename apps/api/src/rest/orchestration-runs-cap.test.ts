@@ -18,8 +18,8 @@ async function manual(authorization = owner): Promise<string> {
 
 describe('runs one person asked for (ORCHESTRATION_RUNS_PER_PERSON)', () => {
   it('sets the cap: default 5, 1–1000', () => {
-    expect(loadConfig({}).orchestrationRunsPerPerson).toBe(5);
-    expect(loadConfig({ ORCHESTRATION_RUNS_PER_PERSON: '2' }).orchestrationRunsPerPerson).toBe(2);
+    expect(loadConfig({}).orchestration.runsPerPerson).toBe(5);
+    expect(loadConfig({ ORCHESTRATION_RUNS_PER_PERSON: '2' }).orchestration).toEqual({ perPerson: 100, runsPerPerson: 2 });
     expect(() => loadConfig({ ORCHESTRATION_RUNS_PER_PERSON: '0' })).toThrow('ORCHESTRATION_RUNS_PER_PERSON must be an integer from 1 to 1000; got "0"');
   });
 
@@ -50,7 +50,7 @@ describe('runs one person asked for (ORCHESTRATION_RUNS_PER_PERSON)', () => {
     const id = await manual();
     const asker = await ctx.addPerson('samtidig-kjorer');
     await post('/intentions/grant_access', owner, { subject_id: asker.id, object_id: ctx.collectionId, access: 'admin' }).expect(200);
-    const answers = await Promise.all(Array.from({ length: 8 }, () => request(ctx.app({ orchestrationRunsPerPerson: 3 })).post('/intentions/run_orchestration').set('Authorization', asker.authorization).send({ id, input: {} })));
+    const answers = await Promise.all(Array.from({ length: 8 }, () => request(ctx.app({ orchestration: loadConfig({ ORCHESTRATION_RUNS_PER_PERSON: '3' }).orchestration })).post('/intentions/run_orchestration').set('Authorization', asker.authorization).send({ id, input: {} })));
     expect(answers.filter((a) => a.status === 202)).toHaveLength(3);
     expect(answers.filter((a) => a.status === 429)).toHaveLength(5);
   });

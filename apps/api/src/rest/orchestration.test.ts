@@ -77,13 +77,14 @@ describe('POST /intentions/create_node of an orchestration', () => {
 
 describe('orchestrations per person (issue 22, finding 8)', () => {
   it('ORCHESTRATIONS_PER_PERSON sets the cap: default 100, at least 1', () => {
-    expect(loadConfig({}).orchestrationsPerPerson).toBe(100);
-    expect(loadConfig({ ORCHESTRATIONS_PER_PERSON: '5' }).orchestrationsPerPerson).toBe(5);
+    expect(loadConfig({}).orchestration.perPerson).toBe(100);
+    expect(loadConfig({ ORCHESTRATIONS_PER_PERSON: '5' }).orchestration).toEqual({ perPerson: 5, runsPerPerson: 5 });
     expect(() => loadConfig({ ORCHESTRATIONS_PER_PERSON: '0' })).toThrow('ORCHESTRATIONS_PER_PERSON must be an integer from 1 to 1000000; got "0"');
   });
 
   it('beyond ORCHESTRATIONS_PER_PERSON create_node answers 409 and saves nothing; others are not affected', async () => {
-    const capped = ctx.app({ orchestrationsPerPerson: 2 });
+    // The setting as the config module reads it, handed on as the composition root does.
+    const capped = ctx.app({ orchestration: loadConfig({ ORCHESTRATIONS_PER_PERSON: '2' }).orchestration });
     const maker = await ctx.addPerson('orkestrerer');
     const other = await ctx.addPerson('en-annen');
     const body = { node_kind: 'orchestration', content: SCRIPT, metadata: { trigger: { event: 'node.created', conditions: { node_kind: 'aldri' } } } };
@@ -101,7 +102,7 @@ describe('orchestrations per person (issue 22, finding 8)', () => {
   });
 
   it('concurrent creations cannot pass the cap together', async () => {
-    const capped = ctx.app({ orchestrationsPerPerson: 3 });
+    const capped = ctx.app({ orchestration: loadConfig({ ORCHESTRATIONS_PER_PERSON: '3' }).orchestration });
     const maker = await ctx.addPerson('samtidig');
     const body = { node_kind: 'orchestration', content: SCRIPT, metadata: { trigger: { event: 'node.created', conditions: { node_kind: 'aldri' } } } };
     const answers = await Promise.all(Array.from({ length: 8 }, () => request(capped).post('/intentions/create_node').set('Authorization', maker.authorization).send(body)));

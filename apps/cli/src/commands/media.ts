@@ -1,6 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { UploadLimits } from '@inntak/media';
 
 // Loaded in `run`, not at start-up: every `inntak` call parses this table (docs/cli.md, "Speed").
 const mediaPackage = () => import('@inntak/media');
@@ -27,17 +26,15 @@ export const mediaAdd: CommandSpec = {
     file: { type: 'string', help: 'the file: WAV, MP3, Ogg/Opus, FLAC, PNG, JPEG, WebP, MP4 or WebM (read from its bytes)' },
     title: { type: 'string', help: 'a title for the media node' },
   },
-  async run(options, { services, storageDir, uploads }) {
-    if (storageDir === undefined) throw new Error('STORAGE_DIR is not known to this command');
+  async run(options, { services }) {
     const collectionId = required(options, 'collection');
     const path = required(options, 'file');
-    const limits: UploadLimits = uploads ?? (await mediaPackage()).DEFAULT_UPLOAD_LIMITS;
     const size = await stat(path).then((s) => (s.isFile() ? s.size : -1), () => -1);
     if (size < 0) throw new UsageError(`--file ${path}: no such file`);
     // Held in memory like an upload: a file past every kind's limit is not read at all.
-    if (size > Math.max(limits.audio, limits.image, limits.video)) throw new UsageError(`--file ${path}: ${size} bytes is more than any upload may be`);
+    if (size > services.largestUpload) throw new UsageError(`--file ${path}: ${size} bytes is more than any upload may be`);
     const title = typeof options.title === 'string' ? options.title : null;
-    return services.addMedia(storageDir, limits, { collection_id: collectionId, bytes: new Uint8Array(await readFile(path)), title });
+    return services.addMedia({ collection_id: collectionId, bytes: new Uint8Array(await readFile(path)), title });
   },
 };
 
@@ -46,9 +43,8 @@ export const prune: CommandSpec = {
   args: '[--dry-run]',
   summary: 'one storage pruning run: {mode, disk_percent, deleted, freed_bytes} (docs/media.md)',
   options: { 'dry-run': { type: 'boolean', help: 'decide and print, delete nothing' } },
-  async run(options, { services, storageDir }) {
-    if (storageDir === undefined) throw new Error('STORAGE_DIR is not known to this command');
-    const report = await services.prune(storageDir, { dryRun: options['dry-run'] === true });
+  async run(options, { services }) {
+    const report = await services.prune({ dryRun: options['dry-run'] === true });
     return { mode: report.mode, disk_percent: report.disk_percent, deleted: report.deleted, freed_bytes: report.freed_bytes };
   },
 };

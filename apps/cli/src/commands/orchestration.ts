@@ -28,7 +28,6 @@ export const orchestrationAdd: CommandSpec = {
     const collectionId = await requireKind(context, options, 'collection', 'collection');
     return context.services.addCollectionOrchestration(
       { collection_id: collectionId, script, event: event as EventType, node_kind: optional(options, 'node-kind'), title: optional(options, 'title'), ...(cron ? { cron } : {}) },
-      context.orchestrationsPerPerson,
     );
   },
 };

@@ -4,9 +4,11 @@ import { LocalFileStore } from '@inntak/files';
 import { type DatabaseHandle } from '@inntak/postgres';
 import { newWorkerProcess, PostgresGovernorSource, postgresJobRuns, PostgresLiveRoomStatus, postgresResourceLog } from '@inntak/postgres/jobs';
 import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
+import { DEFAULT_BUDGET } from '@inntak/orchestration';
 import { Governor } from '../governor.js';
 import { StatfsDiskProbe } from '../statfs-disk-probe.js';
-import { createTaskList, jobBodies, type MediaAdapters, type OrchestrationAllowLists } from '../task-list.js';
+import { createTaskList, jobBodies, type MediaAdapters } from '../task-list.js';
+import type { OrchestrateSettings } from '../tasks/orchestrate.js';
 import { postgresGraphRepair, postgresHousekeeping, postgresMediaDeps } from '../worker.js';
 import { EspeakSpeechSynthesizer } from '../espeak-speech-synthesizer.js';
 
@@ -18,13 +20,13 @@ const quiet = { error() {}, warn() {}, info() {}, debug() {} };
  */
 export async function runGovernedOnce(
   h: DatabaseHandle,
-  allow?: OrchestrationAllowLists,
+  allow?: Partial<OrchestrateSettings>,
   adapters: MediaAdapters = { files: new LocalFileStore(tmpdir()), synthesizer: new EspeakSpeechSynthesizer() },
   options: { runners?: number } = {},
 ): Promise<void> {
   const worker = newWorkerProcess();
   const media = postgresMediaDeps(h.db, adapters);
-  const bodies = jobBodies(postgresGraphRepair(h.db), media, { httpAllow: [], cliAllow: [], ...allow, store: new PostgresOrchestrationStore(h.db) });
+  const bodies = jobBodies(postgresGraphRepair(h.db), media, { httpAllow: [], cliAllow: [], budget: DEFAULT_BUDGET, ...allow, store: new PostgresOrchestrationStore(h.db) });
   const governor = new Governor({ source: new PostgresGovernorSource(h.db, h.pool, quiet), logger: quiet, liveRooms: new PostgresLiveRoomStatus(h.db), liveRoomCacheMs: 0, rulesCacheMs: 0, jobTypes: Object.keys(bodies) });
   const taskList = createTaskList(
     bodies,

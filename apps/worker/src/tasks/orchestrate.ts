@@ -3,9 +3,8 @@ import { orchestrateEvent, type OrchestrationStore } from '@inntak/orchestration
 import type { JobBody } from '../governed-task.js';
 import { httpPost, runCliTool } from '../orchestration-io.js';
 
-export interface OrchestrateDeps {
-  /** Orchestration's port (packages/orchestration/src/ports.ts). */
-  store: OrchestrationStore;
+/** The task's settings: the worker's config module reads them as one object (config.ts `orchestration`), which worker.ts hands on. */
+export interface OrchestrateSettings {
   /** ORCHESTRATION_HTTP_ALLOW: hosts http_post may reach. */
   httpAllow: readonly string[];
   /** ORCHESTRATION_CLI_ALLOW: commands run_cli_tool may run. */
@@ -14,6 +13,11 @@ export interface OrchestrateDeps {
   budget: number;
   /** TTS_JOBS_PER_PERSON: generate_tts jobs the creator may have queued or running at once; absent: the default. */
   ttsJobsPerPerson?: number;
+}
+
+export interface OrchestrateDeps extends OrchestrateSettings {
+  /** Orchestration's port (packages/orchestration/src/ports.ts). */
+  store: OrchestrationStore;
 }
 
 /**
