@@ -1,16 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createServer } from 'node:net';
-import axe from 'axe-core';
-import { chromium, type Browser, type Page } from 'playwright-core';
 import { OPERATOR, createCollection, createNode, createPerson, grantAccess } from '@inntak/access';
 import { enqueueJob, recordDiskStatus } from '@inntak/postgres/jobs';
 import { recordLogEntry } from '@inntak/postgres/orchestration';
-import { openTestDatabase, type OpenTestDatabase, storesOn } from '@inntak/postgres/testing';
-import { CHROMIUM_PATH } from '@inntak/test-support';
-import { startApiServer, type ApiServer } from '../../apps/api/src/api-server.js';
-import { NoIssuerVerifier } from '../../apps/api/src/oidc-verifier.js';
-import { OidcStudioLogin } from '../../apps/api/src/console/studio-oidc.js';
-import { startTestProvider, type TestProvider } from './oidc-provider.js';
+import { type OpenTestDatabase, storesOn } from '@inntak/postgres/testing';
+import { accessible, logInAs as logIn, startStudioScene, type StudioScene } from './studio-walk.js';
 import { createWebhook } from '@inntak/intake';
 import { createPublication, createVariant, publishArticle } from '@inntak/publishing';
 
@@ -19,44 +12,14 @@ import { createPublication, createVariant, publishArticle } from '@inntak/publis
  * (oidc-provider, its own login form), with axe-core checking every console page it opens.
  */
 
+let scene: StudioScene;
 let db: OpenTestDatabase;
-let api: ApiServer;
-let provider: TestProvider;
-let browser: Browser;
 let base: string;
 const ids: Record<string, string> = {};
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 beforeAll(async () => {
-  const logger = { error() {}, warn() {}, info() {}, debug() {} };
-  db = await openTestDatabase(logger);
-  provider = await startTestProvider();
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  provider.start(`${base}/studio/callback`);
-  api = await startApiServer(
-    {
-      logger,
-      database: db,
-      databaseUrl: db.url,
-      baseUrl: base,
-      verifier: new NoIssuerVerifier(),
-      bodyLimitBytes: 1024 * 1024,
-      slowRequestMs: 200,
-      realtime: { maxQueue: 1000, initialSync: { collections: 50, nodesPerCollection: 20 } },
-      studio: { login: new OidcStudioLogin({ issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret, redirectUri: `${base}/studio/callback`, logger }) },
-    },
-    port,
-    '127.0.0.1',
-  );
-
+  scene = await startStudioScene();
+  ({ db, base } = scene);
   const editor = await createPerson(storesOn(db.db).graph, { subject: 'redaktor', name: 'Redaktør' });
   const member = await createPerson(storesOn(db.db).graph, { subject: 'medlem', name: 'Medlem' });
   const hookAdmin = await createPerson(storesOn(db.db).graph, { subject: 'vevkrok', name: 'Webhook-admin' });
@@ -88,50 +51,15 @@ beforeAll(async () => {
   const event = { type: 'node.created' as const, id: article.id, depth: 0 };
   await recordLogEntry(db.db, { orchestrationId: orchestration.id, jobId: null, event, record: { step: 1, action: 'create_node', fallback: null, status: 'failed', error: 'nei', duration_ms: 4 } });
 
-  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await api?.close();
-  await provider?.close();
-  await db?.dispose();
-});
+afterAll(() => scene?.close());
 
-/** A fresh browser (its own cookies) at phone width, logged in as `subject` through the provider's own form. */
-async function logInAs(subject: string): Promise<Page> {
-  // bypassCSP: axe-core goes in as an inline script, which the console's CSP refuses (by design).
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, bypassCSP: true });
-  // The provider's form imports a web font; nothing leaves this machine.
-  await context.route(/^https:\/\//, (route) => route.abort());
-  const page = await context.newPage();
-  await page.goto(`${base}/studio`);
-  await page.waitForURL('**/studio/login**');
-  await page.getByRole('link', { name: 'Logg inn med OpenID Connect' }).click();
-  await page.waitForURL(`${provider.issuer}/interaction/**`);
-  await page.locator('input[name=login]').fill(subject);
-  await page.locator('input[name=password]').fill('hva-som-helst');
-  await page.getByRole('button', { name: 'Sign-in' }).click();
-  const consent = page.getByRole('button', { name: 'Continue' });
-  await Promise.race([consent.waitFor().then(() => consent.click()), page.waitForURL(`${base}/studio`)]);
-  await page.waitForURL(`${base}/studio`);
-  expect(await page.locator('h1').textContent()).toBe('Oversikt');
-  return page;
-}
-
-/** axe-core in the page: no serious or critical violation; and nothing wider than the phone. */
-async function accessible(page: Page): Promise<void> {
-  await page.addScriptTag({ content: axe.source });
-  const violations = await page.evaluate<Array<{ id: string; impact: string; nodes: unknown[] }>>(
-    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target) })))`,
-  );
-  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
-  expect(await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth')).toBeLessThanOrEqual(0);
-}
+const logInAs = (subject: string) => logIn(scene, subject, 390);
 
 describe('the console in a browser, logged in through an OpenID provider', () => {
   it('the login page and the overview have no serious accessibility problems', async () => {
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, bypassCSP: true });
+    const context = await scene.browser.newContext({ viewport: { width: 390, height: 844 }, bypassCSP: true });
     const page = await context.newPage();
     await page.goto(`${base}/studio/login`);
     await accessible(page);

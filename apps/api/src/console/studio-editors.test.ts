@@ -93,9 +93,25 @@ describe('publication pages', () => {
   it('adds a headline variant (a new test), checked by create_variant’s own body schema', async () => {
     const bad = await postForm(app, owner, `/studio/publikasjoner/${pub}/varianter`, { article_id: article, variant_type: 'Stor Bokstav', title: 'X' });
     expect(bad.status).toBe(400);
+    expect((await get(app, owner, `/studio/publikasjoner/${pub}`)).text).not.toContain('Stor Bokstav');
     const res = await postForm(app, owner, `/studio/publikasjoner/${pub}/varianter`, { article_id: article, variant_type: 'headline', title: 'Ny utfordrer', teaser: '' });
     expect(res.status).toBe(303);
     expect((await get(app, owner, `/studio/publikasjoner/${pub}`)).text).toContain('Ny utfordrer');
+  });
+
+  it('a refused form is shown again on its page: every bad field named in plain Norwegian beside it, the typed values kept', async () => {
+    const long = 'x'.repeat(301);
+    const res = await postForm(app, owner, `/studio/publikasjoner/${pub}/varianter`, { article_id: article, variant_type: 'headline', title: long, teaser: 'Behold meg' });
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('<h1>Fjordposten</h1>');
+    expect(res.text).toContain('Skjemaet har en feil:');
+    expect(res.text).toContain(`<a href="#title-${article}">«Tittel» kan ha høyst 300 tegn.</a>`);
+    expect(res.text).toMatch(new RegExp(`<p class="field-error" id="title-${article}-feil">«Tittel» kan ha høyst 300 tegn.</p><input id="title-${article}" name="title" required aria-invalid="true" aria-describedby="title-${article}-feil"`));
+    expect(res.text).toContain(`value="${long}"`);
+    expect(res.text).toContain('>Behold meg</textarea>');
+    const empty = await postForm(app, owner, `/studio/publikasjoner/${pub}/varianter`, { article_id: article, variant_type: '', title: '' });
+    expect(empty.text).toContain('Skjemaet har 2 feil:');
+    expect(empty.text).toContain('«Tittel» må fylles ut.');
   });
 
   it('unpublishes and publishes an article; a member may not (403)', async () => {

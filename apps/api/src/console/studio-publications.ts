@@ -1,10 +1,10 @@
-import type { Response, Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import { AppError, isUuid } from '@inntak/core';
-import { abOverride, createVariant, html, publishArticle, unpublishArticle, type PublishingStore } from '@inntak/publishing';
+import { abOverride, createVariant, html, publishArticle, unpublishArticle, type Html, type PublishingStore } from '@inntak/publishing';
 import { abResults, type AbResultsStore, type TestResult } from '@inntak/ab-testing';
 import { cumulativeCtr, formatPercent, lineChart, loneViews, testViewOf, type ArticleEntry, type PublicationEntry, type StudioReads, type TestView, type VariantHour } from '@inntak/studio';
-import { parseInput } from '../route-registry.js';
 import { CreateVariantBody } from '../schemas.js';
+import { EMPTY_FORM, errorSummary, field, handleForm, parseForm, valuesOf, type FormState } from './studio-forms.js';
 import { actionButton, csrfField, layout, sendPage, timeTag, type StudioView } from './studio-html.js';
 import { studioCaller, viewOf } from './studio-session.js';
 
@@ -50,9 +50,9 @@ export function installStudioPublications(router: Router, deps: StudioPublicatio
     sendPage(res, 200, layout(viewOf(res), 'Publikasjoner', body));
   });
 
-  router.get('/publikasjoner/:id', async (req, res) => {
+  /** The publication's page; `form` is a refused variant form to show again on it. */
+  async function renderPublication(req: Request, res: Response, publication: PublicationEntry, form?: FormState): Promise<Html> {
     const caller = studioCaller(res);
-    const publication = await publicationFor(res, req.params.id);
     const page = Math.min(Math.max(Number.parseInt(String(req.query.side ?? '1'), 10) || 1, 1), 1000);
     const articles = await reads.articles(publication.id, { limit: ARTICLES_PER_PAGE + 1, offset: (page - 1) * ARTICLES_PER_PAGE });
     const shown = articles.slice(0, ARTICLES_PER_PAGE);
@@ -60,8 +60,13 @@ export function installStudioPublications(router: Router, deps: StudioPublicatio
     const [results, hours] = await Promise.all([abResults(deps.abResults, caller, publication.id), reads.variantHours(shown.flatMap((a) => a.variants.map((v) => v.id)), CHART_HOURS)]);
     // Who sees the buttons; the use cases still decide (ab_override refuses anyone else with 403).
     const administers = caller.isAdmin || publication.level === 'admin' || publication.level === 'owner';
-    const notice = typeof req.query.ok === 'string' ? NOTICES[req.query.ok] : undefined;
-    sendPage(res, 200, publicationPage(viewOf(res), publication, shown, results.tests, hours, { administers, page, more: articles.length > ARTICLES_PER_PAGE, notice }));
+    const notice = typeof req.query.ok === 'string' && !form ? NOTICES[req.query.ok] : undefined;
+    return publicationPage(viewOf(res), publication, shown, results.tests, hours, { administers, page, more: articles.length > ARTICLES_PER_PAGE, notice, form });
+  }
+
+  router.get('/publikasjoner/:id', async (req, res) => {
+    const publication = await publicationFor(res, req.params.id);
+    sendPage(res, 200, await renderPublication(req, res, publication));
   });
 
   router.post('/publikasjoner/:id/vinner', async (req, res) => {
@@ -84,11 +89,13 @@ export function installStudioPublications(router: Router, deps: StudioPublicatio
 
   router.post('/publikasjoner/:id/varianter', async (req, res) => {
     const publication = await publicationFor(res, req.params.id);
-    const form = req.body as Record<string, unknown>;
-    // The API's own body schema: the same 400 for the same bad input.
-    const body = parseInput(CreateVariantBody, { publication_id: publication.id, article_id: form.article_id, variant_type: form.variant_type, title: form.title, teaser: form.teaser || null }, 'body');
-    await createVariant(deps.publishingStore, studioCaller(res), body);
-    res.redirect(303, `/studio/publikasjoner/${publication.id}?ok=variant`);
+    const values = valuesOf(req.body);
+    await handleForm(res, values, (state) => renderPublication(req, res, publication, state), async () => {
+      // The API's own body schema: the same rules as create_variant, told per field on the form.
+      const body = parseForm(CreateVariantBody, { publication_id: publication.id, article_id: values.article_id, variant_type: values.variant_type, title: values.title, teaser: values.teaser || null }, VARIANT_LABELS);
+      await createVariant(deps.publishingStore, studioCaller(res), body);
+      res.redirect(303, `/studio/publikasjoner/${publication.id}?ok=variant`);
+    });
   });
 }
 
@@ -98,7 +105,7 @@ function publicationPage(
   articles: ArticleEntry[],
   tests: TestResult[],
   hours: VariantHour[],
-  options: { administers: boolean; page: number; more: boolean; notice?: string },
+  options: { administers: boolean; page: number; more: boolean; notice?: string; form?: FormState },
 ) {
   const base = `/studio/publikasjoner/${publication.id}`;
   const publishForm = options.administers
@@ -112,19 +119,19 @@ function publicationPage(
     html`${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` : ''}
 <p><a href="/pub/${publication.slug}">Se forsiden</a></p>
 ${publishForm}
-${articles.length ? articles.map((a) => articleSection(view, base, a, tests.filter((t) => t.article_id === a.id), hours, options.administers)) : html`<p>Ingen publiserte artikler.</p>`}
+${articles.length ? articles.map((a) => articleSection(view, base, a, tests.filter((t) => t.article_id === a.id), hours, options.administers, options.form)) : html`<p>Ingen publiserte artikler.</p>`}
 ${pager}`,
   );
 }
 
-function articleSection(view: StudioView, base: string, article: ArticleEntry, results: TestResult[], hours: VariantHour[], administers: boolean) {
+function articleSection(view: StudioView, base: string, article: ArticleEntry, results: TestResult[], hours: VariantHour[], administers: boolean, form?: FormState) {
   const heading = `artikkel-${article.id}`;
   const tested = results.map(testViewOf);
   const tests = [...tested, ...loneViews(article.variants, new Set(tested.map((t) => t.variantType)))];
   return html`<section aria-labelledby="${heading}"><h2 id="${heading}">${article.title ?? 'Uten tittel'}</h2>
 <div>Publisert ${timeTag(article.publishedAt)}. ${administers ? actionButton(view, `${base}/avpubliser`, 'Avpubliser', { edge_id: article.publishedEdgeId }) : ''}</div>
 ${tests.length ? tests.map((t) => testSection(view, base, article, t, hours, administers)) : html`<p>Ingen forsidevarianter: forsiden viser artikkelens egen tittel.</p>`}
-${administers ? variantForm(view, base, article) : ''}
+${administers ? variantForm(view, base, article, form?.values.article_id === article.id ? form : undefined) : ''}
 </section>`;
 }
 
@@ -152,13 +159,17 @@ ${lineChart({
 })}`;
 }
 
-function variantForm(view: StudioView, base: string, article: ArticleEntry) {
-  const id = (name: string) => `${name}-${article.id}`;
-  return html`<details><summary>Legg til en variant</summary>
+const VARIANT_LABELS: Record<string, string> = { article_id: 'Artikkel', variant_type: 'Varianttype', title: 'Tittel', teaser: 'Ingress' };
+
+function variantForm(view: StudioView, base: string, article: ArticleEntry, refused?: FormState) {
+  const state = refused ?? EMPTY_FORM;
+  const ids = Object.fromEntries(Object.keys(VARIANT_LABELS).map((name) => [name, `${name}-${article.id}`]));
+  return html`<details${refused ? html` open` : ''}><summary>Legg til en variant</summary>
+${errorSummary(state, ids)}
 <form method="post" action="${base}/varianter">${csrfField(view)}<input type="hidden" name="article_id" value="${article.id}">
-<label for="${id('type')}">Varianttype</label><input id="${id('type')}" name="variant_type" value="headline" required pattern="[a-z][a-z0-9_\\-]{0,62}">
-<label for="${id('tittel')}">Tittel</label><input id="${id('tittel')}" name="title" required maxlength="300">
-<label for="${id('ingress')}">Ingress (valgfri)</label><textarea id="${id('ingress')}" name="teaser" maxlength="1000" rows="2"></textarea>
+${field(state, { name: 'variant_type', id: ids.variant_type, label: VARIANT_LABELS.variant_type!, required: true, value: 'headline', maxlength: 63 })}
+${field(state, { name: 'title', id: ids.title, label: VARIANT_LABELS.title!, required: true, maxlength: 300 })}
+${field(state, { name: 'teaser', id: ids.teaser, label: VARIANT_LABELS.teaser!, type: 'textarea', rows: 2, maxlength: 1000 })}
 <p><button type="submit">Legg til variant</button></p></form></details>`;
 }
 
