@@ -18,7 +18,7 @@ export {
   type DeliveredSince,
 } from './ports.js';
 export { SpoolFullError, tokenHash, type Spool, type SpoolEntry, type SpooledEntry, type SpoolStats, type KeptTarget, encodeEntry, decodeEntry, encodeTarget, decodeTarget } from './spool.js';
-export { WebhookTargetCache } from './webhook-target-cache.js';
+export { WebhookTargetCache, type WebhookTargetSource } from './webhook-target-cache.js';
 export { SpoolingIntakeStore, type SpoolingIntakeOptions, type SpoolSnapshot } from './spooling-intake-store.js';
 export { GroupCommit, type BatchIntakeStore, type ContentWrite, type GroupCommitOptions } from './group-commit.js';
 export { createWebhook, setWebhookTemplate, rotateWebhookToken, deleteWebhook, listWebhooks, findAdministeredWebhook, requireWebhookAdmin, requireCollectionAdmin, type WebhookInput } from './webhook-admin.js';

@@ -13,6 +13,11 @@ export interface WebhookTarget {
   locale: Locale;
   /** The signing secret, when the webhook has one: requests must then be signed. */
   secret: WebhookSecret | null;
+  /**
+   * Present when the token that found the webhook is a previous one, rotated away with a grace
+   * period (docs/deliveries.md#rotation): its hash, and when its grace ends (ISO time).
+   */
+  previousToken?: { hash: string; until: string };
 }
 
 /** A delivery log row's facts (docs/deliveries.md); the outcome is added where it is known. */
@@ -28,6 +33,8 @@ export interface DeliveryLogEntry {
   bytes: number;
   /** From arrival to the write (for a 200) or to the answer (for a failure). */
   durationMs: number;
+  /** The hash of the previous token the delivery came with, within its grace; absent: the current token. */
+  previousToken?: string;
 }
 
 /** A failed delivery: the status answered and the error text. */
