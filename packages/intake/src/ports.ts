@@ -97,6 +97,19 @@ export class AlreadyWrittenError extends IntakeWriteError {
   }
 }
 
+/** A rotated-away token as its webhook's administrators see it: never the token, only its grace and hits. */
+export interface PreviousToken {
+  rotated_at: Date;
+  grace_until: Date;
+  /** The grace was ended early (end_webhook_token_grace). */
+  ended_early: boolean;
+  /** Still accepted now. */
+  active: boolean;
+  /** Requests that came with it during its grace, accepted or refused. */
+  hits: number;
+  last_hit_at: Date | null;
+}
+
 /** A webhook as its administrators see it (token included: only they ever see it). */
 export interface AdministeredWebhook {
   id: string;
@@ -127,6 +140,8 @@ export interface DeliveryView {
   duplicate: boolean;
   bytes: number;
   duration_ms: number;
+  /** It came with a previous token, within its grace (docs/deliveries.md#rotation). */
+  previous_token?: boolean;
   /** Refusals only: how many requests this row counts, and when the last of them came. */
   count?: number;
   last_received_at?: string;
@@ -172,6 +187,12 @@ export interface WebhookAdminTx {
   /** The template, and the locale when one is given (absent: the webhook keeps its own). */
   setWebhookTemplate(webhookId: string, templateId: string | null, locale?: Locale): Promise<void>;
   setWebhookToken(webhookId: string, token: string): Promise<void>;
+  /** Keeps a previous token (by its hash) accepted for `graceSeconds` from now (the database's clock). */
+  keepPreviousToken(webhookId: string, tokenHash: string, graceSeconds: number): Promise<void>;
+  /** Ends every grace of the webhook's previous tokens now; how many were still running. */
+  endPreviousTokens(webhookId: string): Promise<number>;
+  /** The webhook's previous tokens, latest rotation first, at most `limit`. */
+  previousTokens(webhookId: string, limit: number): Promise<PreviousToken[]>;
   /** The webhook node, its edges, its delivery log and claimed delivery ids (content it created stays). */
   deleteWebhook(webhookId: string): Promise<void>;
   /** The webhooks (or the one) whose collection the actor administers (every one for a system administrator), oldest first. */
