@@ -146,4 +146,48 @@ describeWithEngine('postgres', describe, 'intake through a PostgreSQL outage (th
     const after = Number((await sql<{ count: string }>`select count(*) from webhook_deliveries where webhook_id = ${a.id}`.execute(scene.database.db)).rows[0]!.count);
     expect(after - before).toBe(1);
   }, 90_000);
+
+  it('accepts a previous token within its grace during an outage (marked and counted once it is back), and refuses it once its grace was ended early', async () => {
+    const current = await sql<{ token: string }>`select metadata ->> 'token' as token from nodes where id = ${b.id}`.execute(scene.database.db);
+    const old = current.rows[0]!.token;
+    expect((await scene.post(old, { n: 3000 })).status).toBe(200);
+    const rotation = await scene.asOwner('/intentions/rotate_webhook_token', { webhook_id: b.id, grace_hours: 1 });
+    expect(rotation.status).toBe(200);
+    const token = (rotation.body as { token: string }).token;
+    const kept = async () => (await scene.keptTargets(b.id)).map((k) => (k.target.previousToken ? 'previous' : 'current')).sort();
+    const until = async (want: string[]) => {
+      for (let tries = 0; JSON.stringify(await kept()) !== JSON.stringify(want); tries++) {
+        if (tries > 200) throw new Error(`the spool keeps ${JSON.stringify(await kept())} for the webhook, not ${JSON.stringify(want)}`);
+        await pause(100);
+      }
+    };
+    // The rotation reached the spool's copy from the change stream: the new token and the old one in its grace.
+    await until(['current', 'previous']);
+    await scene.pg.stopServer();
+    let viaOld: Answer;
+    try {
+      viaOld = await scene.post(old, { n: 3001 });
+      expect(viaOld.status).toBe(200);
+      expect((await scene.post(token, { n: 3002 })).status).toBe(200);
+    } finally {
+      await scene.pg.startServer();
+    }
+    await drained();
+    const marked = await sql<{ previous_token: boolean }>`select previous_token from webhook_deliveries where node_id = ${viaOld.body.node_id!}`.execute(scene.database.db);
+    expect(marked.rows).toEqual([{ previous_token: true }]);
+    const hits = await sql<{ hits: string }>`select hits from webhook_previous_tokens where webhook_id = ${b.id}`.execute(scene.database.db);
+    expect(hits.rows).toEqual([{ hits: '1' }]);
+
+    expect((await scene.asOwner('/intentions/end_webhook_token_grace', { webhook_id: b.id })).body).toEqual({ webhook_id: b.id, ended: 1 });
+    await until(['current']);
+    await scene.pg.stopServer();
+    try {
+      const refused = await scene.post(old, { n: 3003 });
+      expect([refused.status, refused.body]).toEqual([500, { error: 'Databasefeil' }]);
+      expect((await scene.post(token, { n: 3004 })).status).toBe(200);
+    } finally {
+      await scene.pg.startServer();
+    }
+    await drained();
+  }, 110_000);
 });

@@ -55,8 +55,7 @@ export function rotationSection(view: StudioView, webhookId: string, previous: r
     (t) => html`<tr><td>${timeTag(t.rotated_at)}</td><td>${timeTag(t.grace_until)}</td><td>${t.active ? 'tas imot' : t.ended_early ? 'avsluttet tidlig' : 'utløpt'}</td><td>${t.hits}</td><td>${t.last_hit_at ? timeTag(t.last_hit_at) : 'aldri'}</td></tr>`,
   );
   const table = previous.length
-    ? html`<h3 id="tidligere-token">Tidligere token</h3>
-<div class="scroll" role="region" tabindex="0" aria-label="Tabell (kan rulles sideveis)"><table aria-labelledby="tidligere-token"><thead><tr><th scope="col">Rotert</th><th scope="col">Tas imot til</th><th scope="col">Nå</th><th scope="col">Forespørsler</th><th scope="col">Siste</th></tr></thead><tbody>${rows}</tbody></table></div>
+    ? html`<div class="scroll" role="region" tabindex="0" aria-label="Tabell (kan rulles sideveis)"><table><caption>Tidligere token (den gamle adressen i overgangstiden)</caption><thead><tr><th scope="col">Rotert</th><th scope="col">Tas imot til</th><th scope="col">Nå</th><th scope="col">Forespørsler</th><th scope="col">Siste</th></tr></thead><tbody>${rows}</tbody></table></div>
 ${active ? actionButton(view, `/studio/webhooks/${webhookId}/avslutt-overgang`, 'Avslutt overgangstiden nå') : ''}`
     : '';
   return html`<p><a href="/studio/webhooks/${webhookId}/nytt-token">Roter token …</a></p>${table}`;
