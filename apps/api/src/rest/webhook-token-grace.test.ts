@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHmac } from 'node:crypto';
 import request from 'supertest';
 import type { Express } from 'express';
+import { sql } from 'kysely';
+import { tokenHash } from '@inntak/intake';
+import { INTAKE_STATEMENTS } from '@inntak/postgres/intake';
 import { setupTestContext, type TestContext } from '../__tests__/helpers.js';
 
 // Safe rotation (issue 39, point 3) through HTTP against a real PostgreSQL: the old token stays
@@ -100,6 +103,18 @@ describe('rotate_webhook_token with a grace period', () => {
     const w = await rotated({ grace_hours: 0 });
     expect((await deliver(w.old)).status).toBe(404);
     expect(await previousTokens(w.id)).toEqual([]);
+  });
+
+  it('finds a previous token by its hash through the primary key, not a scan', async () => {
+    const w = await rotated();
+    const lookup = INTAKE_STATEMENTS.findWebhook.text.replace('$1', `'${w.old}'`).replace('$2', `'${tokenHash(w.old)}'`);
+    const plan = await ctx.database.db.transaction().execute(async (trx) => {
+      await sql`set local enable_seqscan = off`.execute(trx);
+      return sql.raw<{ 'QUERY PLAN': string }>(`explain ${lookup}`).execute(trx);
+    });
+    const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+    expect(text).toContain('webhook_previous_tokens_pkey');
+    expect(text).not.toMatch(/Seq Scan on webhook_previous_tokens/);
   });
 
   it('refuses a grace outside 0–168 hours with 400 and changes nothing', async () => {
