@@ -6,6 +6,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { uuidv7 } from '@inntak/core';
 import { INTAKE_STATEMENTS } from '@inntak/postgres/intake';
+import { tokenHash } from '@inntak/intake';
 import { minimalWrite, minimalWriteScript, type IntakeScene, type MinimalNode } from './intake-scene.js';
 
 /**
@@ -105,13 +106,14 @@ export class Ceilings {
         const node = [':n_id', ':kind', ':title', ':content', ':visibility', ':metadata', ':webhook'];
         const edge = [':e_id', ':n_id', ':collection', ':edge_type', ':edge_metadata', ':system', ':webhook'];
         // The delivery's log row: a fresh delivery id each time, like the HTTP runs' X-GitHub-Delivery.
-        const log = [':l_id', ':webhook', 'statement_timestamp()', ':d_id', ':event', ':bytes', '0'];
+        const log = [':l_id', ':webhook', 'statement_timestamp()', ':d_id', ':event', ':bytes', '0', 'null'];
         return [...node, ...edge, ...log][Number(n) - 1]!;
       });
       const quiet = await this.quiet();
       const notices = INTAKE_STATEMENTS.sendNotices.text.replace('$1::uuid[]', 'array[:n_id]::uuid[]').replace('$2::uuid[]', 'array[:e_id]::uuid[]');
-      sql = [`${INTAKE_STATEMENTS.findWebhook.text.replace('$1', ':token').replace(/\s+/g, ' ')};`, made];
-      sql.push(quiet ? `${write.replace(/\s+/g, ' ')};` : `${write.replace('inntak_intake_write_quiet', 'inntak_intake_write').replace(/\s+/g, ' ')};`);
+      // The current token finds the webhook: the previous tokens' branch ($2, a hash) is not reached.
+      sql = [`${INTAKE_STATEMENTS.findWebhook.text.replace('$1', ':token').replace('$2', "''").replace(/\s+/g, ' ')};`, made];
+      sql.push(quiet ? `${write.replace(/\s+/g, ' ')};` : `${write.replace('inntak_intake_write_quiet', 'inntak_intake_write').replace(', null)', ')').replace(/\s+/g, ' ')};`);
       if (quiet) sql.push(`${notices};`);
     }
     const file = path.join(this.workDir, `${kind}.sql`);
@@ -214,16 +216,17 @@ export class Ceilings {
         }
         return;
       }
-      const found = await pool.query({ ...INTAKE_STATEMENTS.findWebhook, values: [scene.webhook.token] });
+      const found = await pool.query({ ...INTAKE_STATEMENTS.findWebhook, values: [scene.webhook.token, tokenHash(scene.webhook.token)] });
       const target = found.rows[0] as { id: string; target_id: string };
       const quiet = await this.quiet();
-      const write = quiet ? INTAKE_STATEMENTS.writeContent : { name: 'old_write', text: INTAKE_STATEMENTS.writeContent.text.replace('inntak_intake_write_quiet', 'inntak_intake_write') };
+      const write = quiet ? INTAKE_STATEMENTS.writeContent : { name: 'old_write', text: INTAKE_STATEMENTS.writeContent.text.replace('inntak_intake_write_quiet', 'inntak_intake_write').replace(', $22)', ')') };
       await pool.query({
         ...write,
         values: [
           ...[nodeId, n.node_kind, n.title, n.content, n.visibility, JSON.stringify(n.metadata), target.id],
           ...[edgeId, nodeId, target.target_id, 'belongs_to', '{}', true, target.id],
           ...[uuidv7(), target.id, new Date(), randomUUID(), 'push', this.bodyBytes, 0],
+          ...(quiet ? [null] : []),
         ],
       });
       if (quiet) await pool.query({ ...INTAKE_STATEMENTS.sendNotices, values: [[nodeId], [edgeId]] });

@@ -86,7 +86,7 @@ async function writes(t: Target, minimal: boolean): Promise<{ cpu: number; wall:
   const bytes = Buffer.byteLength(JSON.stringify(payload));
   const sendsNotices = (await client.query("select 1 from pg_proc where proname = 'inntak_intake_write_quiet'")).rowCount === 1;
   // An older schema (before 031) has only the write that notifies itself.
-  const statement = sendsNotices ? INTAKE_STATEMENTS.writeContent : { name: 'old_write', text: INTAKE_STATEMENTS.writeContent.text.replace('inntak_intake_write_quiet', 'inntak_intake_write') };
+  const statement = sendsNotices ? INTAKE_STATEMENTS.writeContent : { name: 'old_write', text: INTAKE_STATEMENTS.writeContent.text.replace('inntak_intake_write_quiet', 'inntak_intake_write').replace(', $22)', ')') };
   const write = async () => {
     const nodeId = uuidv7();
     const edgeId = uuidv7();
@@ -97,6 +97,7 @@ async function writes(t: Target, minimal: boolean): Promise<{ cpu: number; wall:
         ...[nodeId, n.node_kind, n.title, n.content, n.visibility, JSON.stringify(n.metadata), t.scene.webhook.id],
         ...[edgeId, nodeId, t.scene.collectionId, 'belongs_to', '{}', true, t.scene.webhook.id],
         ...[uuidv7(), t.scene.webhook.id, new Date(), randomUUID(), 'push', bytes, 0],
+        ...(sendsNotices ? [null] : []),
       ],
     });
     // Since 031 the intake sends its change notices after the write, as a statement of their own.

@@ -225,10 +225,12 @@ async function startIntakeSpool(
   const spool: Spool = settings.url
     ? await NatsSpool.open({ url: settings.url, maxBytes: settings.maxBytes, replicas: settings.replicas })
     : new SqliteSpool({ dir: settings.dir, maxBytes: settings.maxBytes });
-  const targets = new WebhookTargetCache(spool, logger);
+  const replay = new PostgresIntakeStore(options.intakeDatabase ?? options.database);
+  // A changed webhook is read again through the intake's own store (its pool, its prepared statements).
+  const targets = new WebhookTargetCache(spool, logger, replay);
   const store = new SpoolingIntakeStore({
     live: deps.intakeStore,
-    replay: new PostgresIntakeStore(options.intakeDatabase ?? options.database),
+    replay,
     spool,
     targets,
     isUnavailable: isDatabaseUnavailable,

@@ -54,6 +54,23 @@ describe('inntak CLI', () => {
     expect(rotated.url).toBe(`${BASE_URL}/api/webhook/${rotated.token}`);
   });
 
+  it('webhook rotate --grace keeps the old token accepted that many hours (default 24, 0: none), webhook end-grace ends it now, a bad --grace is a usage error', async () => {
+    // The previous tokens still accepted, by their grace in seconds.
+    const graces = async (id: string) =>
+      (await h.db.selectFrom('webhook_previous_tokens').select(['rotated_at', 'grace_until']).where('webhook_id', '=', id).orderBy('rotated_at').execute())
+        .filter((r) => r.grace_until.getTime() > Date.now())
+        .map((r) => (r.grace_until.getTime() - r.rotated_at.getTime()) / 1000);
+    const added = await run('webhook add', { collection });
+    const id = added.id as string;
+    await run('webhook rotate', { webhook: id });
+    await run('webhook rotate', { webhook: id, grace: '2' });
+    await run('webhook rotate', { webhook: id, grace: '0' });
+    expect(await graces(id)).toEqual([24 * 3600, 2 * 3600]);
+    for (const grace of ['-1', '169', 'en dag', '']) await expect(run('webhook rotate', { webhook: id, grace })).rejects.toThrow(UsageError);
+    expect(await run('webhook end-grace', { webhook: id })).toEqual({ webhook_id: id, ended: 2 });
+    expect(await graces(id)).toEqual([]);
+  });
+
   it('webhook set-template refuses an unknown template, and --clear takes the template away', async () => {
     const added = await run('webhook add', { collection });
     await expect(run('webhook set-template', { webhook: added.id as string, template: 'no-such-template' })).rejects.toMatchObject({

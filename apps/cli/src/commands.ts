@@ -16,7 +16,17 @@ import { mediaAdd, prune, tts } from './commands/media.js';
 import { abEvaluate, abResults, publicationAdd, publish } from './commands/publishing.js';
 import { migrate, secretsRotate, start, templates, token } from './commands/system.js';
 import { orchestrationList, publicationList } from './commands/lists.js';
-import { webhookAdd, webhookDelete, webhookDeliveries, webhookList, webhookRerender, webhookRotate, webhookSetSecret, webhookSetTemplate } from './commands/webhooks.js';
+import {
+  webhookAdd,
+  webhookDelete,
+  webhookDeliveries,
+  webhookEndGrace,
+  webhookList,
+  webhookRerender,
+  webhookRotate,
+  webhookSetSecret,
+  webhookSetTemplate,
+} from './commands/webhooks.js';
 
 export { CliError, UsageError, commandHelp, describeFailure, required, type CommandSpec, type Options } from './command-line.js';
 
@@ -35,6 +45,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   webhookDelete,
   webhookSetTemplate,
   webhookRotate,
+  webhookEndGrace,
   webhookDeliveries,
   webhookSetSecret,
   webhookRerender,

@@ -5,7 +5,7 @@ import type { Logger } from '@inntak/core';
 import { LocalFileStore, StatfsDiskProbe } from '@inntak/files';
 import { createCollection, createPerson, grantAccess, OPERATOR, type Actor } from '@inntak/access';
 import { abResults, runAbEvaluation } from '@inntak/ab-testing';
-import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, rerenderWebhook, rotateWebhookToken, setWebhookSecret, setWebhookTemplate } from '@inntak/intake';
+import { createWebhook, deleteWebhook, endTokenGrace, listDeliveries, listWebhooks, rerenderWebhook, rotateWebhookToken, setWebhookSecret, setWebhookTemplate } from '@inntak/intake';
 import { DEFAULT_UPLOAD_LIMITS, runPrune, uploadMedia } from '@inntak/media';
 import {
   addCollectionOrchestration,
@@ -85,6 +85,7 @@ export function cliServices(db: Db, settings: Partial<CliSettings> = {}) {
     listWebhooks: over(webhooks, listWebhooks),
     setWebhookTemplate: over(webhooks, setWebhookTemplate),
     rotateWebhookToken: over(webhooks, rotateWebhookToken),
+    endTokenGrace: over(webhooks, endTokenGrace),
     listDeliveries: over(deliveries, listDeliveries),
     setWebhookSecret: over(deliveries, setWebhookSecret),
     rerenderWebhook: asOperator(deliveries, rerenderWebhook),

@@ -8,7 +8,7 @@ import type { AccessRow } from './levels.js';
  * with the facts their audience is computed from (audience.ts), and the snapshot a newly
  * connected client starts from. packages/postgres/src/realtime implements it with LISTEN/NOTIFY.
  */
-export type ChangeChannel = 'inntak_nodes' | 'inntak_edges' | 'inntak_access' | 'inntak_mixer';
+export type ChangeChannel = 'inntak_nodes' | 'inntak_edges' | 'inntak_access' | 'inntak_mixer' | 'inntak_webhooks';
 
 export interface ChangeNotice {
   channel: ChangeChannel;

@@ -16,12 +16,21 @@ export {
   type DeliveryPage,
   type StoredDelivery,
   type DeliveredSince,
+  type PreviousToken,
 } from './ports.js';
 export { SpoolFullError, tokenHash, type Spool, type SpoolEntry, type SpooledEntry, type SpoolStats, type KeptTarget, encodeEntry, decodeEntry, encodeTarget, decodeTarget } from './spool.js';
-export { WebhookTargetCache } from './webhook-target-cache.js';
+export { WebhookTargetCache, type WebhookTargetSource } from './webhook-target-cache.js';
 export { SpoolingIntakeStore, type SpoolingIntakeOptions, type SpoolSnapshot } from './spooling-intake-store.js';
 export { GroupCommit, type BatchIntakeStore, type ContentWrite, type GroupCommitOptions } from './group-commit.js';
-export { createWebhook, setWebhookTemplate, rotateWebhookToken, deleteWebhook, listWebhooks, findAdministeredWebhook, requireWebhookAdmin, requireCollectionAdmin, type WebhookInput } from './webhook-admin.js';
+export { createWebhook, setWebhookTemplate, deleteWebhook, listWebhooks, findAdministeredWebhook, requireWebhookAdmin, requireCollectionAdmin, type WebhookInput } from './webhook-admin.js';
+export {
+  rotateWebhookToken,
+  endTokenGrace,
+  listPreviousTokens,
+  graceHours,
+  DEFAULT_GRACE_HOURS,
+  MAX_GRACE_HOURS,
+} from './token-rotation.js';
 export { listDeliveries, setWebhookSecret, rerenderNode, rerenderWebhook, type RerenderResult } from './delivery-admin.js';
 export { senderDeliveryId, loggableDeliveryId, senderEvent } from './delivery-facts.js';
 export { verifySignature, signaturePlausible, secretProblem, SIGNATURE_SCHEMES, type SignatureScheme, type WebhookSecret } from './signatures.js';

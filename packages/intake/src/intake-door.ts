@@ -109,6 +109,7 @@ export async function refuseDelivery(
     event: senderEvent(headers),
     bytes: refusal.bytes,
     durationMs: Date.now() - receivedAt.getTime(),
+    ...(target.previousToken ? { previousToken: target.previousToken.hash } : {}),
   };
   try {
     await deps.store.recordFailedDelivery(failure);

@@ -13,6 +13,11 @@ export interface WebhookTarget {
   locale: Locale;
   /** The signing secret, when the webhook has one: requests must then be signed. */
   secret: WebhookSecret | null;
+  /**
+   * Present when the token that found the webhook is a previous one, rotated away with a grace
+   * period (docs/deliveries.md#rotation): its hash, and when its grace ends (ISO time).
+   */
+  previousToken?: { hash: string; until: string };
 }
 
 /** A delivery log row's facts (docs/deliveries.md); the outcome is added where it is known. */
@@ -28,6 +33,8 @@ export interface DeliveryLogEntry {
   bytes: number;
   /** From arrival to the write (for a 200) or to the answer (for a failure). */
   durationMs: number;
+  /** The hash of the previous token the delivery came with, within its grace; absent: the current token. */
+  previousToken?: string;
 }
 
 /** A failed delivery: the status answered and the error text. */
@@ -90,6 +97,19 @@ export class AlreadyWrittenError extends IntakeWriteError {
   }
 }
 
+/** A rotated-away token as its webhook's administrators see it: never the token, only its grace and hits. */
+export interface PreviousToken {
+  rotated_at: Date;
+  grace_until: Date;
+  /** The grace was ended early (end_webhook_token_grace). */
+  ended_early: boolean;
+  /** Still accepted now. */
+  active: boolean;
+  /** Requests that came with it during its grace, accepted or refused. */
+  hits: number;
+  last_hit_at: Date | null;
+}
+
 /** A webhook as its administrators see it (token included: only they ever see it). */
 export interface AdministeredWebhook {
   id: string;
@@ -120,6 +140,8 @@ export interface DeliveryView {
   duplicate: boolean;
   bytes: number;
   duration_ms: number;
+  /** It came with a previous token, within its grace (docs/deliveries.md#rotation). */
+  previous_token?: boolean;
   /** Refusals only: how many requests this row counts, and when the last of them came. */
   count?: number;
   last_received_at?: string;
@@ -165,6 +187,12 @@ export interface WebhookAdminTx {
   /** The template, and the locale when one is given (absent: the webhook keeps its own). */
   setWebhookTemplate(webhookId: string, templateId: string | null, locale?: Locale): Promise<void>;
   setWebhookToken(webhookId: string, token: string): Promise<void>;
+  /** Keeps a previous token (by its hash) accepted for `graceSeconds` from now (the database's clock). */
+  keepPreviousToken(webhookId: string, tokenHash: string, graceSeconds: number): Promise<void>;
+  /** Ends every grace of the webhook's previous tokens now; how many were still running. */
+  endPreviousTokens(webhookId: string): Promise<number>;
+  /** The webhook's previous tokens, latest rotation first, at most `limit`. */
+  previousTokens(webhookId: string, limit: number): Promise<PreviousToken[]>;
   /** The webhook node, its edges, its delivery log and claimed delivery ids (content it created stays). */
   deleteWebhook(webhookId: string): Promise<void>;
   /** The webhooks (or the one) whose collection the actor administers (every one for a system administrator), oldest first. */

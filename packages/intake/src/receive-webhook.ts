@@ -118,6 +118,7 @@ export function deliveryLogEntry(
     event: typeof templateEvent === 'string' ? templateEvent : senderEvent(headers),
     bytes: request.bytes,
     durationMs: Math.round(Date.now() - request.receivedAt.getTime()),
+    ...(target.previousToken ? { previousToken: target.previousToken.hash } : {}),
   };
 }
 

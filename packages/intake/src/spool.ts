@@ -50,7 +50,8 @@ export interface Spool {
   /** Drops written entries; a ref already gone (another process replayed it) is no error. */
   remove(refs: readonly number[]): Promise<void>;
   stats(): Promise<SpoolStats>;
-  keepTarget(kept: KeptTarget): Promise<void>;
+  /** A webhook's tokens now (its token, previous tokens in their grace): replaces what was kept for it. */
+  keepTargets(webhookId: string, kept: readonly KeptTarget[]): Promise<void>;
   forgetTarget(webhookId: string): Promise<void>;
   targets(): Promise<KeptTarget[]>;
   close(): Promise<void>;

@@ -55,15 +55,6 @@ export function setWebhookTemplate(
   });
 }
 
-/** rotate_webhook_token: a fresh token; the old one stops working at once (intake answers 404 to it). */
-export function rotateWebhookToken(store: WebhookAdminStore, actor: Actor, input: { webhook_id: string }): Promise<AdministeredWebhook> {
-  return store.transaction(async (tx) => {
-    await requireWebhookAdmin(tx, actor, input.webhook_id);
-    await tx.setWebhookToken(input.webhook_id, randomUUID());
-    return (await tx.administeredWebhooks(actor, input.webhook_id))[0]!;
-  });
-}
-
 /** delete_webhook: the webhook node and its edges, its delivery log; content it created stays in the collection. */
 export function deleteWebhook(store: WebhookAdminStore, actor: Actor, input: { webhook_id: string }): Promise<{ id: string }> {
   return store.transaction(async (tx) => {

@@ -105,11 +105,12 @@ export class NatsSpool implements Spool {
     return { entries: state.messages, bytes: state.bytes, oldestAt: new Date(Number.isFinite(arrived) && arrived > 0 ? arrived : first.time.getTime()) };
   }
 
-  async keepTarget(kept: KeptTarget): Promise<void> {
+  async keepTargets(webhookId: string, kept: readonly KeptTarget[]): Promise<void> {
+    const now = new Set(kept.map((one) => one.tokenHash));
     for (const old of await this.targets()) {
-      if (old.target.webhookId === kept.target.webhookId && old.tokenHash !== kept.tokenHash) await this.kv.delete(old.tokenHash);
+      if (old.target.webhookId === webhookId && !now.has(old.tokenHash)) await this.kv.delete(old.tokenHash);
     }
-    await this.kv.put(kept.tokenHash, codec.encode(encodeTarget(kept)));
+    for (const one of kept) await this.kv.put(one.tokenHash, codec.encode(encodeTarget(one)));
   }
 
   async forgetTarget(webhookId: string): Promise<void> {
@@ -120,8 +121,11 @@ export class NatsSpool implements Spool {
 
   async targets(): Promise<KeptTarget[]> {
     const out: KeptTarget[] = [];
-    const keys = await this.kv.keys();
-    for await (const key of keys) {
+    // The keys first, then their values: a get awaited inside the keys' iteration ends it early
+    // (a bucket of two keys listed one).
+    const keys: string[] = [];
+    for await (const key of await this.kv.keys()) keys.push(key);
+    for (const key of keys) {
       const entry = await this.kv.get(key);
       if (entry && entry.operation === 'PUT') out.push(decodeTarget(codec.decode(entry.value)));
     }

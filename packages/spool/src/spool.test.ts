@@ -83,7 +83,7 @@ function conformance(adapter: Adapter): void {
     const { spool, reopen, dispose } = await adapter.open(1_000_000);
     const e = entry(webhookId, collectionId, 7);
     await spool.append(e);
-    await spool.keepTarget({ tokenHash: tokenHash('A0000000-0000-4000-8000-000000000001'), target: { webhookId, collectionId, templateId: 'forge-push', locale: 'nb', secret: null } });
+    await spool.keepTargets(webhookId, [{ tokenHash: tokenHash('A0000000-0000-4000-8000-000000000001'), target: { webhookId, collectionId, templateId: 'forge-push', locale: 'nb', secret: null } }]);
     const again = await reopen();
     expect((await again.peek(10)).map((x) => x.node.id)).toEqual([e.node.id]);
     expect(await again.targets()).toEqual([{ tokenHash: tokenHash('a0000000-0000-4000-8000-000000000001'), target: { webhookId, collectionId, templateId: 'forge-push', locale: 'nb', secret: null } }]);
@@ -91,12 +91,17 @@ function conformance(adapter: Adapter): void {
     await dispose();
   });
 
-  it('keeps one token per webhook: a rotated token replaces the old one, a deleted webhook is forgotten', async () => {
+  it("keeps a webhook's tokens as a whole: a rotated token replaces the old one, a previous token in its grace is kept beside it, a deleted webhook is forgotten", async () => {
     const { spool, dispose } = await adapter.open(1_000_000);
     const target = { webhookId, collectionId, templateId: null, locale: 'nb' as const, secret: { scheme: 'github' as const, secret: 's3cret' } };
-    await spool.keepTarget({ tokenHash: tokenHash('old'), target });
-    await spool.keepTarget({ tokenHash: tokenHash('new'), target });
+    await spool.keepTargets(webhookId, [{ tokenHash: tokenHash('old'), target }]);
+    await spool.keepTargets(webhookId, [{ tokenHash: tokenHash('new'), target }]);
     expect((await spool.targets()).map((t) => t.tokenHash)).toEqual([tokenHash('new')]);
+    const previous = { ...target, previousToken: { hash: tokenHash('new'), until: '2030-01-01T00:00:00.000Z' } };
+    await spool.keepTargets(webhookId, [{ tokenHash: tokenHash('newer'), target }, { tokenHash: tokenHash('new'), target: previous }]);
+    expect((await spool.targets()).sort((x, y) => x.tokenHash.localeCompare(y.tokenHash))).toEqual(
+      [{ tokenHash: tokenHash('newer'), target }, { tokenHash: tokenHash('new'), target: previous }].sort((x, y) => x.tokenHash.localeCompare(y.tokenHash)),
+    );
     await spool.forgetTarget(webhookId);
     expect(await spool.targets()).toEqual([]);
     await dispose();

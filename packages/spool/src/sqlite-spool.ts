@@ -107,11 +107,12 @@ export class SqliteSpool implements Spool {
     return { entries: row.entries, bytes: this.bytes, oldestAt: row.oldest === null ? null : new Date(row.oldest) };
   }
 
-  async keepTarget(kept: KeptTarget): Promise<void> {
+  async keepTargets(webhookId: string, kept: readonly KeptTarget[]): Promise<void> {
     this.db.transaction(() => {
-      // One token per webhook: a rotated token's row goes with the new one.
-      this.db.prepare('delete from targets where webhook_id = ?').run(kept.target.webhookId);
-      this.db.prepare('insert or replace into targets (token_hash, webhook_id, body) values (?, ?, ?)').run(kept.tokenHash, kept.target.webhookId, encodeTarget(kept));
+      // The webhook's tokens as a whole: a rotated token's row goes, a previous one in its grace stays listed.
+      this.db.prepare('delete from targets where webhook_id = ?').run(webhookId);
+      const insert = this.db.prepare('insert or replace into targets (token_hash, webhook_id, body) values (?, ?, ?)');
+      for (const one of kept) insert.run(one.tokenHash, webhookId, encodeTarget(one));
     })();
   }
 

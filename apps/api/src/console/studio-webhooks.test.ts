@@ -99,8 +99,8 @@ describe('the webhook administrator', () => {
     expect((await request(app).post(`/api/webhook/${webhook.token}`).send({})).status).toBe(200);
   });
 
-  it('rotates the token: the new URL is shown and the old one answers 404', async () => {
-    const res = await postForm(app, owner, `/studio/webhooks/${webhook.id}/nytt-token`, {});
+  it('rotates the token with no grace: the new URL is shown and the old one answers 404', async () => {
+    const res = await postForm(app, owner, `/studio/webhooks/${webhook.id}/nytt-token`, { grace_hours: '0' });
     expect(res.status).toBe(200);
     const url = /id="ny-url" class="secret">([^<]+)</.exec(res.text)![1]!;
     expect(url).not.toContain(webhook.token);

@@ -9,20 +9,22 @@ import {
   listDeliveries,
   listWebhooks,
   rerenderNode,
+  listPreviousTokens,
   rerenderWebhook,
-  rotateWebhookToken,
   setWebhookSecret,
   setWebhookTemplate,
   SIGNATURE_SCHEMES,
   type AdministeredWebhook,
   type DeliveriesStore,
   type DeliveryStatusFilter,
+  type PreviousToken,
   type WebhookAdminStore,
 } from '@inntak/intake';
 import { html, Html } from '@inntak/publishing';
 import { listTemplates, renderPayload, TEMPLATE_HEADERS } from '@inntak/templates';
 import { actionButton, csrfField, layout, pageHeaders, sendPage, timeTag, type StudioView } from './studio-html.js';
 import { studioCaller, viewOf } from './studio-session.js';
+import { GRACE_ENDED_NOTICE, installStudioWebhookRotation, rotationSection } from './studio-webhook-rotation.js';
 
 export interface StudioWebhookDeps {
   webhookAdmin: WebhookAdminStore;
@@ -59,6 +61,7 @@ function statusFilter(raw: unknown): DeliveryStatusFilter | undefined {
 /** The webhook administrators' pages: list, one webhook with its delivery log, a delivered node. */
 export function installStudioWebhooks(router: Router, deps: StudioWebhookDeps): void {
   const urlOf = (w: AdministeredWebhook) => intakeUrl(deps.baseUrl, w.token);
+  installStudioWebhookRotation(router, deps);
 
   router.get('/webhooks', async (_req, res) => {
     const webhooks = await listWebhooks(deps.webhookAdmin, studioCaller(res));
@@ -79,7 +82,8 @@ export function installStudioWebhooks(router: Router, deps: StudioWebhookDeps): 
     // The log's use case answers 404/403 exactly as GET /admin/webhooks/{id}/deliveries does.
     const log = await listDeliveries(deps.deliveries, caller, id, { limit: PAGE_SIZE, before: cursor, status });
     const webhook = (await findAdministeredWebhook(deps.webhookAdmin, caller, id))!;
-    sendPage(res, 200, webhookPage(viewOf(res), webhook, urlOf(webhook), log, { status, notice: noticeOf(req.query.ok) }));
+    const previous = await listPreviousTokens(deps.webhookAdmin, caller, id);
+    sendPage(res, 200, webhookPage(viewOf(res), webhook, urlOf(webhook), log, { status, notice: noticeOf(req.query.ok), previous }));
   });
 
   router.post('/webhooks/:id/mal', async (req, res) => {
@@ -88,14 +92,6 @@ export function installStudioWebhooks(router: Router, deps: StudioWebhookDeps): 
     const templateId = typeof raw === 'string' && raw !== '' ? raw : null;
     await setWebhookTemplate(deps.webhookAdmin, studioCaller(res), { webhook_id: id, template_id: knownTemplateId(templateId) });
     res.redirect(303, `/studio/webhooks/${id}?ok=mal`);
-  });
-
-  router.post('/webhooks/:id/nytt-token', async (req, res) => {
-    const webhook = await rotateWebhookToken(deps.webhookAdmin, studioCaller(res), { webhook_id: idParam(req.params.id, 'id') });
-    const body = html`<p class="notice" role="status">Nytt token. Den gamle adressen svarer 404 fra nå av; gi avsenderen den nye:</p>
-${copyable('ny-url', urlOf(webhook))}
-<p><a href="/studio/webhooks/${webhook.id}">Tilbake til webhooken</a></p>`;
-    sendPage(res, 200, layout(viewOf(res), 'Token rotert', body));
   });
 
   router.post('/webhooks/:id/signering', async (req, res) => {
@@ -138,7 +134,7 @@ ${copyable('ny-url', urlOf(webhook))}
   });
 }
 
-const NOTICES: Record<string, string> = { mal: 'Malen er endret.', gjengitt: 'Noden er gjengitt på nytt med webhookens mal.' };
+const NOTICES: Record<string, string> = { mal: 'Malen er endret.', gjengitt: 'Noden er gjengitt på nytt med webhookens mal.', overgang: GRACE_ENDED_NOTICE };
 
 function noticeOf(raw: unknown): string | undefined {
   return typeof raw === 'string' ? NOTICES[raw] : undefined;
@@ -158,14 +154,14 @@ function webhookPage(
   webhook: AdministeredWebhook,
   url: string,
   log: Awaited<ReturnType<typeof listDeliveries>>,
-  options: { status?: DeliveryStatusFilter; notice?: string },
+  options: { status?: DeliveryStatusFilter; notice?: string; previous: readonly PreviousToken[] },
 ): Html {
   const id = webhook.id;
   const templates = listTemplates();
   const statusText = options.status === undefined ? '' : String(options.status);
   const rows = log.deliveries.map(
     (d) => html`<tr>
-<td>${timeTag(d.received_at)}</td><td>${d.status}${d.duplicate ? ' (duplikat)' : ''}</td><td>${d.error ?? ''}</td><td>${d.event ?? ''}</td>
+<td>${timeTag(d.received_at)}</td><td>${d.status}${d.duplicate ? ' (duplikat)' : ''}${d.previous_token ? ' (forrige token)' : ''}</td><td>${d.error ?? ''}</td><td>${d.event ?? ''}</td>
 <td>${d.count ?? 1}</td><td>${d.bytes}</td>
 <td>${d.node_id ? html`<a href="/studio/webhooks/${id}/noder/${d.node_id}">Innhold</a>` : ''}</td></tr>`,
   );
@@ -177,7 +173,7 @@ function webhookPage(
     webhook.title ?? 'Webhook',
     html`${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` : ''}
 <section aria-labelledby="adresse"><h2 id="adresse">Adresse</h2>${copyable('url', url)}
-${actionButton(view, `/studio/webhooks/${id}/nytt-token`, 'Roter token')}</section>
+${rotationSection(view, id, options.previous)}</section>
 <section aria-labelledby="mal"><h2 id="mal">Mal</h2>
 <form method="post" action="/studio/webhooks/${id}/mal" class="row">${csrfField(view)}
 <div><label for="template_id">Mal</label><select id="template_id" name="template_id">

@@ -24,6 +24,7 @@ const Delivery = z.object({
   duplicate: z.boolean().describe('a delivery id seen in the 24 hours before: answered with the first copy, nothing stored'),
   bytes: z.number().int().describe('body size as sent (Content-Length, else the bytes read)'),
   duration_ms: z.number().int().describe('from arrival to the write (200) or to the answer (failures); of counted refusals the longest'),
+  previous_token: z.boolean().optional().describe('present (true) when the request came with a previous token within its grace period (rotate_webhook_token with grace_hours)'),
   count: z.number().int().optional().describe('refusals only: how many requests of this minute, status and reason the row counts (received_at, error, delivery_id and event are the first’s; bytes their sum)'),
   last_received_at: Timestamp.optional().describe('refusals only: when the last request the row counts arrived'),
 });

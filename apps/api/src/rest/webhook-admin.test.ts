@@ -158,9 +158,9 @@ describe('POST /intentions/set_template', () => {
 });
 
 describe('POST /intentions/rotate_webhook_token', () => {
-  it('gives a new token; the old one answers 404 Ugyldig webhook-token, the new one works', async () => {
+  it('gives a new token; with no grace (grace_hours 0) the old one answers 404 Ugyldig webhook-token at once, the new one works', async () => {
     const webhook = await newWebhook();
-    const res = await post('/intentions/rotate_webhook_token', owner, { webhook_id: webhook.id });
+    const res = await post('/intentions/rotate_webhook_token', owner, { webhook_id: webhook.id, grace_hours: 0 });
     expect(res.status).toBe(200);
     expect(res.body.token).not.toBe(webhook.token);
     expect(res.body.url).toBe(`${BASE_URL}/api/webhook/${res.body.token}`);

@@ -3,7 +3,11 @@ import { z } from 'zod';
 import { AppError } from '@inntak/core';
 import {
   createWebhook,
+  DEFAULT_GRACE_HOURS,
   deleteWebhook,
+  endTokenGrace,
+  listPreviousTokens,
+  MAX_GRACE_HOURS,
   findAdministeredWebhook,
   intakeUrl,
   knownTemplateId,
@@ -35,6 +39,21 @@ const Webhook = z.object({
 });
 
 const WebhookRef = z.strictObject({ webhook_id: Id });
+
+const GraceHours = z
+  .number()
+  .min(0)
+  .max(MAX_GRACE_HOURS)
+  .describe(`how long the old token stays accepted, in hours (default ${DEFAULT_GRACE_HOURS}; 0: it answers 404 at once; at most ${MAX_GRACE_HOURS}). Every request with it is counted and marked previous_token in the delivery log`);
+
+const PreviousToken = z.object({
+  rotated_at: Timestamp,
+  grace_until: Timestamp.describe('when it stops (stopped) being accepted'),
+  ended_early: z.boolean().describe('the grace was ended by end_webhook_token_grace'),
+  active: z.boolean().describe('accepted now'),
+  hits: z.number().int().describe('requests that came with it during its grace, accepted or refused'),
+  last_hit_at: Timestamp.nullable(),
+});
 
 /** The language a webhook's template writes in (docs/templates.md#language): nb when not given. */
 const Locale = z.enum(LOCALES).describe('nb (default) or en: the language of the words the template writes (headlines, labels), never of the sender\'s own words');
@@ -98,15 +117,53 @@ export function installWebhookAdmin(app: Express, registry: RouteRegistry, auth:
     {
       method: 'post',
       path: '/intentions/rotate_webhook_token',
-      summary: 'Give a webhook a new token; the old one answers 404 at once',
+      summary: 'Give a webhook a new token; the old one stays accepted for a grace period (default 24 h), then answers 404',
       tags: TAGS,
       auth: 'jwt',
-      body: WebhookRef,
+      body: z.strictObject({ webhook_id: Id, grace_hours: GraceHours.optional() }),
       response: { status: 200, schema: Webhook },
       errors: [400, 401, 403, 404],
     },
     auth,
     async ({ body, caller }) => view(await rotateWebhookToken(deps.webhookAdmin, caller, body)),
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/end_webhook_token_grace',
+      summary: "End the grace of a webhook's previous tokens now: they answer 404 from then on",
+      tags: TAGS,
+      auth: 'jwt',
+      body: WebhookRef,
+      response: { status: 200, schema: z.object({ webhook_id: Id, ended: z.number().int().describe('previous tokens that were still accepted') }) },
+      errors: [400, 401, 403, 404],
+    },
+    auth,
+    async ({ body, caller }) => endTokenGrace(deps.webhookAdmin, caller, body),
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'get',
+      path: '/admin/webhooks/{id}/previous-tokens',
+      summary: "A webhook's rotated-away tokens (never the tokens): grace end and hits, latest first, at most 10",
+      tags: TAGS,
+      auth: 'jwt',
+      params: z.object({ id: Id }),
+      response: { status: 200, schema: z.array(PreviousToken) },
+      errors: [400, 401, 403, 404],
+    },
+    auth,
+    async ({ params, caller }) =>
+      (await listPreviousTokens(deps.webhookAdmin, caller, params.id)).map((t) => ({
+        ...t,
+        rotated_at: t.rotated_at.toISOString(),
+        grace_until: t.grace_until.toISOString(),
+        last_hit_at: t.last_hit_at?.toISOString() ?? null,
+      })),
   );
 
   registry.route(

@@ -71,12 +71,31 @@ export const webhookSetTemplate: CommandSpec = {
 
 export const webhookRotate: CommandSpec = {
   name: 'webhook rotate',
+  args: '--webhook ID [--grace HOURS]',
+  summary: 'a new token; the old one stays accepted for the grace (default 24 h; 0: answers 404 at once), its hits logged',
+  options: {
+    webhook: id('the webhook'),
+    grace: { type: 'string', help: 'hours the old token stays accepted, 0–168 (default 24; 0: none)' },
+  },
+  async run(options, context) {
+    const raw = optional(options, 'grace');
+    const grace = raw === undefined ? undefined : Number(raw);
+    if (grace !== undefined && !(raw!.trim() !== '' && Number.isFinite(grace) && grace >= 0 && grace <= 168)) {
+      throw new UsageError(`--grace må være et antall timer fra 0 til 168; fikk «${raw}»`);
+    }
+    const webhookId = await requireKind(context, options, 'webhook', 'webhook');
+    return view(context, await context.services.rotateWebhookToken(OPERATOR, { webhook_id: webhookId, grace_hours: grace }));
+  },
+};
+
+export const webhookEndGrace: CommandSpec = {
+  name: 'webhook end-grace',
   args: '--webhook ID',
-  summary: 'a new token; the old one answers 404 at once',
+  summary: "end the grace of the webhook's previous tokens now (they answer 404 from then on): {webhook_id, ended}",
   options: { webhook: id('the webhook') },
   async run(options, context) {
     const webhookId = await requireKind(context, options, 'webhook', 'webhook');
-    return view(context, await context.services.rotateWebhookToken(OPERATOR, { webhook_id: webhookId }));
+    return context.services.endTokenGrace(OPERATOR, { webhook_id: webhookId });
   },
 };
 

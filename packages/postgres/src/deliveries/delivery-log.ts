@@ -51,6 +51,7 @@ export async function deliveryLog(db: Db, webhookId: string, page: DeliveryPage)
         duplicate: row.duplicate,
         bytes: Number(row.bytes),
         duration_ms: row.duration_ms,
+        ...(row.previous_token ? { previous_token: true } : {}),
       }),
     ),
     ...refused.map(
@@ -67,6 +68,7 @@ export async function deliveryLog(db: Db, webhookId: string, page: DeliveryPage)
         duration_ms: row.duration_ms,
         count: row.count,
         last_received_at: row.last_received_at.toISOString(),
+        ...(row.previous_token ? { previous_token: true } : {}),
       }),
     ),
   ].sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));

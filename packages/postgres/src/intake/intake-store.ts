@@ -2,13 +2,16 @@ import { AppError, stringifyJson } from '@inntak/core';
 import {
   AlreadyWrittenError,
   IntakeWriteError,
+  tokenHash,
   webhookLocaleOf,
   type BatchIntakeStore,
   type ContentWrite,
   type DeliveryLogEntry,
   type FailedDelivery,
+  type KeptTarget,
   type SignatureScheme,
   type WebhookTarget,
+  type WebhookTargetSource,
   type WriteOutcome,
 } from '@inntak/intake';
 import type { NewEdge, NewNode } from '@inntak/graph';
@@ -26,16 +29,27 @@ import type { DatabaseHandle, PreparedStatement } from '../platform/index.js';
  */
 const FIND_WEBHOOK: PreparedStatement = {
   name: 'inntak_intake_find_webhook',
-  text: `select w.id, e.target_id, w.metadata ->> 'template_id' as template_id, w.metadata ->> 'locale' as locale, s.scheme, s.secret
-           from nodes w join edges e on e.source_id = w.id and e.edge_type = 'belongs_to'
-           left join webhook_secrets s on s.webhook_id = w.id
-          where w.node_kind = 'webhook' and w.metadata ->> 'token' = $1
-          order by e.created_at limit 1`,
+  // A previous token in its grace (migration 035) by its hash ($2), the primary key: asked only
+  // when no webhook has the token as its own (the limit stops at the first branch's row).
+  text: `(select w.id, e.target_id, w.metadata ->> 'template_id' as template_id, w.metadata ->> 'locale' as locale, s.scheme, s.secret,
+                 null::text as previous_hash, null::timestamptz as grace_until
+            from nodes w join edges e on e.source_id = w.id and e.edge_type = 'belongs_to'
+            left join webhook_secrets s on s.webhook_id = w.id
+           where w.node_kind = 'webhook' and w.metadata ->> 'token' = $1
+           order by e.created_at limit 1)
+         union all
+         (select w.id, e.target_id, w.metadata ->> 'template_id', w.metadata ->> 'locale', s.scheme, s.secret, p.token_hash, p.grace_until
+            from webhook_previous_tokens p join nodes w on w.id = p.webhook_id
+            join edges e on e.source_id = w.id and e.edge_type = 'belongs_to'
+            left join webhook_secrets s on s.webhook_id = w.id
+           where p.token_hash = $2 and p.grace_until > now()
+           order by e.created_at limit 1)
+         limit 1`,
 };
 const WRITE_CONTENT: PreparedStatement = {
   name: 'inntak_intake_write_quiet',
   text: `select propagation_error, duplicate_node_id, duplicate_edge_id
-           from inntak_intake_write_quiet($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
+           from inntak_intake_write_quiet($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
 };
 /**
  * Several intakes in one statement, so one transaction (GroupCommit, packages/intake): the same
@@ -47,10 +61,10 @@ const WRITE_CONTENTS: PreparedStatement = {
   text: `select r.propagation_error, r.duplicate_node_id, r.duplicate_edge_id
            from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::visibility[], $6::jsonb[], $7::uuid[],
                        $8::uuid[], $9::uuid[], $10::uuid[], $11::text[], $12::jsonb[], $13::boolean[], $14::uuid[],
-                       $15::uuid[], $16::uuid[], $17::timestamptz[], $18::text[], $19::text[], $20::bigint[], $21::integer[])
-                with ordinality as v(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, ord)
+                       $15::uuid[], $16::uuid[], $17::timestamptz[], $18::text[], $19::text[], $20::bigint[], $21::integer[], $22::text[])
+                with ordinality as v(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, ord)
            cross join lateral inntak_intake_write_quiet(v.a1, v.a2, v.a3, v.a4, v.a5, v.a6, v.a7, v.a8, v.a9, v.a10, v.a11,
-                                                  v.a12, v.a13, v.a14, v.a15, v.a16, v.a17, v.a18, v.a19, v.a20, v.a21) r
+                                                  v.a12, v.a13, v.a14, v.a15, v.a16, v.a17, v.a18, v.a19, v.a20, v.a21, v.a22) r
           order by v.ord`,
 };
 /** The committed writes' change notices, as the triggers would have sent them (migration 031). */
@@ -65,8 +79,12 @@ const SEND_NOTICES: PreparedStatement = {
  */
 const RECORD_FAILURE: PreparedStatement = {
   name: 'inntak_intake_record_refusal',
-  text: `insert into webhook_refusals as r (webhook_id, minute, status, reason, id, first_received_at, last_received_at, error, delivery_id, event, bytes, duration_ms)
-         values ($2, date_trunc('minute', $3::timestamptz), $4, $10, $1, $3, $3, $5, $6, $7, $8, $9)
+  // A refusal of a request with a previous token ($11, its hash) counts as a hit on it too, in
+  // the same statement; its rows are counted apart from the current token's (the reason's key).
+  text: `with hit as (update webhook_previous_tokens t set hits = t.hits + 1, last_hit_at = greatest(t.last_hit_at, $3::timestamptz)
+                     where t.token_hash = $11::text)
+         insert into webhook_refusals as r (webhook_id, minute, status, reason, id, first_received_at, last_received_at, error, delivery_id, event, bytes, duration_ms, previous_token)
+         values ($2, date_trunc('minute', $3::timestamptz), $4, $10, $1, $3, $3, $5, $6, $7, $8, $9, $11::text is not null)
          on conflict (webhook_id, minute, status, reason) do update
            set count = r.count + 1,
                first_received_at = least(r.first_received_at, excluded.first_received_at),
@@ -75,13 +93,31 @@ const RECORD_FAILURE: PreparedStatement = {
                duration_ms = greatest(r.duration_ms, excluded.duration_ms)`,
 };
 
+/**
+ * A changed webhook's tokens again, for the intake's webhook cache (WebhookTargetCache): read
+ * after a change notice of a webhook it knows (rare), by the webhooks' primary keys.
+ */
+const WEBHOOK_TARGETS: PreparedStatement = {
+  name: 'inntak_intake_webhook_targets',
+  text: `select w.id, w.metadata ->> 'token' as token, e.target_id, w.metadata ->> 'template_id' as template_id, w.metadata ->> 'locale' as locale,
+                s.scheme, s.secret, p.token_hash as previous_hash, p.grace_until
+           from nodes w
+           cross join lateral (select e.target_id from edges e where e.source_id = w.id and e.edge_type = 'belongs_to' order by e.created_at limit 1) e
+           left join webhook_secrets s on s.webhook_id = w.id
+           left join lateral (select null::text as token_hash, null::timestamptz as grace_until
+                              union all
+                              select p.token_hash, p.grace_until from webhook_previous_tokens p
+                               where p.webhook_id = w.id and p.grace_until > now()) p on true
+          where w.id = any($1::uuid[]) and w.node_kind = 'webhook'`,
+};
+
 /** The statements as they run, for the benchmark's ceiling (bench/src/intake.ts). */
 export const INTAKE_STATEMENTS = { findWebhook: FIND_WEBHOOK, writeContent: WRITE_CONTENT, sendNotices: SEND_NOTICES };
 
 type OutcomeRow = { propagation_error: string | null; duplicate_node_id: string | null; duplicate_edge_id: string | null };
 
-/** The intake's store on PostgreSQL. */
-export class PostgresIntakeStore implements BatchIntakeStore {
+/** The intake's store on PostgreSQL, and where the intake's webhook cache reads a changed webhook again. */
+export class PostgresIntakeStore implements BatchIntakeStore, WebhookTargetSource {
   /**
    * `noticesFailed` hears of change notices that could not be sent after a commit: the write is
    * stored and answered as such (a batch must not be written again one by one), and realtime
@@ -93,13 +129,13 @@ export class PostgresIntakeStore implements BatchIntakeStore {
   ) {}
 
   async findWebhookByToken(token: string): Promise<WebhookTarget | undefined> {
-    const [row] = await this.database.prepared<{ id: string; target_id: string; template_id: string | null; locale: string | null; scheme: SignatureScheme | null; secret: string | null }>(
-      FIND_WEBHOOK,
-      [token],
-    );
-    if (!row) return undefined;
-    const secret = row.scheme !== null && row.secret !== null ? { scheme: row.scheme, secret: row.secret } : null;
-    return { webhookId: row.id, collectionId: row.target_id, templateId: row.template_id, locale: webhookLocaleOf(row.locale), secret };
+    const [row] = await this.database.prepared<TargetRow>(FIND_WEBHOOK, [token, tokenHash(token)]);
+    return row ? targetOf(row) : undefined;
+  }
+
+  async targetsOf(webhookIds: readonly string[]): Promise<KeptTarget[]> {
+    const rows = await this.database.prepared<TargetRow & { id: string; token: string }>(WEBHOOK_TARGETS, [webhookIds]);
+    return rows.map((row) => ({ tokenHash: row.previous_hash ?? tokenHash(row.token), target: targetOf(row) }));
   }
 
   async writeContent(node: NewNode, edge: NewEdge, log: DeliveryLogEntry): Promise<WriteOutcome> {
@@ -144,7 +180,9 @@ export class PostgresIntakeStore implements BatchIntakeStore {
   async recordFailedDelivery(delivery: FailedDelivery): Promise<void> {
     await this.database.prepared(RECORD_FAILURE, [
       ...[delivery.id, delivery.webhookId, delivery.receivedAt, delivery.status, delivery.error],
-      ...[delivery.deliveryId, delivery.event, delivery.bytes, delivery.durationMs, refusalReason(delivery.error)],
+      ...[delivery.deliveryId, delivery.event, delivery.bytes, delivery.durationMs],
+      `${refusalReason(delivery.error)}${delivery.previousToken ? PREVIOUS_TOKEN_REASON : ''}`,
+      delivery.previousToken ?? null,
     ]);
   }
 }
@@ -158,8 +196,26 @@ function writeValues({ node, edge, log }: ContentWrite): unknown[] {
   return [
     ...[node.id, node.node_kind, node.title, node.content, node.visibility, stringifyJson(node.metadata), node.created_by],
     ...[edge.id, edge.source_id, edge.target_id, edge.edge_type, JSON.stringify(edge.metadata), edge.system, edge.created_by],
-    ...[log.id, log.webhookId, log.receivedAt, log.deliveryId, log.event, log.bytes, log.durationMs],
+    ...[log.id, log.webhookId, log.receivedAt, log.deliveryId, log.event, log.bytes, log.durationMs, log.previousToken ?? null],
   ];
+}
+
+type TargetRow = {
+  id: string;
+  target_id: string;
+  template_id: string | null;
+  locale: string | null;
+  scheme: SignatureScheme | null;
+  secret: string | null;
+  previous_hash: string | null;
+  grace_until: Date | null;
+};
+
+function targetOf(row: TargetRow): WebhookTarget {
+  const secret = row.scheme !== null && row.secret !== null ? { scheme: row.scheme, secret: row.secret } : null;
+  const target: WebhookTarget = { webhookId: row.id, collectionId: row.target_id, templateId: row.template_id, locale: webhookLocaleOf(row.locale), secret };
+  if (row.previous_hash !== null && row.grace_until !== null) target.previousToken = { hash: row.previous_hash, until: row.grace_until.toISOString() };
+  return target;
 }
 
 function outcomeOf(row: OutcomeRow): WriteOutcome {
@@ -172,6 +228,9 @@ function outcomeOf(row: OutcomeRow): WriteOutcome {
  * `Ugyldig forespørsel: event_id: …`), one of the error table's texts, so a sender cannot make
  * a row per request by varying the detail (an encoding's name, a parse position).
  */
+/** What keeps refusals of a previous token's requests in rows of their own. */
+const PREVIOUS_TOKEN_REASON = ' (forrige token)';
+
 function refusalReason(error: string): string {
   const colon = error.indexOf(': ');
   return (colon === -1 ? error : error.slice(0, colon)).slice(0, 200);

@@ -1,7 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { Actor } from '@inntak/access';
 import type { JsonObject } from '@inntak/graph';
-import type { AdministeredWebhook, SignatureScheme } from '@inntak/intake';
+import type { AdministeredWebhook, PreviousToken, SignatureScheme } from '@inntak/intake';
 import type { Database, Db } from '../platform/index.js';
 import { deleteEdges, hasAccessAtLeast, insertEdge, insertNode } from '../graph/index.js';
 
@@ -34,6 +34,34 @@ export async function updateWebhookToken(trx: Trx, webhookId: string, token: str
     .set({ metadata: sql<JsonObject>`metadata || jsonb_build_object('token', ${token}::text)` })
     .where('id', '=', webhookId)
     .execute();
+}
+
+export async function insertPreviousToken(trx: Trx, webhookId: string, tokenHash: string, graceSeconds: number): Promise<void> {
+  await trx
+    .insertInto('webhook_previous_tokens')
+    .values({ token_hash: tokenHash, webhook_id: webhookId, grace_until: sql<Date>`now() + make_interval(secs => ${graceSeconds}::double precision)` })
+    .execute();
+}
+
+export async function endPreviousTokenGrace(trx: Trx, webhookId: string): Promise<number> {
+  const ended = await trx
+    .updateTable('webhook_previous_tokens')
+    .set({ grace_until: sql<Date>`now()`, ended_early: true })
+    .where('webhook_id', '=', webhookId)
+    .where('grace_until', '>', sql<Date>`now()`)
+    .executeTakeFirst();
+  return Number(ended.numUpdatedRows);
+}
+
+export async function previousTokenRows(trx: Trx, webhookId: string, limit: number): Promise<PreviousToken[]> {
+  const rows = await trx
+    .selectFrom('webhook_previous_tokens')
+    .select(['rotated_at', 'grace_until', 'ended_early', 'hits', 'last_hit_at', sql<boolean>`grace_until > now()`.as('active')])
+    .where('webhook_id', '=', webhookId)
+    .orderBy('rotated_at', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ ...row, hits: Number(row.hits) }));
 }
 
 /** The webhook node and its edges; its delivery log and claimed delivery ids; its secret by cascade. */

@@ -198,6 +198,7 @@ export interface Database {
   webhook_delivery_ids: WebhookDeliveryIdsTable;
   webhook_secrets: WebhookSecretsTable;
   webhook_refusals: WebhookRefusalsTable;
+  webhook_previous_tokens: WebhookPreviousTokensTable;
   studio_sessions: StudioSessionsTable;
   studio_logins: StudioLoginsTable;
 }
@@ -234,6 +235,18 @@ export interface WebhookDeliveriesTable {
   duplicate: Generated<boolean>;
   bytes: ColumnType<string, number | undefined, never>;
   duration_ms: Generated<number>;
+  previous_token: Generated<boolean>;
+}
+
+/** A webhook's previous tokens, by hash, with their grace period and hits (migration 035). */
+export interface WebhookPreviousTokensTable {
+  token_hash: string;
+  webhook_id: string;
+  rotated_at: Generated<Date>;
+  grace_until: Date;
+  ended_early: Generated<boolean>;
+  hits: ColumnType<string, never, string>;
+  last_hit_at: Date | null;
 }
 
 /** Refused requests, counted per webhook, minute, status and reason (migration 018). */
@@ -251,6 +264,7 @@ export interface WebhookRefusalsTable {
   event: string | null;
   bytes: ColumnType<string, number | undefined, number>;
   duration_ms: Generated<number>;
+  previous_token: Generated<boolean>;
 }
 
 export interface WebhookDeliveryIdsTable {

@@ -1,8 +1,12 @@
 import pg from 'pg';
 import type { ChangeChannel, ChangeNotice, ChangeSubscriber, ChangeSubscription } from '@inntak/access';
 
-/** The three notification channels of db/migrations/004.do.realtime.sql, and the mixer's (013.do.media.sql). */
-export const CHANGE_CHANNELS: readonly ChangeChannel[] = ['inntak_nodes', 'inntak_edges', 'inntak_access', 'inntak_mixer'];
+/**
+ * The three notification channels of db/migrations/004.do.realtime.sql, the mixer's
+ * (013.do.media.sql), and webhook secrets and token grace periods (034, 035: read by the intake's
+ * webhook cache alone).
+ */
+export const CHANGE_CHANNELS: readonly ChangeChannel[] = ['inntak_nodes', 'inntak_edges', 'inntak_access', 'inntak_mixer', 'inntak_webhooks'];
 export type { ChangeChannel, ChangeNotice };
 
 export interface ChangeListenerOptions extends ChangeSubscriber {

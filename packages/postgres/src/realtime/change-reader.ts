@@ -67,7 +67,7 @@ export async function readChanges(db: Db, notices: ChangeNotice[]): Promise<Chan
       }
       const found = edgeById.get(payload.id as string);
       if (found) changes.push({ table: 'edges', op, at, ...found });
-    } else {
+    } else if (channel === 'inntak_access') {
       if (op === 'delete') {
         changes.push({ table: 'node_access', op, at, row: payload.old as AccessRow, object: payload.object as AudienceFacts | null, node: null });
         continue;
