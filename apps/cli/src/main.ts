@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { commandHelp, describeFailure, groupHelp, parseCommandLine, USAGE } from './commands.js';
 import { loadConfig } from './config.js';
+import { mark, phases } from './phases.js';
 import { formatTable, tableRows } from './table.js';
 
 // Only the command table is loaded up front. What a command needs (compose.ts with kysely, pg and
@@ -12,6 +13,7 @@ function print(value: unknown): void {
 }
 
 async function main(argv: string[]): Promise<number> {
+  mark('command table loaded');
   const { command, values, help, group } = parseCommandLine(argv);
   if (help || !command) {
     process.stdout.write(`${command ? commandHelp(command) : group ? groupHelp(group) : USAGE}\n`);
@@ -23,6 +25,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const config = loadConfig();
+  mark('settings read');
   if (command.name === 'token') {
     const { devToken } = await import('./dev-token.js');
     print(await devToken(config, values));
@@ -37,10 +40,13 @@ async function main(argv: string[]): Promise<number> {
     transports: [new winston.transports.Console(command.name === 'start' ? {} : { stderrLevels: ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'] })],
   });
   if (command.name === 'start') return (await import('./start.js')).startAll(config, logger);
+  mark('logger made');
 
   const { migrate, openServices, resolveDatabase } = await import('./compose.js');
+  mark('modules loaded');
 
   const database = await resolveDatabase(config, logger);
+  mark('database answered');
   try {
     if (command.name === 'migrate') {
       print(await migrate(database.url));
@@ -59,6 +65,7 @@ async function main(argv: string[]): Promise<number> {
           log: (m: string) => logger.info(m),
         };
         const answer = await command.run(values, context);
+        mark('command ran');
         const rows = values.table === true ? tableRows(answer) : undefined;
         if (rows) process.stdout.write(`${formatTable(rows)}\n`);
         else print(answer);
@@ -69,6 +76,8 @@ async function main(argv: string[]): Promise<number> {
     }
   } finally {
     await database.release();
+    mark('database closed');
+    logger.debug('phases', { phases: phases() });
   }
 }
 
