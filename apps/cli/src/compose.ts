@@ -3,7 +3,8 @@ import { sep } from 'node:path';
 import type { Logger } from '@inntak/core';
 import type { UploadLimits } from '@inntak/media';
 import type { Actor } from '@inntak/access';
-import type { Db } from '@inntak/postgres/database';
+import pg from 'pg';
+import { connectionProblem, openDatabase, type Db } from '@inntak/postgres/database';
 import type { CliConfig } from './config.js';
 
 /**
@@ -13,10 +14,11 @@ import type { CliConfig } from './config.js';
  * shell is the CLI's actor: commands that act as someone pass OPERATOR, and the orchestration
  * commands, which never act as anyone else, have it bound here.
  *
- * Every import of a domain package or an adapter is made when a command first calls an
- * operation that needs it, never when this file loads: one call runs one command, and loading
- * every adapter (kysely's stores, graphile-worker, the orchestration engine, the media
- * decoders) took most of a second of each call (docs/cli.md, "Speed").
+ * This file loads only the pool (kysely and pg, which every command here needs). Every domain
+ * package and adapter is imported when a command first calls an operation that needs it: one
+ * call runs one command, and loading every adapter (kysely's stores, graphile-worker, the
+ * orchestration engine, the media decoders) took most of a second of each call (docs/cli.md,
+ * "Speed").
  */
 export type CliDatabase = Db;
 
@@ -132,7 +134,6 @@ export interface CommandDatabase {
  * running `npm start`) already serves it, started (and migrated) here when not.
  */
 export async function openCommandDatabase(config: CliConfig, logger: Logger): Promise<CommandDatabase> {
-  const { connectionProblem, openDatabase } = await import('@inntak/postgres/database');
   const open = async (url: string) => {
     const handle = openDatabase({ connectionString: url, logger, max: 2, timeouts: { connectMs: 5000 } });
     try {
@@ -234,7 +235,6 @@ function makeDirectory(dir: string): void {
 
 /** undefined when the server answers `select 1`, else why not. */
 async function unanswered(url: string, timeoutMs: number): Promise<string | undefined> {
-  const [{ default: pg }, { connectionProblem }] = await Promise.all([import('pg'), import('@inntak/postgres/database')]);
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs });
   client.on('error', () => {});
   try {

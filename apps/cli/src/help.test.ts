@@ -72,3 +72,11 @@ describe('inntak <group> --help', () => {
     for (const command of COMMANDS) expect(out).toContain(`  inntak ${`${command.name} ${command.args}`.trim()}\n`);
   });
 });
+
+describe('a command whose database does not answer', () => {
+  it('exits 1 naming DATABASE_URL, on stdout as {"error"}', async () => {
+    const { code, out } = await inntak('person', 'list');
+    expect(code).toBe(1);
+    expect(JSON.parse(out)).toEqual({ error: expect.stringMatching(/^DATABASE_URL \(postgres:\/\/nobody@127\.0\.0\.1:1\/none\): the database does not answer/) });
+  });
+});
