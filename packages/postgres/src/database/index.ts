@@ -1,0 +1,3 @@
+// `@inntak/postgres/database`: the pool alone (kysely and pg), without the migrator,
+// graphile-worker and the embedded server the root export also loads: what a CLI call needs.
+export { connectionProblem, openDatabase, type Db, type DatabaseHandle, type DatabaseOptions } from '../platform/database.js';
