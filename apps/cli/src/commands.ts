@@ -15,18 +15,8 @@ import { collectionAdd, memberAdd, personAdd } from './commands/people.js';
 import { mediaAdd, prune, tts } from './commands/media.js';
 import { abEvaluate, abResults, publicationAdd, publish } from './commands/publishing.js';
 import { migrate, secretsRotate, start, templates, token } from './commands/system.js';
-import { orchestrationList, publicationList } from './commands/lists.js';
-import {
-  webhookAdd,
-  webhookDelete,
-  webhookDeliveries,
-  webhookEndGrace,
-  webhookList,
-  webhookRerender,
-  webhookRotate,
-  webhookSetSecret,
-  webhookSetTemplate,
-} from './commands/webhooks.js';
+import { collectionList, orchestrationList, personList, publicationList } from './commands/lists.js';
+import { webhookAdd, webhookDelete, webhookDeliveries, webhookEndGrace, webhookList, webhookRerender, webhookRotate, webhookSetSecret, webhookSetTemplate } from './commands/webhooks.js';
 
 export { CliError, UsageError, commandHelp, describeFailure, required, type CommandSpec, type Options } from './command-line.js';
 
@@ -39,7 +29,9 @@ export const COMMANDS: readonly CommandSpec[] = [
   start,
   migrate,
   personAdd,
+  personList,
   collectionAdd,
+  collectionList,
   webhookAdd,
   webhookList,
   webhookDelete,

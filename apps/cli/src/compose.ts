@@ -1,32 +1,9 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { sep } from 'node:path';
-import pg from 'pg';
 import type { Logger } from '@inntak/core';
-import { LocalFileStore, StatfsDiskProbe } from '@inntak/files';
-import { createCollection, createPerson, grantAccess, OPERATOR, type Actor } from '@inntak/access';
-import { abResults, runAbEvaluation } from '@inntak/ab-testing';
-import { createWebhook, deleteWebhook, endTokenGrace, listDeliveries, listWebhooks, rerenderWebhook, rotateWebhookToken, setWebhookSecret, setWebhookTemplate } from '@inntak/intake';
-import { DEFAULT_UPLOAD_LIMITS, runPrune, uploadMedia } from '@inntak/media';
-import {
-  addCollectionOrchestration,
-  deleteOrchestration,
-  listOrchestrationRuns,
-  rerunOrchestration,
-  runOrchestration,
-  setOrchestrationEnabled,
-  setOrchestrationSecret,
-  updateOrchestration,
-} from '@inntak/orchestration';
-import { createPublication, publishArticle } from '@inntak/publishing';
-import { connectionProblem, migrate, openDatabase, spawnEmbeddedPostgres, type Db } from '@inntak/postgres';
-import { PostgresDeliveriesStore } from '@inntak/postgres/deliveries';
-import { nodeKindOf, personOfIdentity, PostgresGraphStore, rotateServerSecret } from '@inntak/postgres/graph';
-import { PostgresWebhookAdminStore } from '@inntak/postgres/intake';
-import { enqueueJob, getJob } from '@inntak/postgres/jobs';
-import { mediaOfJob, PostgresMediaStore, postgresPruneCatalog } from '@inntak/postgres/media';
-import { PostgresOrchestrationStore } from '@inntak/postgres/orchestration';
-import { PostgresAbResults, PostgresPublishingStore } from '@inntak/postgres/publishing';
-import { PostgresStudioReads } from '@inntak/postgres/studio';
+import type { Actor } from '@inntak/access';
+import pg from 'pg';
+import { connectionProblem, openDatabase, type Db } from '@inntak/postgres/database';
 import type { CliConfig } from './config.js';
 
 /**
@@ -35,27 +12,52 @@ import type { CliConfig } from './config.js';
  * here (as the API's composition root binds them); they never see a query. The operator at a
  * shell is the CLI's actor: commands that act as someone pass OPERATOR, and the orchestration
  * commands, which never act as anyone else, have it bound here.
+ *
+ * This file loads only the pool (kysely and pg, which every command here needs). Every domain
+ * package and adapter is imported when a command first calls an operation that needs it: one
+ * call runs one command, and loading every adapter (kysely's stores, graphile-worker, the
+ * orchestration engine, the media decoders) took most of a second of each call (docs/cli.md,
+ * "Speed").
  */
 export type CliDatabase = Db;
-export { migrate };
 
-/** A function of the database, with the database bound (lookups that are no use case). */
-const on =
-  <A extends unknown[], R>(db: Db, fn: (db: Db, ...args: A) => R) =>
-  (...args: A): R =>
-    fn(db, ...args);
+const access = () => import('@inntak/access');
+const abTesting = () => import('@inntak/ab-testing');
+const files = () => import('@inntak/files');
+const intake = () => import('@inntak/intake');
+const media = () => import('@inntak/media');
+const orchestration = () => import('@inntak/orchestration');
+const publishing = () => import('@inntak/publishing');
+const pgDeliveries = () => import('@inntak/postgres/deliveries');
+const pgGraph = () => import('@inntak/postgres/graph');
+const pgIntake = () => import('@inntak/postgres/intake');
+const pgJobs = () => import('@inntak/postgres/jobs');
+const pgMedia = () => import('@inntak/postgres/media');
+const pgOrchestration = () => import('@inntak/postgres/orchestration');
+const pgPublishing = () => import('@inntak/postgres/publishing');
+const pgStudio = () => import('@inntak/postgres/studio');
 
-/** A use case of a store, with the store bound. */
+/** A use case of a store, both loaded when first called, with the store bound. */
 const over =
-  <S, A extends unknown[], R>(store: S, fn: (store: S, ...args: A) => R) =>
-  (...args: A): R =>
-    fn(store, ...args);
+  <S, A extends unknown[], R>(load: () => Promise<readonly [S, (store: S, ...args: A) => R]>) =>
+  async (...args: A): Promise<Awaited<R>> => {
+    const [store, fn] = await load();
+    return await fn(store, ...args);
+  };
 
-/** A use case of a store and an actor, with both bound. */
+/** A use case of a store and the operator as actor, loaded when first called, with both bound. */
 const asOperator =
-  <S, A extends unknown[], R>(store: S, fn: (store: S, actor: typeof OPERATOR, ...args: A) => R) =>
-  (...args: A): R =>
-    fn(store, OPERATOR, ...args);
+  <S, A extends unknown[], R>(load: () => Promise<readonly [S, (store: S, actor: Actor, ...args: A) => R]>) =>
+  async (...args: A): Promise<Awaited<R>> => {
+    const [store, fn] = await load();
+    return await fn(store, (await access()).OPERATOR, ...args);
+  };
+
+/** A function of the database (a lookup that is no use case), loaded when first called. */
+const on =
+  <A extends unknown[], R>(db: Db, load: () => Promise<(db: Db, ...args: A) => R>) =>
+  async (...args: A): Promise<Awaited<R>> =>
+    await (await load())(db, ...args);
 
 /**
  * The settings the CLI's use cases take, read from its config module (config.ts) and bound to
@@ -69,63 +71,120 @@ export function cliServices(db: Db, settings: Partial<CliSettings> = {}) {
     if (settings.storageDir === undefined) throw new Error('STORAGE_DIR is not known to this command');
     return settings.storageDir;
   };
-  const uploads = settings.uploads ?? DEFAULT_UPLOAD_LIMITS;
-  const graph = new PostgresGraphStore(db);
-  const webhooks = new PostgresWebhookAdminStore(db);
-  const deliveries = new PostgresDeliveriesStore(db);
-  const orchestrations = new PostgresOrchestrationStore(db);
-  const publishing = new PostgresPublishingStore(db);
+  const uploads = async () => settings.uploads ?? (await media()).DEFAULT_UPLOAD_LIMITS;
+  const graph = async () => new (await pgGraph()).PostgresGraphStore(db);
+  const webhooks = async () => new (await pgIntake()).PostgresWebhookAdminStore(db);
+  const deliveries = async () => new (await pgDeliveries()).PostgresDeliveriesStore(db);
+  const orchestrations = async () => new (await pgOrchestration()).PostgresOrchestrationStore(db);
+  const publishingStore = async () => new (await pgPublishing()).PostgresPublishingStore(db);
+  const directory = async () => new (await pgGraph()).PostgresDirectoryReads(db);
+  const studio = async () => new (await pgStudio()).PostgresStudioReads(db);
   return {
-    nodeKindOf: on(db, nodeKindOf),
-    personOfIdentity: on(db, personOfIdentity),
-    createPerson: over(graph, createPerson),
-    createCollection: over(graph, createCollection),
-    grantAccess: over(graph, grantAccess),
-    createWebhook: asOperator(webhooks, createWebhook),
-    listWebhooks: over(webhooks, listWebhooks),
-    setWebhookTemplate: over(webhooks, setWebhookTemplate),
-    rotateWebhookToken: over(webhooks, rotateWebhookToken),
-    endTokenGrace: over(webhooks, endTokenGrace),
-    listDeliveries: over(deliveries, listDeliveries),
-    setWebhookSecret: over(deliveries, setWebhookSecret),
-    rerenderWebhook: asOperator(deliveries, rerenderWebhook),
-    addCollectionOrchestration: (input: Parameters<typeof addCollectionOrchestration>[1]) => addCollectionOrchestration(orchestrations, input, settings.orchestrationsPerPerson),
-    updateOrchestration: asOperator(orchestrations, updateOrchestration),
-    setOrchestrationEnabled: asOperator(orchestrations, setOrchestrationEnabled),
-    deleteOrchestration: asOperator(orchestrations, deleteOrchestration),
-    runOrchestration: asOperator(orchestrations, runOrchestration),
-    rerunOrchestration: asOperator(orchestrations, rerunOrchestration),
-    listOrchestrationRuns: (id: string, limit: number) => listOrchestrationRuns(orchestrations, OPERATOR, id, { limit }),
-    setOrchestrationSecret: asOperator(orchestrations, setOrchestrationSecret),
-    createPublication: asOperator(publishing, createPublication),
-    publishArticle: over(publishing, publishArticle),
-    runAbEvaluation: () => runAbEvaluation(publishing),
-    abResults: over(new PostgresAbResults(db), abResults),
-    queueTts: (payload: { node_id: string; voice?: string; rate?: number }) => enqueueJob(db, 'tts_generate', payload, { maxAttempts: 3 }),
-    getJob: on(db, getJob),
-    rotateServerSecret: on(db, rotateServerSecret),
-    mediaOfJob: on(db, mediaOfJob),
+    nodeKindOf: on(db, async () => (await pgGraph()).nodeKindOf),
+    personOfIdentity: on(db, async () => (await pgGraph()).personOfIdentity),
+    createPerson: over(async () => [await graph(), (await access()).createPerson] as const),
+    createCollection: over(async () => [await graph(), (await access()).createCollection] as const),
+    grantAccess: over(async () => [await graph(), (await access()).grantAccess] as const),
+    listPersons: over(async () => [await directory(), (await access()).listPersons] as const),
+    listCollections: over(async () => [await directory(), (await access()).listCollections] as const),
+    createWebhook: asOperator(async () => [await webhooks(), (await intake()).createWebhook] as const),
+    listWebhooks: over(async () => [await webhooks(), (await intake()).listWebhooks] as const),
+    setWebhookTemplate: over(async () => [await webhooks(), (await intake()).setWebhookTemplate] as const),
+    rotateWebhookToken: over(async () => [await webhooks(), (await intake()).rotateWebhookToken] as const),
+    endTokenGrace: over(async () => [await webhooks(), (await intake()).endTokenGrace] as const),
+    deleteWebhook: over(async () => [await webhooks(), (await intake()).deleteWebhook] as const),
+    listDeliveries: over(async () => [await deliveries(), (await intake()).listDeliveries] as const),
+    setWebhookSecret: over(async () => [await deliveries(), (await intake()).setWebhookSecret] as const),
+    rerenderWebhook: asOperator(async () => [await deliveries(), (await intake()).rerenderWebhook] as const),
+    addCollectionOrchestration: async (input: Parameters<Awaited<ReturnType<typeof orchestration>>['addCollectionOrchestration']>[1]) =>
+      (await orchestration()).addCollectionOrchestration(await orchestrations(), input, settings.orchestrationsPerPerson),
+    updateOrchestration: asOperator(async () => [await orchestrations(), (await orchestration()).updateOrchestration] as const),
+    setOrchestrationEnabled: asOperator(async () => [await orchestrations(), (await orchestration()).setOrchestrationEnabled] as const),
+    deleteOrchestration: asOperator(async () => [await orchestrations(), (await orchestration()).deleteOrchestration] as const),
+    runOrchestration: asOperator(async () => [await orchestrations(), (await orchestration()).runOrchestration] as const),
+    rerunOrchestration: asOperator(async () => [await orchestrations(), (await orchestration()).rerunOrchestration] as const),
+    listOrchestrationRuns: async (id: string, limit: number) => (await orchestration()).listOrchestrationRuns(await orchestrations(), (await access()).OPERATOR, id, { limit }),
+    setOrchestrationSecret: asOperator(async () => [await orchestrations(), (await orchestration()).setOrchestrationSecret] as const),
+    createPublication: asOperator(async () => [await publishingStore(), (await publishing()).createPublication] as const),
+    publishArticle: over(async () => [await publishingStore(), (await publishing()).publishArticle] as const),
+    runAbEvaluation: async () => (await abTesting()).runAbEvaluation(await publishingStore()),
+    abResults: over(async () => [new (await pgPublishing()).PostgresAbResults(db), (await abTesting()).abResults] as const),
+    queueTts: async (payload: { node_id: string; voice?: string; rate?: number }) => (await pgJobs()).enqueueJob(db, 'tts_generate', payload, { maxAttempts: 3 }),
+    getJob: on(db, async () => (await pgJobs()).getJob),
+    rotateServerSecret: on(db, async () => (await pgGraph()).rotateServerSecret),
+    mediaOfJob: on(db, async () => (await pgMedia()).mediaOfJob),
     /** The most any upload may be (UPLOAD_MAX_*_BYTES): `media add` does not read a larger file. */
-    largestUpload: Math.max(uploads.audio, uploads.image, uploads.video),
+    largestUpload: async () => {
+      const limits = await uploads();
+      return Math.max(limits.audio, limits.image, limits.video);
+    },
     /** One file into a collection as POST /media takes it, as the operator. */
-    addMedia: (input: { collection_id: string; bytes: Uint8Array; title?: string | null }) =>
-      uploadMedia({ store: new PostgresMediaStore(db), files: new LocalFileStore(storageDir()), limits: uploads }, OPERATOR, input),
-    deleteWebhook: over(webhooks, deleteWebhook),
+    addMedia: async (input: { collection_id: string; bytes: Uint8Array; title?: string | null }) =>
+      (await media()).uploadMedia({ store: new (await pgMedia()).PostgresMediaStore(db), files: new (await files()).LocalFileStore(storageDir()), limits: await uploads() }, (await access()).OPERATOR, input),
     /** The console's bounded reads (GET /studio/publikasjoner, /studio/orkestreringer), as the actor given. */
-    listPublications: (actor: Actor, limit: number) => new PostgresStudioReads(db).publications(actor, limit),
-    listOrchestrations: (actor: Actor, limit: number) => new PostgresStudioReads(db).orchestrations(actor, limit),
-    prune: (options: { dryRun: boolean }) => {
+    listPublications: async (actor: Actor, limit: number) => (await studio()).publications(actor, limit),
+    listOrchestrations: async (actor: Actor, limit: number) => (await studio()).orchestrations(actor, limit),
+    prune: async (options: { dryRun: boolean }) => {
       const dir = storageDir();
+      const [{ runPrune }, { postgresPruneCatalog }, { LocalFileStore, StatfsDiskProbe }] = await Promise.all([media(), pgMedia(), files()]);
       return runPrune({ catalog: postgresPruneCatalog(db), files: new LocalFileStore(dir), probe: new StatfsDiskProbe(), storageDir: dir }, { ...options, trigger: 'cli' });
     },
   };
 }
 export type CliServices = ReturnType<typeof cliServices>;
 
-/** A pool for one command, and its services. */
-export function openServices(url: string, logger: Logger, settings: CliSettings): { services: CliServices; close(): Promise<void> } {
-  const handle = openDatabase({ connectionString: url, logger, max: 2 });
-  return { services: cliServices(handle.db, settings), close: () => handle.close() };
+/** `inntak migrate`, `npm start`: db/migrations and graphile-worker's schema (loaded only for them). */
+export async function migrate(url: string) {
+  return (await import('@inntak/postgres')).migrate(url);
+}
+
+export interface CommandDatabase {
+  url: string;
+  services: CliServices;
+  /** Closes the pool, then stops the embedded server if this process started it. */
+  close(): Promise<void>;
+}
+
+/**
+ * The database a command works on, as one pool of at most two connections whose first one has
+ * answered `select 1` and then serves the command (one connection, where a probe and then a
+ * pool took two). DATABASE_URL when set (it must answer within 5 s, or the command fails naming
+ * it); otherwise the embedded PostgreSQL under INNTAK_DATA_DIR — reused when another process (a
+ * running `npm start`) already serves it, started (and migrated) here when not.
+ */
+export async function openCommandDatabase(config: CliConfig, logger: Logger): Promise<CommandDatabase> {
+  const open = async (url: string) => {
+    const handle = openDatabase({ connectionString: url, logger, max: 2, timeouts: { connectMs: 5000 } });
+    try {
+      await handle.pool.query('select 1');
+      return { handle, problem: undefined };
+    } catch (err) {
+      await handle.close().catch(() => {});
+      return { handle, problem: connectionProblem(err) };
+    }
+  };
+  const ready = (url: string, handle: Awaited<ReturnType<typeof open>>['handle'], stop: () => Promise<void> = async () => {}): CommandDatabase => ({
+    url,
+    services: cliServices(handle.db, config),
+    close: async () => {
+      await handle.close();
+      await stop();
+    },
+  });
+  if (config.databaseUrl) {
+    const { handle, problem } = await open(config.databaseUrl);
+    if (problem) throw new Error(`DATABASE_URL (${withoutPassword(config.databaseUrl)}): ${problem}`);
+    return ready(config.databaseUrl, handle);
+  }
+  const shared = await open(embeddedUrl(config));
+  if (!shared.problem) return ready(embeddedUrl(config), shared.handle);
+  const server = await startEmbedded(config, logger);
+  const own = await open(server.url);
+  if (own.problem) {
+    await server.release();
+    throw new Error(`the embedded PostgreSQL does not answer: ${own.problem}`);
+  }
+  return ready(server.url, own.handle, server.release);
 }
 
 export interface ResolvedDatabase {
@@ -139,10 +198,10 @@ export interface ResolvedDatabase {
 const never = new Promise<void>(() => {});
 
 /**
- * DATABASE_URL when set (it must answer now, or the command fails naming it); otherwise the
- * embedded PostgreSQL under INNTAK_DATA_DIR — reused when another process (a running `npm start`)
- * already serves it, started here (in a child process that stops when released, or when this
- * process goes away) when not.
+ * For `npm start` (which hands the URL to the API and the worker): DATABASE_URL when set (it must
+ * answer now, or the command fails naming it); otherwise the embedded PostgreSQL under
+ * INNTAK_DATA_DIR — reused when another process already serves it, started here (in a child
+ * process that stops when released, or when this process goes away) when not.
  */
 export async function resolveDatabase(config: CliConfig, logger: Logger): Promise<ResolvedDatabase> {
   if (config.databaseUrl) {
@@ -150,18 +209,25 @@ export async function resolveDatabase(config: CliConfig, logger: Logger): Promis
     if (problem) throw new Error(`DATABASE_URL (${withoutPassword(config.databaseUrl)}): ${problem}`);
     return { url: config.databaseUrl, release: async () => {}, exited: never };
   }
-  const url = `postgres://postgres:postgres@127.0.0.1:${config.embeddedPort}/inntak`;
+  const url = embeddedUrl(config);
   if ((await unanswered(url, 1000)) === undefined) return { url, release: async () => {}, exited: never };
+  return startEmbedded(config, logger);
+}
+
+const embeddedUrl = (config: CliConfig) => `postgres://postgres:postgres@127.0.0.1:${config.embeddedPort}/inntak`;
+
+/** Starts the embedded server in a child process and migrates it: the embedded database is ours to keep current. */
+async function startEmbedded(config: CliConfig, logger: Logger): Promise<ResolvedDatabase> {
   usableDataDir(config.dataDir);
   logger.info('starting embedded PostgreSQL', { data_dir: config.dataDir, port: config.embeddedPort });
+  const { migrate: migrateDatabase, spawnEmbeddedPostgres } = await import('@inntak/postgres');
   const server = await spawnEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPort, database: 'inntak' }).catch((err: Error) => {
     // As root the library runs PostgreSQL as the OS user `postgres`, which must reach the folder.
     const hint = /permission denied/i.test(err.message) ? '; the OS user postgres must be able to open every folder on the way to INNTAK_DATA_DIR' : '';
     throw new Error(`the embedded PostgreSQL (INNTAK_DATA_DIR=${config.dataDir}, EMBEDDED_PG_PORT=${config.embeddedPort}) did not start: ${err.message}${hint}`, { cause: err });
   });
-  // The embedded database is ours to keep current; an operator's DATABASE_URL is migrated only
-  // by `inntak migrate` or `npm start`.
-  await migrate(server.url);
+  // An operator's DATABASE_URL is migrated only by `inntak migrate` or `npm start`.
+  await migrateDatabase(server.url);
   return { url: server.url, release: () => server.stop(), exited: server.exited };
 }
 

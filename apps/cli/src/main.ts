@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 import { commandHelp, describeFailure, groupHelp, parseCommandLine, USAGE } from './commands.js';
 import { loadConfig } from './config.js';
-import { formatTable, tableRows } from './table.js';
+import { mark, phases } from './phases.js';
+import { stderrLogger } from './stderr-logger.js';
+import { tableOf } from './table.js';
 
 // Only the command table is loaded up front. What a command needs (compose.ts with kysely, pg and
 // graphile-worker; start.ts with the API and worker; winston; the templates) is imported when it
@@ -12,6 +14,7 @@ function print(value: unknown): void {
 }
 
 async function main(argv: string[]): Promise<number> {
+  mark('command table loaded');
   const { command, values, help, group } = parseCommandLine(argv);
   if (help || !command) {
     process.stdout.write(`${command ? commandHelp(command) : group ? groupHelp(group) : USAGE}\n`);
@@ -23,49 +26,52 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const config = loadConfig();
+  mark('settings read');
   if (command.name === 'token') {
     const { devToken } = await import('./dev-token.js');
     print(await devToken(config, values));
     return 0;
   }
-  const { default: winston } = await import('winston');
-  // stdout is for the JSON answer; every log line goes to stderr (but `start` is a server).
-  const logger = winston.createLogger({
-    level: config.logLevel,
-    format: winston.format.combine(winston.format.timestamp(), winston.format.json()),
-    defaultMeta: { service: 'inntak-cli' },
-    transports: [new winston.transports.Console(command.name === 'start' ? {} : { stderrLevels: ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'] })],
-  });
-  if (command.name === 'start') return (await import('./start.js')).startAll(config, logger);
+  if (command.name === 'start') {
+    const { default: winston } = await import('winston');
+    const logger = winston.createLogger({
+      level: config.logLevel,
+      format: winston.format.combine(winston.format.timestamp(), winston.format.json()),
+      defaultMeta: { service: 'inntak-cli' },
+      transports: [new winston.transports.Console()],
+    });
+    return (await import('./start.js')).startAll(config, logger);
+  }
+  // stdout is for the JSON answer; every log line goes to stderr.
+  const logger = stderrLogger(config.logLevel);
+  const { migrate, openCommandDatabase } = await import('./compose.js');
+  mark('modules loaded');
 
-  const { migrate, openServices, resolveDatabase } = await import('./compose.js');
-
-  const database = await resolveDatabase(config, logger);
+  const database = await openCommandDatabase(config, logger);
+  mark('database answered');
   try {
     if (command.name === 'migrate') {
       print(await migrate(database.url));
       return 0;
     }
-    const { services, close } = openServices(database.url, logger, config);
-    try {
-      if (command.run) {
-        const context = {
-          services,
-          baseUrl: config.baseUrl,
-          progress: (line: string) => process.stderr.write(`${line}\n`),
-          log: (m: string) => logger.info(m),
-        };
-        const answer = await command.run(values, context);
-        const rows = values.table === true ? tableRows(answer) : undefined;
-        if (rows) process.stdout.write(`${formatTable(rows)}\n`);
-        else print(answer);
-      }
-      return 0;
-    } finally {
-      await close();
+    if (command.run) {
+      const context = {
+        services: database.services,
+        baseUrl: config.baseUrl,
+        progress: (line: string) => process.stderr.write(`${line}\n`),
+        log: (m: string) => logger.info(m),
+      };
+      const answer = await command.run(values, context);
+      mark('command ran');
+      const table = values.table === true ? tableOf(answer) : undefined;
+      if (table !== undefined) process.stdout.write(`${table}\n`);
+      else print(answer);
     }
+    return 0;
   } finally {
-    await database.release();
+    await database.close();
+    mark('database closed');
+    logger.debug('phases', { phases: phases() });
   }
 }
 

@@ -9,8 +9,9 @@ import { describeWithEngine } from '@inntak/test-support';
 import { freePort, killGroup, npmStart, REPO_ROOT, type Started } from './__tests__/processes.js';
 
 // README's "Try it" block, read from README.md, run as a user types it from the repository root
-// (after `npm ci`): `npm start` in the background, then every line through bash, `npx --no-install
-// inntak` included. Only the database differs: this test's own, through DATABASE_URL.
+// (after `npm ci`): `npm start` in the background, then every line through bash, the `export
+// PATH=…` that puts npm's link of `inntak` on the PATH included. Only the database differs: this
+// test's own, through DATABASE_URL.
 const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
 const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf('## Try it')))![1]!.trimEnd().split('\n');
 const [startLine, ...rest] = block;
@@ -24,8 +25,8 @@ const startEnv = Object.fromEntries(
 let h: OpenTestDatabase;
 let started: Started;
 let env: NodeJS.ProcessEnv;
-/** $P and $URL as the Try it block left them, for the publishing block. */
-let tried: { P: string; URL: string } | undefined;
+/** $P, $URL and $PATH as the Try it block left them, for the publishing block. */
+let tried: { P: string; URL: string; PATH: string } | undefined;
 let dataDir: string;
 
 beforeAll(async () => {
@@ -50,14 +51,22 @@ describeWithEngine('curl-jq', describe, 'README "Try it"', () => {
     expect(startLine).toMatch(/^npm ci && (\w+=\S+ )*npm start &/);
     expect(startEnv).toEqual({ INNTAK_DEV_ISSUER: '1' });
     expect(killLine).toMatch(/^kill %1\b/);
-    expect(rest.filter((line) => /\binntak\b/.test(line)).every((line) => line.includes('npx --no-install inntak '))).toBe(true);
+    // The fast form (docs/cli.md, "Speed"): npm's link of the committed bin, on the PATH; no npx.
+    expect(rest[0]).toMatch(/^export PATH="\$PWD\/node_modules\/\.bin:\$PATH" /);
+    expect(rest.filter((line) => /\binntak /.test(line)).length).toBeGreaterThan(3);
+    expect(rest.some((line) => /\bnpx\b/.test(line))).toBe(false);
   });
 
   it('works as typed: a person, a collection, a webhook, a push delivered, /me and /query/nodes with a development token', async () => {
-    const { stdout } = await promisify(execFile)('bash', ['-c', ['set -euo pipefail', ...rest, 'echo "URL=$URL"', 'echo "P=$P"'].join('\n')], { cwd: REPO_ROOT, env, timeout: 180_000 });
+    const { stdout } = await promisify(execFile)('bash', ['-c', ['set -euo pipefail', ...rest, 'echo "PATH=$PATH"', 'echo "URL=$URL"', 'echo "P=$P"'].join('\n')], {
+      cwd: REPO_ROOT,
+      env,
+      timeout: 180_000,
+    });
     const lines = stdout.trim().split('\n');
     const person = lines.pop()!.replace('P=', '');
-    tried = { P: person, URL: lines.pop()!.replace('URL=', '') };
+    const url = lines.pop()!.replace('URL=', '');
+    tried = { P: person, URL: url, PATH: lines.pop()!.replace('PATH=', '') };
     const [intake, me, query] = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(intake).toEqual({ node_id: expect.any(String), edge_id: expect.any(String) });
     expect(me).toEqual({ node_id: person, admin: false });
@@ -69,7 +78,7 @@ describeWithEngine('curl-jq', describe, 'README "Try it"', () => {
     expect(publishLines.pop()).toMatch(/^kill %1\b/);
     // The restart is Try it's first line without `npm ci &&`; the service started above serves it.
     expect(restart!.replace(/#.*/, '').trim()).toBe(startLine!.replace(/#.*/, '').replace(/^npm ci && /, '').trim());
-    expect(publishLines.filter((line) => /\binntak\b/.test(line)).every((line) => line.includes('npx --no-install inntak '))).toBe(true);
+    expect(publishLines.some((line) => /\binntak /.test(line) && !/\bnpx\b/.test(line))).toBe(true);
     expect(tried).toBeDefined();
     const { stdout } = await promisify(execFile)('bash', ['-c', ['set -euo pipefail', ...publishLines].join('\n')], {
       cwd: REPO_ROOT,

@@ -47,7 +47,8 @@ export {
   type NodeNeed,
 } from './write-policy.js';
 export { type WriterLevel, type LevelReads } from './level-check.js';
-export { inTransaction, type GraphStore, type GraphTx, type NodeRow, type EdgeRow, type StoredEdge } from './ports.js';
+export { inTransaction, type GraphStore, type GraphTx, type NodeRow, type EdgeRow, type StoredEdge, type DirectoryReads, type PersonEntry, type CollectionEntry } from './ports.js';
+export { listPersons, listCollections, DIRECTORY_PAGE, type DirectoryPage } from './directory.js';
 export { requireLevel, requireSubject, requireEnd, requireEnds, requireAnyOf, type NodeForWrite } from './authorize.js';
 export { createPerson, createCollection, createNode, createEdge, deleteEdge, MAX_BELONGS_TO_DEPTH, type NewNodeInput, type NewEdgeInput } from './graph-writes.js';
 export { grantAccess, revokeAccess, keepAnOwner } from './grant-access.js';

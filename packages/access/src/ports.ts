@@ -86,3 +86,33 @@ export interface GraphTx {
 export function inTransaction<Tx extends GraphTx>(tx: Tx): GraphStore {
   return { transaction: (work) => work(tx) };
 }
+
+/** A person in the directory (directory.ts), for a system administrator. */
+export interface PersonEntry {
+  id: string;
+  name: string | null;
+  /** A system administrator (`inntak person add --admin`). */
+  admin: boolean;
+  /** The login identities that are this person; issuer '' matches any issuer. */
+  identities: Array<{ issuer: string; subject: string }>;
+  created_at: Date;
+}
+
+/** A collection in the directory (directory.ts). */
+export interface CollectionEntry {
+  id: string;
+  title: string | null;
+  /** The publication's slug, when the collection is a publication. */
+  publication: string | null;
+  created_at: Date;
+}
+
+/**
+ * The directory's reads (directory.ts): bounded pages in id order, starting after `after`.
+ * packages/postgres implements it (src/graph/directory-reads.ts).
+ */
+export interface DirectoryReads {
+  persons(page: { limit: number; after?: string }): Promise<PersonEntry[]>;
+  /** The collections `viewerId` may see through the read filter; null: every collection. */
+  collections(viewerId: string | null, page: { limit: number; after?: string }): Promise<CollectionEntry[]>;
+}

@@ -1,5 +1,5 @@
-import { OPERATOR } from '@inntak/access';
-import { TABLE, wholeNumber, type CommandSpec } from '../command-line.js';
+import { DIRECTORY_PAGE, OPERATOR } from '@inntak/access';
+import { id, optional, TABLE, wholeNumber, type CommandSpec, type Options } from '../command-line.js';
 
 // Lists read through the console's bounded reads as the operator (a system administrator sees
 // all). Those reads take a limit and no cursor, so neither does the command: --limit, at most
@@ -20,4 +20,32 @@ export const orchestrationList: CommandSpec = {
   summary: 'orchestrations by collection: {id, title, collectionId, collectionTitle, trigger, enabled}',
   options: { limit: limitOption(500, 50), table: TABLE },
   run: async (options, { services }) => services.listOrchestrations(OPERATOR, wholeNumber(options, 'limit', { min: 1, max: 500 }) ?? 50),
+};
+
+// The directory's lists (packages/access directory.ts) are keyset pages in the order things were
+// made: --limit (default 50, at most 200) and --cursor, the previous page's next_cursor.
+const pageOptions = {
+  limit: limitOption(DIRECTORY_PAGE.max, DIRECTORY_PAGE.default),
+  cursor: id("the previous page's next_cursor"),
+  table: TABLE,
+};
+const pageOf = (options: Options) => ({
+  limit: wholeNumber(options, 'limit', { min: 1, max: DIRECTORY_PAGE.max }) ?? DIRECTORY_PAGE.default,
+  cursor: optional(options, 'cursor'),
+});
+
+export const personList: CommandSpec = {
+  name: 'person list',
+  args: '[--limit N] [--cursor C] [--table]',
+  summary: 'persons in the order they were added: {persons: [{id, name, admin, identities, created_at}], next_cursor}',
+  options: pageOptions,
+  run: async (options, { services }) => services.listPersons(OPERATOR, pageOf(options)),
+};
+
+export const collectionList: CommandSpec = {
+  name: 'collection list',
+  args: '[--limit N] [--cursor C] [--table]',
+  summary: 'collections in the order they were made: {collections: [{id, title, publication, created_at}], next_cursor}',
+  options: pageOptions,
+  run: async (options, { services }) => services.listCollections(OPERATOR, pageOf(options)),
 };

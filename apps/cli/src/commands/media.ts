@@ -32,7 +32,7 @@ export const mediaAdd: CommandSpec = {
     const size = await stat(path).then((s) => (s.isFile() ? s.size : -1), () => -1);
     if (size < 0) throw new UsageError(`--file ${path}: no such file`);
     // Held in memory like an upload: a file past every kind's limit is not read at all.
-    if (size > services.largestUpload) throw new UsageError(`--file ${path}: ${size} bytes is more than any upload may be`);
+    if (size > (await services.largestUpload())) throw new UsageError(`--file ${path}: ${size} bytes is more than any upload may be`);
     const title = typeof options.title === 'string' ? options.title : null;
     return services.addMedia({ collection_id: collectionId, bytes: new Uint8Array(await readFile(path)), title });
   },

@@ -10,3 +10,4 @@ export { readServerSecret, queryCursorKey, sharedKey, rotateServerSecret, KEY_OV
 export { nodeHasTag } from './tags.js';
 export { PostgresGraphStore, PostgresGraphTx, graphWrite, markOrchestrationRun, insertNode, insertEdge, deleteEdges } from './graph-store.js';
 export { personOfIdentity } from './lookups.js';
+export { PostgresDirectoryReads } from './directory-reads.js';

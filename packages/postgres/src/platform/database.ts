@@ -20,9 +20,10 @@ export interface DatabaseOptions {
   /**
    * Client-side bounds (a replica, issue 38): a connection (or a free client of the pool) within
    * `connectMs`, every query's answer within `queryMs`. Client-side because a frozen server
-   * answers nothing, not even a statement_timeout.
+   * answers nothing, not even a statement_timeout. The CLI bounds the connection only (a command
+   * such as `webhook rerender` may query for long).
    */
-  timeouts?: { connectMs: number; queryMs: number };
+  timeouts?: { connectMs: number; queryMs?: number };
 }
 
 /** A fixed SQL text under a name unique in the process. */
@@ -52,7 +53,8 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
     connectionString: options.connectionString,
     max: options.max ?? 10,
     ...(options.asyncCommit ? { options: '-c synchronous_commit=off' } : {}),
-    ...(options.timeouts ? { connectionTimeoutMillis: options.timeouts.connectMs, query_timeout: options.timeouts.queryMs } : {}),
+    ...(options.timeouts ? { connectionTimeoutMillis: options.timeouts.connectMs } : {}),
+    ...(options.timeouts?.queryMs !== undefined ? { query_timeout: options.timeouts.queryMs } : {}),
   });
   pool.on('error', (err) => options.logger.error('idle database client failed', { error: err.message }));
   pool.on('connect', (client) => client.on('error', (err) => options.logger.error('database client failed', { error: err.message })));
