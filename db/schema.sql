@@ -296,7 +296,9 @@ create table webhook_deliveries (
   event text,
   duplicate boolean not null default false,
   bytes bigint not null default 0,
-  duration_ms integer not null default 0
+  duration_ms integer not null default 0,
+  headers jsonb not null default '{}'::jsonb,
+  replay_of uuid
 );
 create table webhook_delivery_ids (
   webhook_id uuid not null,
@@ -318,7 +320,22 @@ create table webhook_refusals (
   delivery_id text,
   event text,
   bytes bigint not null default 0,
-  duration_ms integer not null default 0
+  duration_ms integer not null default 0,
+  kept integer not null default 0
+);
+create table webhook_refused_requests (
+  id uuid not null,
+  webhook_id uuid not null,
+  received_at timestamp with time zone not null,
+  status smallint not null,
+  error text not null,
+  delivery_id text,
+  event text,
+  bytes bigint not null default 0,
+  duration_ms integer not null default 0,
+  headers jsonb not null default '{}'::jsonb,
+  body text,
+  body_truncated boolean not null default false
 );
 create table webhook_secrets (
   webhook_id uuid not null,
@@ -419,6 +436,7 @@ alter table transcription_segments add constraint transcription_segments_start_s
 alter table webhook_deliveries add constraint webhook_deliveries_pkey PRIMARY KEY (id);
 alter table webhook_delivery_ids add constraint webhook_delivery_ids_pkey PRIMARY KEY (webhook_id, delivery_id);
 alter table webhook_refusals add constraint webhook_refusals_pkey PRIMARY KEY (webhook_id, minute, status, reason);
+alter table webhook_refused_requests add constraint webhook_refused_requests_pkey PRIMARY KEY (id);
 alter table webhook_secrets add constraint webhook_secrets_pkey PRIMARY KEY (webhook_id);
 alter table webhook_secrets add constraint webhook_secrets_scheme_check CHECK ((scheme = ANY (ARRAY['github'::text, 'gitlab'::text, 'gitea'::text, 'slack'::text, 'standard-webhooks'::text])));
 alter table webhook_secrets add constraint webhook_secrets_secret_check CHECK ((secret <> ''::text));
@@ -524,6 +542,9 @@ CREATE INDEX webhook_deliveries_webhook_idx ON public.webhook_deliveries USING b
 CREATE UNIQUE INDEX webhook_delivery_ids_pkey ON public.webhook_delivery_ids USING btree (webhook_id, delivery_id);
 CREATE UNIQUE INDEX webhook_refusals_pkey ON public.webhook_refusals USING btree (webhook_id, minute, status, reason);
 CREATE INDEX webhook_refusals_webhook_idx ON public.webhook_refusals USING btree (webhook_id, id DESC);
+CREATE UNIQUE INDEX webhook_refused_requests_pkey ON public.webhook_refused_requests USING btree (id);
+CREATE INDEX webhook_refused_requests_received_idx ON public.webhook_refused_requests USING btree (received_at);
+CREATE INDEX webhook_refused_requests_webhook_idx ON public.webhook_refused_requests USING btree (webhook_id, id DESC);
 CREATE UNIQUE INDEX webhook_secrets_pkey ON public.webhook_secrets USING btree (webhook_id);
 
 -- functions
@@ -581,7 +602,45 @@ begin
   end loop;
 end $function$
 ;
+CREATE OR REPLACE FUNCTION public.inntak_intake_refuse(p_id uuid, p_webhook_id uuid, p_received_at timestamp with time zone, p_status smallint, p_error text, p_delivery_id text, p_event text, p_bytes bigint, p_duration_ms integer, p_reason text, p_headers jsonb, p_body text, p_body_truncated boolean, p_keep integer)
+ RETURNS boolean
+ LANGUAGE plpgsql
+AS $function$
+declare
+  keep boolean;
+begin
+  keep := (select coalesce(sum(r.kept), 0) from webhook_refusals r
+            where r.webhook_id = p_webhook_id and r.minute = date_trunc('minute', p_received_at)) < p_keep;
+  insert into webhook_refusals as r (webhook_id, minute, status, reason, id, first_received_at, last_received_at,
+                                     error, delivery_id, event, bytes, duration_ms, kept)
+  values (p_webhook_id, date_trunc('minute', p_received_at), p_status, p_reason, p_id, p_received_at, p_received_at,
+          p_error, p_delivery_id, p_event, p_bytes, p_duration_ms, case when keep then 1 else 0 end)
+  on conflict (webhook_id, minute, status, reason) do update
+    set count = r.count + 1,
+        kept = r.kept + excluded.kept,
+        first_received_at = least(r.first_received_at, excluded.first_received_at),
+        last_received_at = greatest(r.last_received_at, excluded.last_received_at),
+        bytes = r.bytes + excluded.bytes,
+        duration_ms = greatest(r.duration_ms, excluded.duration_ms);
+  if keep then
+    insert into webhook_refused_requests (id, webhook_id, received_at, status, error, delivery_id, event, bytes,
+                                          duration_ms, headers, body, body_truncated)
+    values (p_id, p_webhook_id, p_received_at, p_status, p_error, p_delivery_id, p_event, p_bytes, p_duration_ms,
+            coalesce(p_headers, '{}'), p_body, p_body_truncated);
+  end if;
+  return keep;
+end $function$
+;
 CREATE OR REPLACE FUNCTION public.inntak_intake_write(node_id uuid, node_kind text, node_title text, node_content text, node_visibility visibility, node_metadata jsonb, node_created_by uuid, edge_id uuid, edge_source_id uuid, edge_target_id uuid, edge_type text, edge_metadata jsonb, edge_system boolean, edge_created_by uuid, log_id uuid, log_webhook_id uuid, log_received_at timestamp with time zone, log_delivery_id text, log_event text, log_bytes bigint, log_duration_ms integer)
+ RETURNS TABLE(propagation_error text, duplicate_node_id uuid, duplicate_edge_id uuid)
+ LANGUAGE plpgsql
+AS $function$
+begin
+  return query select * from inntak_intake_write($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
+                                                 $15, $16, $17, $18, $19, $20, $21, null::jsonb);
+end $function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_intake_write(node_id uuid, node_kind text, node_title text, node_content text, node_visibility visibility, node_metadata jsonb, node_created_by uuid, edge_id uuid, edge_source_id uuid, edge_target_id uuid, edge_type text, edge_metadata jsonb, edge_system boolean, edge_created_by uuid, log_id uuid, log_webhook_id uuid, log_received_at timestamp with time zone, log_delivery_id text, log_event text, log_bytes bigint, log_duration_ms integer, log_headers jsonb)
  RETURNS TABLE(propagation_error text, duplicate_node_id uuid, duplicate_edge_id uuid)
  LANGUAGE plpgsql
 AS $function$
@@ -602,9 +661,9 @@ begin
     if not found then
       select c.node_id, c.edge_id into original from webhook_delivery_ids c
        where c.webhook_id = log_webhook_id and c.delivery_id = log_delivery_id;
-      insert into webhook_deliveries (id, webhook_id, received_at, status, node_id, edge_id, delivery_id, event, duplicate, bytes, duration_ms)
+      insert into webhook_deliveries (id, webhook_id, received_at, status, node_id, edge_id, delivery_id, event, duplicate, bytes, duration_ms, headers)
       values (log_id, log_webhook_id, log_received_at, 200, original.node_id, original.edge_id,
-              log_delivery_id, log_event, true, log_bytes, log_duration_ms);
+              log_delivery_id, log_event, true, log_bytes, log_duration_ms, coalesce(log_headers, '{}'));
       return query select null::text, original.node_id, original.edge_id;
       return;
     end if;
@@ -623,9 +682,9 @@ begin
   if failure is not null then
     perform inntak_enqueue_job('access_repair', jsonb_build_object('edge_id', edge_id));
   end if;
-  insert into webhook_deliveries (id, webhook_id, received_at, status, node_id, edge_id, delivery_id, event, bytes, duration_ms)
+  insert into webhook_deliveries (id, webhook_id, received_at, status, node_id, edge_id, delivery_id, event, bytes, duration_ms, headers)
   values (log_id, log_webhook_id, log_received_at, 200, node_id, edge_id,
-          log_delivery_id, log_event, log_bytes, log_duration_ms);
+          log_delivery_id, log_event, log_bytes, log_duration_ms, coalesce(log_headers, '{}'));
   return query select failure, null::uuid, null::uuid;
 end
 $function$
@@ -638,6 +697,16 @@ begin
   perform set_config('inntak.notices_after_commit', 'on', true);
   return query select * from inntak_intake_write($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
                                                  $15, $16, $17, $18, $19, $20, $21);
+end $function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_intake_write_quiet(node_id uuid, node_kind text, node_title text, node_content text, node_visibility visibility, node_metadata jsonb, node_created_by uuid, edge_id uuid, edge_source_id uuid, edge_target_id uuid, edge_type text, edge_metadata jsonb, edge_system boolean, edge_created_by uuid, log_id uuid, log_webhook_id uuid, log_received_at timestamp with time zone, log_delivery_id text, log_event text, log_bytes bigint, log_duration_ms integer, log_headers jsonb)
+ RETURNS TABLE(propagation_error text, duplicate_node_id uuid, duplicate_edge_id uuid)
+ LANGUAGE plpgsql
+AS $function$
+begin
+  perform set_config('inntak.notices_after_commit', 'on', true);
+  return query select * from inntak_intake_write($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
+                                                 $15, $16, $17, $18, $19, $20, $21, $22);
 end $function$
 ;
 CREATE OR REPLACE FUNCTION public.inntak_matching_orchestrations(p_event text, p_id uuid)

@@ -28,12 +28,18 @@ export interface DeliveryLogEntry {
   bytes: number;
   /** From arrival to the write (for a 200) or to the answer (for a failure). */
   durationMs: number;
+  /** The request's headers as kept: secrets and signatures masked (request-capture.ts). */
+  headers?: Record<string, string>;
 }
 
 /** A failed delivery: the status answered and the error text. */
 export interface FailedDelivery extends DeliveryLogEntry {
   status: number;
   error: string;
+  /** What it is counted by: the error without its detail unless the detail is ours (a signature's reason). */
+  reason?: string;
+  /** The body as kept (up to BODY_CAP_BYTES); null when the request was refused before it was read. */
+  body?: { text: string; truncated: boolean } | null;
 }
 
 export interface WriteOutcome {
@@ -165,6 +171,8 @@ export interface WebhookAdminTx {
   /** The template, and the locale when one is given (absent: the webhook keeps its own). */
   setWebhookTemplate(webhookId: string, templateId: string | null, locale?: Locale): Promise<void>;
   setWebhookToken(webhookId: string, token: string): Promise<void>;
+  /** The webhook node's title (its name). */
+  setWebhookTitle(webhookId: string, title: string | null): Promise<void>;
   /** The webhook node, its edges, its delivery log and claimed delivery ids (content it created stays). */
   deleteWebhook(webhookId: string): Promise<void>;
   /** The webhooks (or the one) whose collection the actor administers (every one for a system administrator), oldest first. */

@@ -55,6 +55,17 @@ export function setWebhookTemplate(
   });
 }
 
+/** rename_webhook: the webhook's name (its node's title), shown in lists and the console; null clears it. */
+export function renameWebhook(store: WebhookAdminStore, actor: Actor, input: { webhook_id: string; title: string | null }): Promise<AdministeredWebhook> {
+  const title = input.title?.trim() || null;
+  if (title !== null && title.length > 500) throw new AppError('invalid_input', { detail: 'title: kan være høyst 500 tegn' });
+  return store.transaction(async (tx) => {
+    await requireWebhookAdmin(tx, actor, input.webhook_id);
+    await tx.setWebhookTitle(input.webhook_id, title);
+    return (await tx.administeredWebhooks(actor, input.webhook_id))[0]!;
+  });
+}
+
 /** rotate_webhook_token: a fresh token; the old one stops working at once (intake answers 404 to it). */
 export function rotateWebhookToken(store: WebhookAdminStore, actor: Actor, input: { webhook_id: string }): Promise<AdministeredWebhook> {
   return store.transaction(async (tx) => {

@@ -36,6 +36,10 @@ export async function updateWebhookToken(trx: Trx, webhookId: string, token: str
     .execute();
 }
 
+export async function updateWebhookTitle(trx: Trx, webhookId: string, title: string | null): Promise<void> {
+  await trx.updateTable('nodes').set({ title }).where('id', '=', webhookId).execute();
+}
+
 /** The webhook node and its edges; its delivery log and claimed delivery ids; its secret by cascade. */
 export async function deleteWebhookRows(trx: Trx, webhookId: string): Promise<void> {
   const edges = await trx.selectFrom('edges').select('id').where((eb) => eb.or([eb('source_id', '=', webhookId), eb('target_id', '=', webhookId)])).execute();
@@ -48,6 +52,7 @@ export async function deleteWebhookRows(trx: Trx, webhookId: string): Promise<vo
   // its secret by the foreign key's cascade.
   await trx.deleteFrom('webhook_deliveries').where('webhook_id', '=', webhookId).execute();
   await trx.deleteFrom('webhook_refusals').where('webhook_id', '=', webhookId).execute();
+  await trx.deleteFrom('webhook_refused_requests').where('webhook_id', '=', webhookId).execute();
   await trx.deleteFrom('webhook_delivery_ids').where('webhook_id', '=', webhookId).execute();
 }
 

@@ -198,6 +198,7 @@ export interface Database {
   webhook_delivery_ids: WebhookDeliveryIdsTable;
   webhook_secrets: WebhookSecretsTable;
   webhook_refusals: WebhookRefusalsTable;
+  webhook_refused_requests: WebhookRefusedRequestsTable;
   studio_sessions: StudioSessionsTable;
   studio_logins: StudioLoginsTable;
 }
@@ -234,6 +235,26 @@ export interface WebhookDeliveriesTable {
   duplicate: Generated<boolean>;
   bytes: ColumnType<string, number | undefined, never>;
   duration_ms: Generated<number>;
+  /** The request's headers, secrets and signatures masked (migration 036). */
+  headers: ColumnType<Record<string, string>, string | undefined, string>;
+  /** The log row this delivery replays (a replay from the console, REST or CLI). */
+  replay_of: string | null;
+}
+
+/** Refused requests kept whole: the first 20 of a minute per webhook (migration 036). */
+export interface WebhookRefusedRequestsTable {
+  id: string;
+  webhook_id: string;
+  received_at: Date;
+  status: number;
+  error: string;
+  delivery_id: string | null;
+  event: string | null;
+  bytes: ColumnType<string, number | undefined, number>;
+  duration_ms: Generated<number>;
+  headers: ColumnType<Record<string, string>, string | undefined, string>;
+  body: string | null;
+  body_truncated: Generated<boolean>;
 }
 
 /** Refused requests, counted per webhook, minute, status and reason (migration 018). */
@@ -251,6 +272,8 @@ export interface WebhookRefusalsTable {
   event: string | null;
   bytes: ColumnType<string, number | undefined, number>;
   duration_ms: Generated<number>;
+  /** How many of the requests counted were kept whole in webhook_refused_requests (migration 036). */
+  kept: Generated<number>;
 }
 
 export interface WebhookDeliveryIdsTable {
