@@ -16,6 +16,7 @@ import { mediaAdd, prune, tts } from './commands/media.js';
 import { abEvaluate, abResults, publicationAdd, publish } from './commands/publishing.js';
 import { migrate, secretsRotate, start, templates, token } from './commands/system.js';
 import { orchestrationList, publicationList } from './commands/lists.js';
+import { webhookReplay } from './commands/webhook-replay.js';
 import { webhookAdd, webhookDelete, webhookDeliveries, webhookList, webhookRerender, webhookRotate, webhookSetSecret, webhookSetTemplate } from './commands/webhooks.js';
 
 export { CliError, UsageError, commandHelp, describeFailure, required, type CommandSpec, type Options } from './command-line.js';
@@ -38,6 +39,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   webhookDeliveries,
   webhookSetSecret,
   webhookRerender,
+  webhookReplay,
   memberAdd,
   token,
   orchestrationAdd,

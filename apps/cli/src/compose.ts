@@ -5,7 +5,7 @@ import type { Logger } from '@inntak/core';
 import { LocalFileStore, StatfsDiskProbe } from '@inntak/files';
 import { createCollection, createPerson, grantAccess, OPERATOR, type Actor } from '@inntak/access';
 import { abResults, runAbEvaluation } from '@inntak/ab-testing';
-import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, rerenderWebhook, rotateWebhookToken, setWebhookSecret, setWebhookTemplate } from '@inntak/intake';
+import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, replayDelivery, rerenderWebhook, rotateWebhookToken, setWebhookSecret, setWebhookTemplate } from '@inntak/intake';
 import { runPrune, uploadMedia, type UploadLimits } from '@inntak/media';
 import {
   addCollectionOrchestration,
@@ -76,6 +76,7 @@ export function cliServices(db: Db) {
     listDeliveries: over(deliveries, listDeliveries),
     setWebhookSecret: over(deliveries, setWebhookSecret),
     rerenderWebhook: asOperator(deliveries, rerenderWebhook),
+    replayDelivery: over(deliveries, replayDelivery),
     addCollectionOrchestration: over(orchestrations, addCollectionOrchestration),
     updateOrchestration: asOperator(orchestrations, updateOrchestration),
     setOrchestrationEnabled: asOperator(orchestrations, setOrchestrationEnabled),
