@@ -21,7 +21,7 @@ export { SpoolFullError, tokenHash, type Spool, type SpoolEntry, type SpooledEnt
 export { WebhookTargetCache } from './webhook-target-cache.js';
 export { SpoolingIntakeStore, type SpoolingIntakeOptions, type SpoolSnapshot } from './spooling-intake-store.js';
 export { GroupCommit, type BatchIntakeStore, type ContentWrite, type GroupCommitOptions } from './group-commit.js';
-export { createWebhook, renameWebhook, setWebhookTemplate, rotateWebhookToken, deleteWebhook, listWebhooks, findAdministeredWebhook, requireWebhookAdmin, requireCollectionAdmin, type WebhookInput } from './webhook-admin.js';
+export { createWebhook, renameWebhook, webhookCollections, setWebhookTemplate, rotateWebhookToken, deleteWebhook, listWebhooks, findAdministeredWebhook, requireWebhookAdmin, requireCollectionAdmin, type WebhookInput } from './webhook-admin.js';
 export { listDeliveries, setWebhookSecret, rerenderNode, rerenderWebhook, type RerenderResult } from './delivery-admin.js';
 export { senderDeliveryId, loggableDeliveryId, senderEvent } from './delivery-facts.js';
 export { verifySignature, signaturePlausible, secretProblem, SIGNATURE_SCHEMES, type SignatureScheme, type WebhookSecret } from './signatures.js';

@@ -171,6 +171,8 @@ export interface WebhookAdminTx {
   /** The template, and the locale when one is given (absent: the webhook keeps its own). */
   setWebhookTemplate(webhookId: string, templateId: string | null, locale?: Locale): Promise<void>;
   setWebhookToken(webhookId: string, token: string): Promise<void>;
+  /** The collections (id, title) the actor holds admin or owner on (every one for a system administrator), by title, at most `limit`. */
+  administeredCollections(actor: Actor, limit: number): Promise<Array<{ id: string; title: string | null }>>;
   /** The webhook node's title (its name). */
   setWebhookTitle(webhookId: string, title: string | null): Promise<void>;
   /** The webhook node, its edges, its delivery log and claimed delivery ids (content it created stays). */

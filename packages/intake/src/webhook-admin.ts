@@ -84,6 +84,11 @@ export function deleteWebhook(store: WebhookAdminStore, actor: Actor, input: { w
   });
 }
 
+/** The collections the actor may create a webhook in (admin or owner on them), at most 200: the console's select. */
+export function webhookCollections(store: WebhookAdminStore, actor: Actor): Promise<Array<{ id: string; title: string | null }>> {
+  return store.transaction((tx) => tx.administeredCollections(actor, 200));
+}
+
 /** The webhooks the actor administers, oldest first. */
 export function listWebhooks(store: WebhookAdminStore, actor: Actor): Promise<AdministeredWebhook[]> {
   return store.transaction((tx) => tx.administeredWebhooks(actor));

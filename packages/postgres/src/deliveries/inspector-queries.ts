@@ -4,7 +4,7 @@ import { stringifyJson } from '@inntak/core';
 import type { NewEdge, NewNode } from '@inntak/graph';
 import { webhookLocaleOf, type InspectedRequest, type RequestDetail, type RequestSearch, type WebhookHealth } from '@inntak/intake';
 import type { Database } from '../platform/index.js';
-import { webhookRows } from '../intake/webhook-queries.js';
+import { webhookRows } from '../intake/index.js';
 
 /** The delivery inspector's queries (InspectorTx); who may is packages/intake's (inspector.ts). */
 

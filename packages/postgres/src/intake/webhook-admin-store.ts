@@ -3,7 +3,7 @@ import type { Actor } from '@inntak/access';
 import type { WebhookAdminStore, WebhookAdminTx } from '@inntak/intake';
 import type { Database, Db } from '../platform/index.js';
 import { levelOn, nodeKindOf } from '../graph/index.js';
-import { deleteWebhookRows, firstCollectionOf, insertWebhookNode, updateWebhookTemplate, updateWebhookTitle, updateWebhookToken, webhookRows } from './webhook-queries.js';
+import { administeredCollections, deleteWebhookRows, firstCollectionOf, insertWebhookNode, updateWebhookTemplate, updateWebhookTitle, updateWebhookToken, webhookRows } from './webhook-queries.js';
 
 /** One webhook-administration transaction's reads and writes: the queries, nothing decided here. */
 export class PostgresWebhookAdminTx implements WebhookAdminTx {
@@ -14,6 +14,7 @@ export class PostgresWebhookAdminTx implements WebhookAdminTx {
   insertWebhook = (webhook: Parameters<WebhookAdminTx['insertWebhook']>[0]) => insertWebhookNode(this.trx, webhook);
   setWebhookTemplate = (webhookId: string, templateId: string | null, locale?: string) => updateWebhookTemplate(this.trx, webhookId, templateId, locale);
   setWebhookToken = (webhookId: string, token: string) => updateWebhookToken(this.trx, webhookId, token);
+  administeredCollections = (actor: Actor, limit: number) => administeredCollections(this.trx, actor, limit);
   setWebhookTitle = (webhookId: string, title: string | null) => updateWebhookTitle(this.trx, webhookId, title);
   deleteWebhook = (webhookId: string) => deleteWebhookRows(this.trx, webhookId);
   administeredWebhooks = (actor: Actor, webhookId?: string) => webhookRows(this.trx, actor, webhookId);

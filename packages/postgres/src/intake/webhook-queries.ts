@@ -92,3 +92,16 @@ export function webhookRows(db: Db | Trx, actor: Actor, webhookId?: string): Pro
     .orderBy('w.id')
     .execute();
 }
+
+/** The collections the actor holds admin on (every one for a system administrator), by title, at most `limit`. */
+export function administeredCollections(db: Db | Trx, actor: Actor, limit: number): Promise<Array<{ id: string; title: string | null }>> {
+  return db
+    .selectFrom('nodes as c')
+    .select(['c.id', 'c.title'])
+    .where('c.node_kind', '=', 'collection')
+    .$if(!actor.isAdmin, (q) => q.where(hasAccessAtLeast(actor.personId!, 'admin', 'c')))
+    .orderBy('c.title')
+    .orderBy('c.id')
+    .limit(limit)
+    .execute();
+}
