@@ -47,6 +47,7 @@ describe('the webhook administrator’s walk', () => {
     await page.getByRole('link', { name: 'Ny webhook' }).click();
     await checker.check(page, 'ny-webhook');
     await page.getByLabel('Navn').fill(name);
+    await page.getByLabel('Samling').selectOption({ label: 'Innboks' });
     await page.getByLabel('Mal').selectOption('forge-push');
     await page.getByLabel('Signaturordning').selectOption('github');
     await page.getByLabel('Hemmelighet').fill(SECRET);
@@ -89,9 +90,9 @@ describe('the webhook administrator’s walk', () => {
     await checker.check(page, 'foresporsler-etter');
     expect(await page.locator('tbody').textContent()).toContain('(avspilling)');
     await page.context().close();
-  });
+  }, 300_000);
 
   it('every page it opened passes the Nu HTML Checker', async () => {
     await checker.validate();
-  });
+  }, 120_000);
 });

@@ -137,7 +137,7 @@ ${request.replay_of ? html`<dt>Avspilling av</dt><dd><a href="${base}/${request.
 ${request.node_id ? html`<dt>Node</dt><dd><a href="/studio/webhooks/${id}/noder/${request.node_id}">Innholdet</a></dd>` : ''}</dl>
 <section aria-labelledby="hoder"><h2 id="hoder">Hoder</h2>
 ${headers.length ? html`<div class="scroll" role="region" tabindex="0" aria-label="Hoder (kan rulles sideveis)"><table><caption>Hemmeligheter og signaturer er skjult (••••••)</caption><thead><tr><th scope="col">Navn</th><th scope="col">Verdi</th></tr></thead><tbody>${headers.map(([name, value]) => html`<tr><td><code>${name}</code></td><td><code>${value}</code></td></tr>`)}</tbody></table></div>` : html`<p>Ingen hoder lagret (forespørselen kom før inspektøren).</p>`}</section>
-<section aria-labelledby="innhold"><h2 id="innhold">Innhold</h2>
+<section aria-labelledby="kropp"><h2 id="kropp">Innhold</h2>
 ${bodyPart(request.body)}
 ${replayable ? html`<p>Spill av: innholdet gjengis med webhookens mal slik den er nå og lagres som en ny leveranse (en ny node), merket som avspilling.</p>${actionButton(view, `${base}/${request.id}/spill-av`, 'Spill av på nytt')}` : ''}</section>`,
       ),

@@ -60,7 +60,7 @@ export function installStudioWebhookManage(router: Router, deps: StudioWebhookMa
       'Ny webhook',
       html`${errorSummary(state)}<form method="post" action="/studio/webhooks/ny">${csrfField(view)}
 ${field(state, { name: 'title', label: 'Navn', required: true, maxlength: 500, hint: 'Hva den tar imot, f.eks. «GitHub: inntak-repoet».' })}
-${field(state, { name: 'collection_id', label: 'Samling', type: 'select', required: true, options: collections.map((c) => ({ value: c.id, label: c.title ?? c.id })), hint: 'Innholdet den tar imot havner her.' })}
+${field(state, { name: 'collection_id', label: 'Samling', type: 'select', required: true, options: [{ value: '', label: 'Velg en samling' }, ...collections.map((c) => ({ value: c.id, label: c.title ?? c.id }))], hint: 'Innholdet den tar imot havner her.' })}
 ${field(state, { name: 'template_id', label: 'Mal', type: 'select', options: [{ value: '', label: 'Generisk uttrekk' }, ...listTemplates().map((t) => ({ value: t.id, label: `${t.title} (${t.id})` }))] })}
 ${field(state, { name: 'scheme', label: 'Signaturordning', type: 'select', value: 'none', options: [{ value: 'none', label: 'Ingen (usignerte forespørsler tas imot)' }, ...SIGNATURE_SCHEMES.map((s) => ({ value: s, label: s }))] })}
 ${field(state, { name: 'secret', label: 'Hemmelighet', type: 'password', maxlength: 1024, hint: 'Bare med en signaturordning. Tom: en tilfeldig lages og vises én gang.' })}
