@@ -1,7 +1,7 @@
 import express, { type Express } from 'express';
 import type { Logger, SharedKey } from '@inntak/core';
 import type { GraphStore, IdentityDirectory, TokenVerifier } from '@inntak/access';
-import type { DeliveriesStore, IntakeStore, SpoolSnapshot, WebhookAdminStore } from '@inntak/intake';
+import type { InspectorStore, IntakeStore, SpoolSnapshot, WebhookAdminStore } from '@inntak/intake';
 import type { AbResultsStore } from '@inntak/ab-testing';
 import type { PublishedPages, PublishingStore } from '@inntak/publishing';
 import type { NodeQueryStore } from '@inntak/graph';
@@ -31,6 +31,7 @@ import { installPublishingIntentions } from './rest/publishing-intentions.js';
 import { RouteRegistry } from './route-registry.js';
 import { installWebhookAdmin } from './rest/webhook-admin.js';
 import { installDeliveries } from './rest/deliveries.js';
+import { installDeliveryInspector } from './rest/delivery-inspector.js';
 import { installWebhookIntake } from './rest/webhook-intake.js';
 import { installStudio, type StudioSettings } from './console/studio.js';
 import { readRouting, type ReadRouter } from './read-routing.js';
@@ -90,7 +91,7 @@ export interface AppDeps {
   /** Webhook administration's store (create, template, token, delete, list). */
   webhookAdmin: WebhookAdminStore;
   /** The deliveries' store (delivery log, signing secrets, re-rendering). */
-  deliveries: DeliveriesStore;
+  deliveries: InspectorStore;
   /** TRUST_PROXY: Express's 'trust proxy' (hop count or addresses); absent: the socket's address is the client's. */
   trustProxy?: number | string;
   /** The console at /studio (sessions, its reads, the login); absent: no console. */
@@ -127,6 +128,7 @@ export function createApp(deps: AppDeps): Express {
   installMe(app, routes, auth);
   installWebhookAdmin(app, routes, auth, deps);
   installDeliveries(app, routes, auth, deps);
+  installDeliveryInspector(app, routes, auth, deps);
   installGraphIntentions(app, routes, auth, deps);
   const limitedReads = authThen(auth, readsPerCaller(deps.readsPerCaller ?? 4));
   installNodeRead(app, routes, limitedReads, deps);

@@ -17,6 +17,7 @@ import { abEvaluate, abResults, publicationAdd, publish } from './commands/publi
 import { migrate, secretsRotate, start, templates, token } from './commands/system.js';
 import { collectionList, orchestrationList, personList, publicationList } from './commands/lists.js';
 import { webhookAdd, webhookDelete, webhookDeliveries, webhookEndGrace, webhookList, webhookRerender, webhookRotate, webhookSetSecret, webhookSetTemplate } from './commands/webhooks.js';
+import { webhookReplay } from './commands/webhook-replay.js';
 
 export { CliError, UsageError, commandHelp, describeFailure, required, type CommandSpec, type Options } from './command-line.js';
 
@@ -41,6 +42,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   webhookDeliveries,
   webhookSetSecret,
   webhookRerender,
+  webhookReplay,
   memberAdd,
   token,
   orchestrationAdd,

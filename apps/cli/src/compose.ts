@@ -96,6 +96,7 @@ export function cliServices(db: Db, settings: Partial<CliSettings> = {}) {
     listDeliveries: over(async () => [await deliveries(), (await intake()).listDeliveries] as const),
     setWebhookSecret: over(async () => [await deliveries(), (await intake()).setWebhookSecret] as const),
     rerenderWebhook: asOperator(async () => [await deliveries(), (await intake()).rerenderWebhook] as const),
+    replayDelivery: over(async () => [await deliveries(), (await intake()).replayDelivery] as const),
     addCollectionOrchestration: async (input: Parameters<Awaited<ReturnType<typeof orchestration>>['addCollectionOrchestration']>[1]) =>
       (await orchestration()).addCollectionOrchestration(await orchestrations(), input, settings.orchestrationsPerPerson),
     updateOrchestration: asOperator(async () => [await orchestrations(), (await orchestration()).updateOrchestration] as const),

@@ -52,7 +52,7 @@ describe('delivery log pruning', () => {
     expect(quietLeft.map((r) => r.id)).toEqual(kept);
     const ids = await h.db.selectFrom('webhook_delivery_ids').select('delivery_id').where('webhook_id', '=', quiet).execute();
     expect(ids).toEqual([{ delivery_id: 'fresh' }]);
-    expect(logs.at(-1)).toEqual({ message: 'delivery log pruned', meta: { tag: 'prune_deliveries', expired: 3, over_limit: 250, delivery_ids: 1, refusals: 0 } });
+    expect(logs.at(-1)).toEqual({ message: 'delivery log pruned', meta: { tag: 'prune_deliveries', expired: 3, over_limit: 250, delivery_ids: 1, refusals: 0, kept_requests: 0 } });
   });
 
   it('deletes in batches until nothing is left to delete', async () => {

@@ -79,7 +79,7 @@ export const EDGE_RULES: Readonly<Record<string, EdgeRule>> = {
     cleanup: null,
   },
   belongs_to: {
-    createdBy: ['create_edge', 'create_node (collection_id)', 'intake, create_webhook, media (service, system edges)'],
+    createdBy: ['create_edge', 'create_node (collection_id)', 'intake, create_webhook, replay_delivery, media (service, system edges)'],
     create: { source: 'admin', target: 'member' },
     createAlso: 'no cycle, at most 32 levels (409); carries the maker’s cap (max_access)',
     deletedBy: GENERIC_DELETE,
@@ -183,7 +183,7 @@ export interface NodeKindRule {
 /** The row for any node kind not named in NODE_KIND_RULES (content and user-defined kinds). */
 export const OTHER_NODE_KIND = '*';
 
-const CONTENT: NodeKindRule = { createdBy: ['create_node', 'intake'], createNode: 'anyone', orchestrationCreates: true, write: 'member', setMetadata: true, edges: null, publishable: true, observable: true };
+const CONTENT: NodeKindRule = { createdBy: ['create_node', 'intake', 'replay_delivery (the webhook’s admins)'], createNode: 'anyone', orchestrationCreates: true, write: 'member', setMetadata: true, edges: null, publishable: true, observable: true };
 
 export const NODE_KIND_RULES: Readonly<Record<string, NodeKindRule>> = {
   content: CONTENT,

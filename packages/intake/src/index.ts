@@ -22,7 +22,7 @@ export { SpoolFullError, tokenHash, type Spool, type SpoolEntry, type SpooledEnt
 export { WebhookTargetCache, type WebhookTargetSource } from './webhook-target-cache.js';
 export { SpoolingIntakeStore, type SpoolingIntakeOptions, type SpoolSnapshot } from './spooling-intake-store.js';
 export { GroupCommit, type BatchIntakeStore, type ContentWrite, type GroupCommitOptions } from './group-commit.js';
-export { createWebhook, setWebhookTemplate, deleteWebhook, listWebhooks, findAdministeredWebhook, requireWebhookAdmin, requireCollectionAdmin, type WebhookInput } from './webhook-admin.js';
+export { createWebhook, renameWebhook, webhookCollections, setWebhookTemplate, deleteWebhook, listWebhooks, findAdministeredWebhook, requireWebhookAdmin, requireCollectionAdmin, type WebhookInput } from './webhook-admin.js';
 export {
   rotateWebhookToken,
   endTokenGrace,
@@ -49,6 +49,20 @@ export {
   type IncomingDelivery,
   type IntakeDeps,
 } from './intake-door.js';
+export {
+  listWebhookHealth,
+  searchRequests,
+  inspectRequest,
+  replayDelivery,
+  HEALTH_LIMIT,
+  type InspectedRequest,
+  type RequestDetail,
+  type RequestSearch,
+  type WebhookHealth,
+  type InspectorTx,
+  type InspectorStore,
+} from './inspector.js';
+export { keptHeaders, keptBody, maskedHeader, signatureRefusalReason, MASKED, BODY_CAP_BYTES, HEADER_CAPS } from './request-capture.js';
 export { parseWebhookBody, type ParsedBody } from './parse-body.js';
 export { intakeUrl, knownTemplateId } from './webhook-settings.js';
 export { rerenderContent, webhookLocaleOf, type Rerendered } from './rerender.js';

@@ -2,8 +2,9 @@ import { AppError, uuidv7, type Logger } from '@inntak/core';
 import type { Headers } from '@inntak/templates';
 import { loggableDeliveryId, senderDeliveryId, senderEvent } from './delivery-facts.js';
 import { parseWebhookBody } from './parse-body.js';
-import type { IntakeStore, WebhookTarget } from './ports.js';
+import type { FailedDelivery, IntakeStore, WebhookTarget } from './ports.js';
 import { deliveryLogEntry, findWebhook, renderDelivery, storeDelivery, type Delivery, type IntakeResponse } from './receive-webhook.js';
+import { keptBody, keptHeaders, signatureRefusalReason } from './request-capture.js';
 import { signaturePlausible, verifySignature } from './signatures.js';
 
 /**
@@ -85,6 +86,7 @@ export async function acceptDelivery(deps: IntakeDeps, admission: Admission, bod
   return renderer.run(body.length, async () => {
     const delivery = await renderer.render({ body, contentType: headers['content-type'], target, token, headers });
     const log = deliveryLogEntry(target, headers, delivery, { receivedAt, bytes });
+    log.headers = keptHeaders(headers);
     return storeDelivery(deps, target, delivery, log);
   });
 }
@@ -96,15 +98,21 @@ export async function acceptDelivery(deps: IntakeDeps, admission: Admission, bod
 export async function refuseDelivery(
   deps: IntakeDeps,
   admission: Admission,
-  refusal: { status: number; error: string; bytes: number },
+  refusal: { status: number; error: string; bytes: number; body?: Buffer; reason?: string },
 ): Promise<void> {
   const { target, headers, receivedAt } = admission;
-  const failure = {
+  // The exact reason (a missing signature, a wrong one) is ours, never the sender's words, so it
+  // may make a counted row of its own; the answer's own text stays the spec's.
+  const error = refusal.reason ? `${refusal.error}: ${refusal.reason}` : refusal.error;
+  const failure: FailedDelivery = {
     id: uuidv7(receivedAt.getTime()),
     webhookId: target.webhookId,
     receivedAt,
     status: refusal.status,
-    error: refusal.error,
+    error,
+    ...(refusal.reason ? { reason: error } : {}),
+    headers: keptHeaders(headers),
+    body: refusal.body === undefined ? null : keptBody(refusal.body, admission.token),
     deliveryId: loggableDeliveryId(headers, target.secret?.scheme ?? null),
     event: senderEvent(headers),
     bytes: refusal.bytes,
@@ -135,15 +143,26 @@ export interface IncomingDelivery extends DeliveryRequest {
  * answer but 200 after the webhook was found is refused into the delivery log.
  */
 export async function receiveWebhook(deps: IntakeDeps, incoming: IncomingDelivery): Promise<IntakeResponse> {
-  const admission = await admitDelivery(deps.store, incoming, (found) => {
-    incoming.admitted?.(found.target);
-    // A 200 is logged in the write's own transaction; anything else once answered.
-    incoming.answered((answer) => {
-      if (answer.status !== 200) void refuseDelivery(deps, found, { ...answer, bytes: incoming.bodyBytes() });
+  // Kept for the refusal's log row (docs/deliveries.md#inspector): the body once read, and why
+  // a signature failed (worked out only then, so an accepted request pays nothing for it).
+  let body: Buffer | undefined;
+  let reason: string | undefined;
+  let secret: WebhookTarget['secret'] = null;
+  try {
+    const admission = await admitDelivery(deps.store, incoming, (found) => {
+      incoming.admitted?.(found.target);
+      secret = found.target.secret;
+      // A 200 is logged in the write's own transaction; anything else once answered.
+      incoming.answered((answer) => {
+        if (answer.status !== 200) void refuseDelivery(deps, found, { ...answer, bytes: incoming.bodyBytes(), body, reason });
+      });
     });
-  });
-  const body = await incoming.readBody();
-  return acceptDelivery(deps, admission, body, incoming.bodyBytes());
+    body = await incoming.readBody();
+    return await acceptDelivery(deps, admission, body, incoming.bodyBytes());
+  } catch (error) {
+    if (secret && error instanceof AppError && error.code === 'invalid_signature') reason = signatureRefusalReason(secret, incoming.headers, body);
+    throw error;
+  }
 }
 
 /**

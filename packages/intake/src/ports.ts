@@ -35,12 +35,18 @@ export interface DeliveryLogEntry {
   durationMs: number;
   /** The hash of the previous token the delivery came with, within its grace; absent: the current token. */
   previousToken?: string;
+  /** The request's headers as kept: secrets and signatures masked (request-capture.ts). */
+  headers?: Record<string, string>;
 }
 
 /** A failed delivery: the status answered and the error text. */
 export interface FailedDelivery extends DeliveryLogEntry {
   status: number;
   error: string;
+  /** What it is counted by: the error without its detail unless the detail is ours (a signature's reason). */
+  reason?: string;
+  /** The body as kept (up to BODY_CAP_BYTES); null when the request was refused before it was read. */
+  body?: { text: string; truncated: boolean } | null;
 }
 
 export interface WriteOutcome {
@@ -193,6 +199,10 @@ export interface WebhookAdminTx {
   endPreviousTokens(webhookId: string): Promise<number>;
   /** The webhook's previous tokens, latest rotation first, at most `limit`. */
   previousTokens(webhookId: string, limit: number): Promise<PreviousToken[]>;
+  /** The collections (id, title) the actor holds admin or owner on (every one for a system administrator), by title, at most `limit`. */
+  administeredCollections(actor: Actor, limit: number): Promise<Array<{ id: string; title: string | null }>>;
+  /** The webhook node's title (its name). */
+  setWebhookTitle(webhookId: string, title: string | null): Promise<void>;
   /** The webhook node, its edges, its delivery log and claimed delivery ids (content it created stays). */
   deleteWebhook(webhookId: string): Promise<void>;
   /** The webhooks (or the one) whose collection the actor administers (every one for a system administrator), oldest first. */

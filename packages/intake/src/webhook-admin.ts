@@ -55,6 +55,17 @@ export function setWebhookTemplate(
   });
 }
 
+/** rename_webhook: the webhook's name (its node's title), shown in lists and the console; null clears it. */
+export function renameWebhook(store: WebhookAdminStore, actor: Actor, input: { webhook_id: string; title: string | null }): Promise<AdministeredWebhook> {
+  const title = input.title?.trim() || null;
+  if (title !== null && title.length > 500) throw new AppError('invalid_input', { detail: 'title: kan være høyst 500 tegn' });
+  return store.transaction(async (tx) => {
+    await requireWebhookAdmin(tx, actor, input.webhook_id);
+    await tx.setWebhookTitle(input.webhook_id, title);
+    return (await tx.administeredWebhooks(actor, input.webhook_id))[0]!;
+  });
+}
+
 /** delete_webhook: the webhook node and its edges, its delivery log; content it created stays in the collection. */
 export function deleteWebhook(store: WebhookAdminStore, actor: Actor, input: { webhook_id: string }): Promise<{ id: string }> {
   return store.transaction(async (tx) => {
@@ -62,6 +73,11 @@ export function deleteWebhook(store: WebhookAdminStore, actor: Actor, input: { w
     await tx.deleteWebhook(input.webhook_id);
     return { id: input.webhook_id };
   });
+}
+
+/** The collections the actor may create a webhook in (admin or owner on them), at most 200: the console's select. */
+export function webhookCollections(store: WebhookAdminStore, actor: Actor): Promise<Array<{ id: string; title: string | null }>> {
+  return store.transaction((tx) => tx.administeredCollections(actor, 200));
 }
 
 /** The webhooks the actor administers, oldest first. */

@@ -7,7 +7,7 @@ import {
   intakeUrl,
   knownTemplateId,
   listDeliveries,
-  listWebhooks,
+  listWebhookHealth,
   rerenderNode,
   listPreviousTokens,
   rerenderWebhook,
@@ -15,9 +15,10 @@ import {
   setWebhookTemplate,
   SIGNATURE_SCHEMES,
   type AdministeredWebhook,
-  type DeliveriesStore,
   type DeliveryStatusFilter,
   type PreviousToken,
+  type InspectorStore,
+  type WebhookHealth,
   type WebhookAdminStore,
 } from '@inntak/intake';
 import { html, Html } from '@inntak/publishing';
@@ -28,7 +29,7 @@ import { GRACE_ENDED_NOTICE, installStudioWebhookRotation, rotationSection } fro
 
 export interface StudioWebhookDeps {
   webhookAdmin: WebhookAdminStore;
-  deliveries: DeliveriesStore;
+  deliveries: InspectorStore;
   nodeQueries: NodeQueryStore;
   baseUrl: string;
 }
@@ -63,15 +64,10 @@ export function installStudioWebhooks(router: Router, deps: StudioWebhookDeps): 
   const urlOf = (w: AdministeredWebhook) => intakeUrl(deps.baseUrl, w.token);
   installStudioWebhookRotation(router, deps);
 
-  router.get('/webhooks', async (_req, res) => {
-    const webhooks = await listWebhooks(deps.webhookAdmin, studioCaller(res));
-    const rows = webhooks.map(
-      (w) => html`<tr><td><a href="/studio/webhooks/${w.id}">${w.title ?? 'Uten navn'}</a></td><td>${w.template_id ?? 'generisk'}</td><td>${w.signature_scheme ?? 'ingen'}</td><td>${timeTag(w.created_at)}</td></tr>`,
-    );
-    const body = webhooks.length
-      ? html`<div class="scroll" role="region" tabindex="0" aria-label="Tabell (kan rulles sideveis)"><table><caption>Webhooks du administrerer</caption><thead><tr><th scope="col">Navn</th><th scope="col">Mal</th><th scope="col">Signering</th><th scope="col">Opprettet</th></tr></thead><tbody>${rows}</tbody></table></div>`
-      : html`<p>Du administrerer ingen webhooks.</p>`;
-    sendPage(res, 200, layout(viewOf(res), 'Webhooks', body));
+  router.get('/webhooks', async (req, res) => {
+    // The health view (issue 39): collection, template, last request, refusals of the last hour and day.
+    const webhooks = await listWebhookHealth(deps.deliveries, studioCaller(res));
+    sendPage(res, 200, layout(viewOf(res), 'Webhooks', healthTable(webhooks, noticeOf(req.query.ok))));
   });
 
   router.get('/webhooks/:id', async (req, res) => {
@@ -134,7 +130,13 @@ export function installStudioWebhooks(router: Router, deps: StudioWebhookDeps): 
   });
 }
 
-const NOTICES: Record<string, string> = { mal: 'Malen er endret.', gjengitt: 'Noden er gjengitt på nytt med webhookens mal.', overgang: GRACE_ENDED_NOTICE };
+const NOTICES: Record<string, string> = {
+  overgang: GRACE_ENDED_NOTICE,
+  mal: 'Malen er endret.',
+  gjengitt: 'Noden er gjengitt på nytt med webhookens mal.',
+  navn: 'Navnet er endret.',
+  slettet: 'Webhooken er slettet. Innholdet den tok imot, ligger fortsatt i samlingen.',
+};
 
 function noticeOf(raw: unknown): string | undefined {
   return typeof raw === 'string' ? NOTICES[raw] : undefined;
@@ -170,8 +172,9 @@ function webhookPage(
     : '';
   return layout(
     view,
-    webhook.title ?? 'Webhook',
+    webhook.title ?? 'Webhook uten navn',
     html`${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` : ''}
+${manageLinks(id)}
 <section aria-labelledby="adresse"><h2 id="adresse">Adresse</h2>${copyable('url', url)}
 ${rotationSection(view, id, options.previous)}</section>
 <section aria-labelledby="mal"><h2 id="mal">Mal</h2>
@@ -255,4 +258,24 @@ async function rerenderAll(res: Response, deps: StudioWebhookDeps, webhookId: st
   });
   res.write(html`</ol><p class="notice" role="status">Ferdig: ${result.rerendered} gjengitt.</p><p><a href="/studio/webhooks/${webhookId}">Tilbake til webhooken</a></p>`.toString());
   res.end(tail.replace('</ol>', ''));
+}
+
+/** The webhook page's way to the inspector, renaming and deleting (studio-deliveries.ts, studio-webhooks-manage.ts). */
+function manageLinks(id: string): Html {
+  return html`<nav aria-label="Webhooken" class="row"><a href="/studio/webhooks/${id}/foresporsler">Forespørsler: hoder, innhold, søk, avspilling</a> <a href="/studio/webhooks/${id}/navn">Gi nytt navn</a> <a href="/studio/webhooks/${id}/slett">Slett webhooken</a></nav>`;
+}
+
+/** The list as a health view: bounded (HEALTH_LIMIT) and only what the person administers. */
+function healthTable(webhooks: WebhookHealth[], notice?: string): Html {
+  const rows = webhooks.map((w) => {
+    const failing = w.failures_hour > 0 ? ' class="failing"' : '';
+    return html`<tr${new Html(failing)}><td><a href="/studio/webhooks/${w.id}">${w.title ?? 'Uten navn'}</a></td><td>${w.collection_title ?? w.collection_id}</td><td>${w.template_id ?? 'generisk'}</td>
+<td>${w.last_delivery ? html`${timeTag(w.last_delivery.received_at)} (${w.last_delivery.status})` : 'ingen ennå'}</td><td>${w.failures_hour}</td><td>${w.failures_day}</td></tr>`;
+  });
+  return html`${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}<p><a href="/studio/webhooks/ny">Ny webhook</a></p>
+${
+  webhooks.length
+    ? html`<div class="scroll" role="region" tabindex="0" aria-label="Webhooks (kan rulles sideveis)"><table><caption>Webhooks du administrerer, med helse</caption><thead><tr><th scope="col">Navn</th><th scope="col">Samling</th><th scope="col">Mal</th><th scope="col">Siste forespørsel</th><th scope="col">Avvist siste time</th><th scope="col">Avvist siste døgn</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    : html`<p>Du administrerer ingen webhooks.</p>`
+}`;
 }

@@ -12,6 +12,8 @@ import { installStudioLogin } from './studio-login.js';
 import type { StudioLoginProvider } from './studio-oidc.js';
 import { loadSession, requireStudioSession, viewOf, type CookieOptions } from './studio-session.js';
 import { installStudioWebhooks, type StudioWebhookDeps } from './studio-webhooks.js';
+import { installStudioWebhookManage } from './studio-webhooks-manage.js';
+import { installStudioDeliveries } from './studio-deliveries.js';
 import { installStudioPublications, type StudioPublicationDeps } from './studio-publications.js';
 import { installStudioOrchestrations, type StudioOrchestrationDeps } from './studio-orchestrations.js';
 import { installStudioSystem, type StudioSystemDeps } from './studio-system.js';
@@ -45,7 +47,12 @@ const PAGES: Array<[method: 'get' | 'post', path: string, summary: string]> = [
   ['get', '/studio/callback', "The provider's redirect back: the code is exchanged, a session cookie set"],
   ['post', '/studio/login/dev', 'Development login by subject (INNTAK_DEV_ISSUER=1 on loopback only; 404 otherwise)'],
   ['post', '/studio/logout', 'Ends the session'],
-  ['get', '/studio/webhooks', 'The webhooks the person administers'],
+  ['get', '/studio/webhooks', 'The webhooks the person administers, as a health view: collection, template, last request, refusals in the last hour and day'],
+  ['get', '/studio/webhooks/ny', 'The form creating a webhook (name, collection, template, signing)'],
+  ['get', '/studio/webhooks/{id}/navn', 'The form renaming a webhook'],
+  ['get', '/studio/webhooks/{id}/slett', 'Deleting a webhook: the confirmation'],
+  ['get', '/studio/webhooks/{id}/foresporsler', 'The delivery inspector: requests, accepted and refused (?leverings_id, ?hendelse, ?status, ?fra, ?til, ?cursor)'],
+  ['get', '/studio/webhooks/{id}/foresporsler/{request_id}', 'One request: headers (secrets masked), body, replay'],
   ['get', '/studio/webhooks/{id}', "A webhook: URL, previous tokens (grace end, hits), template, signing, delivery log (?status, ?cursor)"],
   ['get', '/studio/webhooks/{id}/nytt-token', 'Rotating the token: confirmation and the grace period (hours the old URL stays accepted)'],
   ['get', '/studio/webhooks/{id}/noder/{node_id}', "A delivered node's stored payload and a template preview (?mal)"],
@@ -55,6 +62,10 @@ const PAGES: Array<[method: 'get' | 'post', path: string, summary: string]> = [
   ['get', '/studio/orkestreringer/{id}', "An orchestration's runs, one log row per step"],
   ['get', '/studio/system', 'Jobs, resources, disk history and priority rules (system administrators)'],
   // The forms (POST, CSRF field; 303 back to their page unless noted).
+  ['post', '/studio/webhooks/ny', 'create_webhook (and set_webhook_secret) from a form; 200: the page showing URL and secret once'],
+  ['post', '/studio/webhooks/{id}/navn', 'rename_webhook from a form'],
+  ['post', '/studio/webhooks/{id}/slett', 'delete_webhook from the confirmation'],
+  ['post', '/studio/webhooks/{id}/foresporsler/{request_id}/spill-av', 'replay_delivery from a form'],
   ['post', '/studio/webhooks/{id}/mal', 'set_template from a form'],
   ['post', '/studio/webhooks/{id}/nytt-token', 'rotate_webhook_token from the confirmation form (grace_hours); 200: the page with the new URL and the old one\'s grace end'],
   ['post', '/studio/webhooks/{id}/avslutt-overgang', 'end_webhook_token_grace from a form'],
@@ -69,7 +80,7 @@ const PAGES: Array<[method: 'get' | 'post', path: string, summary: string]> = [
   ['post', '/studio/system/jobber/{id}/{action}', 'retry_job (prov-igjen) or cancel_job (avbryt) from a form'],
   ['post', '/studio/system/regler', 'update_rule from a form'],
 ];
-const ANSWERS_A_PAGE = new Set(['/studio/webhooks/{id}/nytt-token', '/studio/webhooks/{id}/signering', '/studio/webhooks/{id}/gjengi']);
+const ANSWERS_A_PAGE = new Set(['/studio/webhooks/ny', '/studio/webhooks/{id}/nytt-token', '/studio/webhooks/{id}/signering', '/studio/webhooks/{id}/gjengi']);
 
 /**
  * The console at /studio (docs/studio.md): server-rendered Norwegian pages over a session cookie.
@@ -128,7 +139,9 @@ ${view.caller?.isAdmin ? html`<li><a href="/studio/system">System</a>: jobber, r
       ),
     );
   });
+  installStudioWebhookManage(router, deps);
   installStudioWebhooks(router, deps);
+  installStudioDeliveries(router, deps);
   installStudioPublications(router, deps);
   installStudioOrchestrations(router, deps);
   installStudioSystem(router, deps);

@@ -86,12 +86,14 @@ describe('signatures', () => {
       expect(missing.body).toEqual({ error: 'Ugyldig signatur' });
       expect(await contentNodesOf(webhook.id)).toBe(1);
 
-      // The two refusals are counted in one row (two, if a minute turned between them).
+      // The two refusals are logged with their exact reasons: a missing signature and a wrong one are two rows.
       const log = (await deliveries(webhook.id)).body.deliveries as Array<{ status: number; error?: string; count?: number }>;
       expect(log.at(-1)).toMatchObject({ status: 200 });
       const refusals = log.slice(0, -1);
-      expect(refusals.every((d) => d.status === 401 && d.error === 'Ugyldig signatur')).toBe(true);
+      expect(refusals.every((d) => d.status === 401 && d.error!.startsWith('Ugyldig signatur: '))).toBe(true);
       expect(refusals.reduce((sum, d) => sum + d.count!, 0)).toBe(2);
+      expect(new Set(refusals.map((d) => d.error)).size).toBe(2);
+      expect(refusals.filter((d) => d.error!.includes('mangler'))).toHaveLength(1);
     },
   );
 
@@ -118,7 +120,7 @@ describe('signatures', () => {
     expect(res.body).toEqual({ error: 'Ugyldig signatur' });
     expect(res.headers.connection).toBe('close');
     const log = (await deliveries(webhook.id)).body.deliveries;
-    expect(log).toEqual([expect.objectContaining({ status: 401, error: 'Ugyldig signatur', bytes: 2 * 1024 * 1024 + 10 })]);
+    expect(log).toEqual([expect.objectContaining({ status: 401, error: 'Ugyldig signatur: signaturen mangler (X-Hub-Signature-256)', bytes: 2 * 1024 * 1024 + 10 })]);
   });
 
   it('is checked over the raw bytes: the same JSON re-serialised does not pass', async () => {

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { DeliveryPage, DeliveryView } from '@inntak/intake';
 import type { Db } from '../platform/index.js';
+import { KEPT_REQUEST_RETENTION_DAYS } from './inspector-queries.js';
 
 export type { DeliveryView, DeliveryStatusFilter } from '@inntak/intake';
 
@@ -92,7 +93,7 @@ export const DELIVERY_RETENTION = { days: 30, perWebhook: 10_000, batch: 5_000 }
 export async function pruneDeliveries(
   db: Db,
   retention: { days: number; perWebhook: number; batch: number } = DELIVERY_RETENTION,
-): Promise<{ expired: number; overLimit: number; deliveryIds: number; refusals: number }> {
+): Promise<{ expired: number; overLimit: number; deliveryIds: number; refusals: number; keptRequests: number }> {
   const batched = async (statement: () => Promise<bigint | number>) => {
     let total = 0;
     for (;;) {
@@ -129,10 +130,16 @@ export async function pruneDeliveries(
   };
   const accepted = await trim('webhook_deliveries', 'received_at');
   const refused = await trim('webhook_refusals', 'last_received_at');
+  // Refused requests kept whole (headers, body): 7 days (migration 036), by their own index.
+  const keptRequests = await batched(async () => {
+    const result = await sql`delete from webhook_refused_requests where id in (
+        select id from webhook_refused_requests where received_at < now() - make_interval(days => ${KEPT_REQUEST_RETENTION_DAYS}) limit ${retention.batch})`.execute(db);
+    return result.numAffectedRows ?? 0n;
+  });
   const deliveryIds = await batched(async () => {
     const result = await sql`delete from webhook_delivery_ids where ctid in (
         select ctid from webhook_delivery_ids where claimed_at < now() - interval '24 hours' limit ${retention.batch})`.execute(db);
     return result.numAffectedRows ?? 0n;
   });
-  return { expired: accepted.expired, overLimit: accepted.overLimit, deliveryIds, refusals: refused.expired + refused.overLimit };
+  return { expired: accepted.expired, overLimit: accepted.overLimit, deliveryIds, refusals: refused.expired + refused.overLimit, keptRequests };
 }

@@ -2,3 +2,4 @@
 export { PostgresIntakeStore, INTAKE_STATEMENTS } from './intake-store.js';
 export { PostgresWebhookAdminStore, PostgresWebhookAdminTx } from './webhook-admin-store.js';
 export type { AdministeredWebhook, WebhookInput } from '@inntak/intake';
+export { webhookRows } from './webhook-queries.js';

@@ -49,7 +49,7 @@ const FIND_WEBHOOK: PreparedStatement = {
 const WRITE_CONTENT: PreparedStatement = {
   name: 'inntak_intake_write_quiet',
   text: `select propagation_error, duplicate_node_id, duplicate_edge_id
-           from inntak_intake_write_quiet($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
+           from inntak_intake_write_quiet($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`,
 };
 /**
  * Several intakes in one statement, so one transaction (GroupCommit, packages/intake): the same
@@ -61,10 +61,10 @@ const WRITE_CONTENTS: PreparedStatement = {
   text: `select r.propagation_error, r.duplicate_node_id, r.duplicate_edge_id
            from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::visibility[], $6::jsonb[], $7::uuid[],
                        $8::uuid[], $9::uuid[], $10::uuid[], $11::text[], $12::jsonb[], $13::boolean[], $14::uuid[],
-                       $15::uuid[], $16::uuid[], $17::timestamptz[], $18::text[], $19::text[], $20::bigint[], $21::integer[], $22::text[])
-                with ordinality as v(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, ord)
+                       $15::uuid[], $16::uuid[], $17::timestamptz[], $18::text[], $19::text[], $20::bigint[], $21::integer[], $22::jsonb[], $23::text[])
+                with ordinality as v(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, ord)
            cross join lateral inntak_intake_write_quiet(v.a1, v.a2, v.a3, v.a4, v.a5, v.a6, v.a7, v.a8, v.a9, v.a10, v.a11,
-                                                  v.a12, v.a13, v.a14, v.a15, v.a16, v.a17, v.a18, v.a19, v.a20, v.a21, v.a22) r
+                                                  v.a12, v.a13, v.a14, v.a15, v.a16, v.a17, v.a18, v.a19, v.a20, v.a21, v.a22, v.a23) r
           order by v.ord`,
 };
 /** The committed writes' change notices, as the triggers would have sent them (migration 031). */
@@ -75,23 +75,17 @@ const SEND_NOTICES: PreparedStatement = {
 /**
  * A refusal is counted, not logged a row each (issue 22, finding 12): one row per webhook,
  * minute, status and reason, upserted, so a flood of refused requests adds a handful of rows a
- * minute and never pushes accepted deliveries out of webhook_deliveries (migration 018).
+ * minute and never pushes accepted deliveries out of webhook_deliveries (migration 018). The
+ * first KEPT_REFUSALS_PER_MINUTE of a webhook's minute are also kept whole, with headers and
+ * body, for the delivery inspector (migration 036).
  */
 const RECORD_FAILURE: PreparedStatement = {
-  name: 'inntak_intake_record_refusal',
-  // A refusal of a request with a previous token ($11, its hash) counts as a hit on it too, in
-  // the same statement; its rows are counted apart from the current token's (the reason's key).
-  text: `with hit as (update webhook_previous_tokens t set hits = t.hits + 1, last_hit_at = greatest(t.last_hit_at, $3::timestamptz)
-                     where t.token_hash = $11::text)
-         insert into webhook_refusals as r (webhook_id, minute, status, reason, id, first_received_at, last_received_at, error, delivery_id, event, bytes, duration_ms, previous_token)
-         values ($2, date_trunc('minute', $3::timestamptz), $4, $10, $1, $3, $3, $5, $6, $7, $8, $9, $11::text is not null)
-         on conflict (webhook_id, minute, status, reason) do update
-           set count = r.count + 1,
-               first_received_at = least(r.first_received_at, excluded.first_received_at),
-               last_received_at = greatest(r.last_received_at, excluded.last_received_at),
-               bytes = r.bytes + excluded.bytes,
-               duration_ms = greatest(r.duration_ms, excluded.duration_ms)`,
+  name: 'inntak_intake_refuse',
+  text: 'select inntak_intake_refuse($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)',
 };
+
+/** How many refused requests of one minute are kept whole per webhook (the rest only counted). */
+export const KEPT_REFUSALS_PER_MINUTE = 20;
 
 /**
  * A changed webhook's tokens again, for the intake's webhook cache (WebhookTargetCache): read
@@ -181,7 +175,8 @@ export class PostgresIntakeStore implements BatchIntakeStore, WebhookTargetSourc
     await this.database.prepared(RECORD_FAILURE, [
       ...[delivery.id, delivery.webhookId, delivery.receivedAt, delivery.status, delivery.error],
       ...[delivery.deliveryId, delivery.event, delivery.bytes, delivery.durationMs],
-      `${refusalReason(delivery.error)}${delivery.previousToken ? PREVIOUS_TOKEN_REASON : ''}`,
+      `${delivery.reason?.slice(0, 200) ?? refusalReason(delivery.error)}${delivery.previousToken ? PREVIOUS_TOKEN_REASON : ''}`,
+      ...[JSON.stringify(delivery.headers ?? {}), delivery.body?.text ?? null, delivery.body?.truncated ?? false, KEPT_REFUSALS_PER_MINUTE],
       delivery.previousToken ?? null,
     ]);
   }
@@ -196,7 +191,7 @@ function writeValues({ node, edge, log }: ContentWrite): unknown[] {
   return [
     ...[node.id, node.node_kind, node.title, node.content, node.visibility, stringifyJson(node.metadata), node.created_by],
     ...[edge.id, edge.source_id, edge.target_id, edge.edge_type, JSON.stringify(edge.metadata), edge.system, edge.created_by],
-    ...[log.id, log.webhookId, log.receivedAt, log.deliveryId, log.event, log.bytes, log.durationMs, log.previousToken ?? null],
+    ...[log.id, log.webhookId, log.receivedAt, log.deliveryId, log.event, log.bytes, log.durationMs, JSON.stringify(log.headers ?? {}), log.previousToken ?? null],
   ];
 }
 

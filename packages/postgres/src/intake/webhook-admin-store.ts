@@ -4,6 +4,7 @@ import type { WebhookAdminStore, WebhookAdminTx } from '@inntak/intake';
 import type { Database, Db } from '../platform/index.js';
 import { levelOn, nodeKindOf } from '../graph/index.js';
 import {
+  administeredCollections,
   deleteWebhookRows,
   endPreviousTokenGrace,
   firstCollectionOf,
@@ -11,6 +12,7 @@ import {
   insertWebhookNode,
   previousTokenRows,
   updateWebhookTemplate,
+  updateWebhookTitle,
   updateWebhookToken,
   webhookRows,
 } from './webhook-queries.js';
@@ -27,6 +29,8 @@ export class PostgresWebhookAdminTx implements WebhookAdminTx {
   keepPreviousToken = (webhookId: string, tokenHash: string, graceSeconds: number) => insertPreviousToken(this.trx, webhookId, tokenHash, graceSeconds);
   endPreviousTokens = (webhookId: string) => endPreviousTokenGrace(this.trx, webhookId);
   previousTokens = (webhookId: string, limit: number) => previousTokenRows(this.trx, webhookId, limit);
+  administeredCollections = (actor: Actor, limit: number) => administeredCollections(this.trx, actor, limit);
+  setWebhookTitle = (webhookId: string, title: string | null) => updateWebhookTitle(this.trx, webhookId, title);
   deleteWebhook = (webhookId: string) => deleteWebhookRows(this.trx, webhookId);
   administeredWebhooks = (actor: Actor, webhookId?: string) => webhookRows(this.trx, actor, webhookId);
 }

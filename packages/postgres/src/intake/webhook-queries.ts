@@ -64,6 +64,10 @@ export async function previousTokenRows(trx: Trx, webhookId: string, limit: numb
   return rows.map((row) => ({ ...row, hits: Number(row.hits) }));
 }
 
+export async function updateWebhookTitle(trx: Trx, webhookId: string, title: string | null): Promise<void> {
+  await trx.updateTable('nodes').set({ title }).where('id', '=', webhookId).execute();
+}
+
 /** The webhook node and its edges; its delivery log and claimed delivery ids; its secret by cascade. */
 export async function deleteWebhookRows(trx: Trx, webhookId: string): Promise<void> {
   const edges = await trx.selectFrom('edges').select('id').where((eb) => eb.or([eb('source_id', '=', webhookId), eb('target_id', '=', webhookId)])).execute();
@@ -76,6 +80,7 @@ export async function deleteWebhookRows(trx: Trx, webhookId: string): Promise<vo
   // its secret by the foreign key's cascade.
   await trx.deleteFrom('webhook_deliveries').where('webhook_id', '=', webhookId).execute();
   await trx.deleteFrom('webhook_refusals').where('webhook_id', '=', webhookId).execute();
+  await trx.deleteFrom('webhook_refused_requests').where('webhook_id', '=', webhookId).execute();
   await trx.deleteFrom('webhook_delivery_ids').where('webhook_id', '=', webhookId).execute();
 }
 
@@ -113,5 +118,18 @@ export function webhookRows(db: Db | Trx, actor: Actor, webhookId?: string): Pro
     .$if(!actor.isAdmin, (q) => q.where(hasAccessAtLeast(callerId!, 'admin', 'c')))
     .orderBy('w.created_at')
     .orderBy('w.id')
+    .execute();
+}
+
+/** The collections the actor holds admin on (every one for a system administrator), by title, at most `limit`. */
+export function administeredCollections(db: Db | Trx, actor: Actor, limit: number): Promise<Array<{ id: string; title: string | null }>> {
+  return db
+    .selectFrom('nodes as c')
+    .select(['c.id', 'c.title'])
+    .where('c.node_kind', '=', 'collection')
+    .$if(!actor.isAdmin, (q) => q.where(hasAccessAtLeast(actor.personId!, 'admin', 'c')))
+    .orderBy('c.title')
+    .orderBy('c.id')
+    .limit(limit)
     .execute();
 }

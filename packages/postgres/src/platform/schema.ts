@@ -199,6 +199,7 @@ export interface Database {
   webhook_secrets: WebhookSecretsTable;
   webhook_refusals: WebhookRefusalsTable;
   webhook_previous_tokens: WebhookPreviousTokensTable;
+  webhook_refused_requests: WebhookRefusedRequestsTable;
   studio_sessions: StudioSessionsTable;
   studio_logins: StudioLoginsTable;
 }
@@ -236,6 +237,10 @@ export interface WebhookDeliveriesTable {
   bytes: ColumnType<string, number | undefined, never>;
   duration_ms: Generated<number>;
   previous_token: Generated<boolean>;
+  /** The request's headers, secrets and signatures masked (migration 036). */
+  headers: ColumnType<Record<string, string>, string | undefined, string>;
+  /** The log row this delivery replays (a replay from the console, REST or CLI). */
+  replay_of: string | null;
 }
 
 /** A webhook's previous tokens, by hash, with their grace period and hits (migration 035). */
@@ -247,6 +252,22 @@ export interface WebhookPreviousTokensTable {
   ended_early: Generated<boolean>;
   hits: ColumnType<string, never, string>;
   last_hit_at: Date | null;
+}
+
+/** Refused requests kept whole: the first 20 of a minute per webhook (migration 036). */
+export interface WebhookRefusedRequestsTable {
+  id: string;
+  webhook_id: string;
+  received_at: Date;
+  status: number;
+  error: string;
+  delivery_id: string | null;
+  event: string | null;
+  bytes: ColumnType<string, number | undefined, number>;
+  duration_ms: Generated<number>;
+  headers: ColumnType<Record<string, string>, string | undefined, string>;
+  body: string | null;
+  body_truncated: Generated<boolean>;
 }
 
 /** Refused requests, counted per webhook, minute, status and reason (migration 018). */
@@ -265,6 +286,8 @@ export interface WebhookRefusalsTable {
   bytes: ColumnType<string, number | undefined, number>;
   duration_ms: Generated<number>;
   previous_token: Generated<boolean>;
+  /** How many of the requests counted were kept whole in webhook_refused_requests (migration 036). */
+  kept: Generated<number>;
 }
 
 export interface WebhookDeliveryIdsTable {
