@@ -159,7 +159,7 @@ ${field(form, { name: 'content', label: LABELS.content!, type: 'textarea', rows:
     const searched = raw.trim() !== '';
     const rows = nodes.map(
       (n) => html`<li><a href="${base}/artikler/${n.id}">${n.title ?? 'Uten tittel'}</a> <span class="hint">(${n.node_kind}, laget ${timeTag(n.created_at)})</span>
-${actionButton(view, `${base}/publiser`, html`Publiser<span class="vh"> «${n.title ?? 'Uten tittel'}»</span>`, { node_id: n.id, q: raw })}</li>`,
+${actionButton(view, `${base}/publiser`, html`Publiser<span class="vh"> «${n.title ?? 'Uten tittel'}»</span>`, { q: raw, node_id: n.id })}</li>`,
     );
     return layout(
       view,
