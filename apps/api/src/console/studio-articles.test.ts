@@ -152,7 +152,7 @@ describe('variants from the console', () => {
 
   it('"Varianttype" is a select with explained choices, and every Avpubliser button names its article', async () => {
     const page = (await get(app, editor, `/studio/publikasjoner/${pub}`)).text;
-    expect(page).toContain(`<select id="variant_type-${article}" name="variant_type" required`);
+    expect(page).toContain(`<select id="variant_type-${article}" name="variant_type" aria-describedby`);
     expect(page).toContain('<option value="headline" selected>Tittel (headline): varianter med ulike titler</option>');
     expect(page).toContain('<option value="teaser">Ingress (teaser): varianter med ulike ingresser</option>');
     expect(page).toContain('Avpubliser<span class="vh"> «Ferja går»</span>');

@@ -78,7 +78,7 @@ export function installStudioArticles(router: Router, deps: StudioArticleDeps): 
       ? publishedHere
         ? html`<p>Artikkelen er publisert i ${publication.title}. <a href="/pub/${publication.slug}/artikkel/${article.id}">Se den offentlige siden</a>.</p>`
         : administers(res, publication)
-          ? html`<p>Ikke publisert i ${publication.title}. ${actionButton(view, `${base}/publiser`, html`Publiser<span class="vh"> «${article.title ?? 'Uten tittel'}»</span>`, { node_id: article.id })}</p>`
+          ? html`<div>Ikke publisert i ${publication.title}. ${actionButton(view, `${base}/publiser`, html`Publiser<span class="vh"> «${article.title ?? 'Uten tittel'}»</span>`, { node_id: article.id })}</div>`
           : html`<p>Ikke publisert. En eier eller administrator av publikasjonen kan publisere den.</p>`
       : '';
     return layout(

@@ -67,5 +67,5 @@ ${errorSummary(state, ids)}
 ${field(state, { name: 'title', id: ids.title, label: LABELS.title!, required: true, maxlength: 300 })}
 ${field(state, { name: 'teaser', id: ids.teaser, label: LABELS.teaser!, type: 'textarea', rows: 2, maxlength: 1000, hint: 'Tom: artikkelens egen ingress.' })}
 <p><button type="submit">Lagre variant<span class="vh"> «${variant.title}»</span></button></p></form>
-<p>${actionButton(view, `${base}/varianter/${variant.id}/fjern`, html`Fjern variant<span class="vh"> «${variant.title}»</span>`)}</p></li>`;
+<div>${actionButton(view, `${base}/varianter/${variant.id}/fjern`, html`Fjern variant<span class="vh"> «${variant.title}»</span>`)}</div></li>`;
 }
