@@ -110,7 +110,7 @@ describe('the editor walk', () => {
       // the A/B helper's part of this walk (studio-ab-test.ts).
 
       await page.context().close();
-    }, 240_000);
+    }, 420_000);
   }
 
   it('every page the walk opened is valid HTML', async () => {
