@@ -59,7 +59,7 @@ export function installStudioArticles(router: Router, deps: StudioArticleDeps): 
     const previewBlock = preview
       ? html`<section aria-labelledby="forhandsvisning" class="preview"><h2 id="forhandsvisning">Forhåndsvisning (ikke lagret)</h2>
 <p class="hint">Slik blir teksten på den offentlige siden. Ingenting er lagret før du trykker «Lagre».</p>
-<article lang="nb"><p><strong>${form.values.title || 'Uten tittel'}</strong></p>${new Html(renderMarkdown(form.values.content ?? ''))}</article></section>`
+<article lang="nb" style="border:1px solid #bbb;padding:0 1rem;margin:.5rem 0"><p><strong>${form.values.title || 'Uten tittel'}</strong></p>${new Html(renderMarkdown(form.values.content ?? ''))}</article></section>`
       : '';
     const collectionField = article
       ? ''
