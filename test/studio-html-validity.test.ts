@@ -32,6 +32,8 @@ beforeAll(async () => {
     await api('/intentions/create_node', { node_kind: 'orchestration', title: 'Kopier', content: 'steps:\n  - action: create_node\n    with: { node_kind: content, title: "x" }\n', collection_id: ctx.collectionId, metadata: { trigger: { event: 'node.created', conditions: { node_kind: 'aldri' } } } })
   ).id!;
   await ctx.database.pool.query(`insert into disk_status_log (path, total_bytes, free_bytes, used_percent, level) values ('/data', 100, 40, 60, 'ok'), ('/data', 100, 30, 70, 'ok')`);
+  // A node of the administrator's own, for the picker to find.
+  await request(app).post('/intentions/create_node').set('Authorization', `Bearer ${await ctx.tokenFor('drift')}`).send({ node_kind: 'content', title: 'Brua & <ferja>', content: 'Tekst.' });
   admin = await logIn(app, 'drift');
 });
 afterAll(() => ctx.close());
@@ -51,6 +53,11 @@ describeWithEngine('java', describe, 'the console pages are valid HTML', () => {
       webhookInGrace: (await get(app, admin, `/studio/webhooks/${ids.webhook}`)).text,
       publications: (await get(app, admin, '/studio/publikasjoner')).text,
       publication: (await get(app, admin, `/studio/publikasjoner/${ids.pub}`)).text,
+      publicationSettings: (await get(app, admin, `/studio/publikasjoner/${ids.pub}/innstillinger`)).text,
+      newArticle: (await get(app, admin, `/studio/publikasjoner/${ids.pub}/artikler/ny`)).text,
+      articlePreview: (await postForm(app, admin, `/studio/publikasjoner/${ids.pub}/artikler`, { collection_id: ids.pub!, title: 'Brua', content: '## Trafikk\n\nEndelig *åpen* & [klar](https://example.org).\n\n- en\n- to', handling: 'forhandsvis' })).text,
+      article: (await get(app, admin, `/studio/publikasjoner/${ids.pub}/artikler/${ids.article}`)).text,
+      picker: (await get(app, admin, `/studio/publikasjoner/${ids.pub}/velg?q=brua`)).text,
       orchestrations: (await get(app, admin, '/studio/orkestreringer')).text,
       orchestration: (await get(app, admin, `/studio/orkestreringer/${ids.orchestration}`)).text,
       system: (await get(app, admin, '/studio/system')).text,
@@ -59,6 +66,8 @@ describeWithEngine('java', describe, 'the console pages are valid HTML', () => {
     };
     expect(pages.publication).toContain('<svg');
     expect(pages.system).toContain('<svg');
+    expect(pages.articlePreview).toContain('<em>åpen</em>');
+    expect(pages.picker).toContain('Publiser<span class="vh">');
     expect(await htmlErrors(pages)).toEqual([]);
   }, 120_000);
 });

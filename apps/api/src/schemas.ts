@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ACCESS_LEVELS } from '@inntak/access';
 import { jsonProblem, textProblem, VISIBILITIES } from '@inntak/graph';
+import { PAGE_LANGUAGES } from '@inntak/publishing';
 
 /** Shapes shared by several routes; each route's own request and response sit beside it. */
 export const Id = z.uuid();
@@ -31,4 +32,35 @@ export const CreateVariantBody = z.strictObject({
   variant_type: z.string().regex(/^[a-z][a-z0-9_-]{0,62}$/, 'forventet et kort navn i små bokstaver'),
   title: storableText(z.string().min(1).max(300)),
   teaser: storableText(z.string().max(1000)).nullish(),
+});
+
+/** update_variant's body (the console's variant edit form parses with it too). */
+export const UpdateVariantBody = z.strictObject({
+  edge_id: Id,
+  title: storableText(z.string().min(1).max(300)).optional(),
+  teaser: storableText(z.string().max(1000)).nullish(),
+});
+
+/** update_publication's body (and the console's settings form). */
+export const UpdatePublicationBody = z.strictObject({
+  publication_id: Id,
+  title: storableText(z.string().min(1).max(300)).optional(),
+  about: storableText(z.string().max(20_000)).optional(),
+  language: z.enum(PAGE_LANGUAGES).optional().describe("nb or en: the language of the pages' chrome and dates"),
+});
+
+/** create_publication's body (the console's form parses with it too). */
+export const CreatePublicationBody = z.strictObject({
+  title: storableText(z.string().min(1).max(300)),
+  slug: storableText(z.string().min(1).max(63)),
+  about: storableText(z.string().max(20_000)).optional(),
+  domains: z.array(storableText(z.string().min(1).max(253))).max(20).optional(),
+  language: z.enum(PAGE_LANGUAGES).optional().describe("nb (default) or en: the language of the pages' chrome and dates"),
+});
+
+/** update_node's body (the console's article editor parses with it too). */
+export const UpdateNodeBody = z.strictObject({
+  node_id: Id,
+  title: storableText(z.string().max(1000)).nullish(),
+  content: storableText(z.string()).nullish(),
 });

@@ -53,6 +53,7 @@ export { requireLevel, requireSubject, requireEnd, requireEnds, requireAnyOf, ty
 export { createPerson, createCollection, createNode, createEdge, deleteEdge, MAX_BELONGS_TO_DEPTH, type NewNodeInput, type NewEdgeInput } from './graph-writes.js';
 export { grantAccess, revokeAccess, keepAnOwner } from './grant-access.js';
 export { tagNode } from './tag-node.js';
+export { updateNode, type NodeChange } from './update-node.js';
 export type {
   ChangeChannel,
   ChangeNotice,

@@ -51,6 +51,8 @@ export interface GraphTx {
   nodeKindOf(nodeId: string, options?: { forUpdate?: boolean }): Promise<string | undefined>;
   /** Inserts a node (hidden and with empty metadata unless given); returns its id. */
   insertNode(node: NodeRow): Promise<string>;
+  /** Sets the node's title and content (undefined: unchanged), as update_node decided. */
+  updateNode(nodeId: string, change: { title?: string | null; content?: string | null }): Promise<void>;
   /** Inserts an edge and propagates the access it grants or passes down; returns its id. */
   insertEdge(edge: EdgeRow): Promise<string>;
   /** Deletes edges; the access rows they granted are recomputed. */

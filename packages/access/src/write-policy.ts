@@ -39,6 +39,8 @@ export interface EdgeRule {
   cleanup: AccessLevel | null;
   /** Further conditions of deleting it (in words, for the docs). */
   deleteAlso?: string;
+  /** The operations that change its metadata, by what making it needs (`create`). */
+  changedBy?: readonly string[];
   /**
    * For an edge that puts its target on the public pages of a published source (has_media): the
    * level its maker must hold on the target and on every node the target belongs_to — what
@@ -132,7 +134,8 @@ export const EDGE_RULES: Readonly<Record<string, EdgeRule>> = {
     createdBy: ['create_variant'],
     create: { source: 'admin', target: null },
     createAlso: 'the source is a publication the target is published in',
-    deletedBy: GENERIC_DELETE,
+    changedBy: ['update_variant'],
+    deletedBy: ['remove_variant', 'delete_edge'],
     delete: { source: 'admin', target: null },
     cleanup: null,
     deleteAlso: 'only whoever may make one (its ab_events go with it)',
@@ -168,6 +171,8 @@ export interface NodeKindRule {
   setMetadata: boolean;
   /** Metadata keys only the kind's own operations change (set_metadata refuses them). */
   ownKeys?: readonly string[];
+  /** Those operations (they ask `write` like set_metadata). */
+  ownKeysChangedBy?: readonly string[];
   /** The level a node of this kind needs for any edge at it (besides the edge's rule); null: none. */
   edges: AccessLevel | null;
   /** Whether publish_article may publish it. */
@@ -196,6 +201,7 @@ export const NODE_KIND_RULES: Readonly<Record<string, NodeKindRule>> = {
     write: 'admin',
     setMetadata: true,
     ownKeys: ['publication'],
+    ownKeysChangedBy: ['update_publication'],
     edges: null,
     publishable: false,
     observable: true,
@@ -342,7 +348,7 @@ export function writePolicyMarkdown(): string {
     '|---|---|---|---|---|---|---|',
   ];
   for (const [type, r] of Object.entries(EDGE_RULES)) {
-    const also = [r.createAlso && `create: ${r.createAlso}`, r.deleteAlso && `delete: ${r.deleteAlso}`, r.publishes && publishesText(r.publishes)].filter(Boolean).join('; ');
+    const also = [r.createAlso && `create: ${r.createAlso}`, r.changedBy && `change: ${r.changedBy.join(', ')}, as create`, r.deleteAlso && `delete: ${r.deleteAlso}`, r.publishes && publishesText(r.publishes)].filter(Boolean).join('; ');
     lines.push(
       `| \`${type}\` | ${r.createdBy.join(', ')} | ${needText(r.create.source)} / ${needText(r.create.target)} | ${r.deletedBy.join(', ')} | ${needText(r.delete.source)} / ${needText(r.delete.target)} | ${r.cleanup ? 'yes' : 'no'} | ${also || '–'} |`,
     );
@@ -354,7 +360,7 @@ export function writePolicyMarkdown(): string {
   );
   for (const [kind, r] of Object.entries(NODE_KIND_RULES)) {
     lines.push(
-      `| \`${kind}\` | ${r.createdBy.join(', ')} | ${r.createNode} | ${r.orchestrationCreates ? 'yes' : 'no'} | ${r.write} | ${r.setMetadata ? 'yes' : 'no'} | ${r.ownKeys?.join(', ') ?? '–'} | ${r.edges ?? '–'} | ${r.publishable ? 'yes' : 'no'} | ${r.observable ? 'yes' : 'no'} |`,
+      `| \`${kind}\` | ${r.createdBy.join(', ')} | ${r.createNode} | ${r.orchestrationCreates ? 'yes' : 'no'} | ${r.write} | ${r.setMetadata ? 'yes' : 'no'} | ${r.ownKeys ? `${r.ownKeys.join(', ')}${r.ownKeysChangedBy ? ` (${r.ownKeysChangedBy.join(', ')})` : ''}` : '–'} | ${r.edges ?? '–'} | ${r.publishable ? 'yes' : 'no'} | ${r.observable ? 'yes' : 'no'} |`,
     );
   }
   return lines.join('\n');

@@ -51,6 +51,10 @@ export interface PublishingTx extends AbDecisionWrites {
   /** An edge of `edgeType` by id, with its ends and metadata. */
   edgeOfType(edgeId: string, edgeType: string): Promise<{ id: string; source_id: string; target_id: string; metadata: Record<string, unknown> } | undefined>;
   insertEdge(edge: NewEdgeRow): Promise<string>;
+  /** Sets keys of an edge's metadata and removes others (a variant's title, teaser, ab_status). */
+  patchEdgeMetadata(edgeId: string, set: Record<string, unknown>, remove: readonly string[]): Promise<void>;
+  /** Changes metadata.publication's title, about or language (undefined: unchanged), and the collection's title with it. */
+  updatePublication(publicationId: string, change: { title?: string; about?: string; language?: PageLanguage }): Promise<void>;
   deleteEdges(edgeIds: readonly string[]): Promise<void>;
   /** The article's variants of a type in the publication, by id, locked. */
   variantsOfType(publicationId: string, articleId: string, variantType: string): Promise<Array<{ id: string; ab_status: AbStatus | null }>>;

@@ -74,6 +74,14 @@ export interface VariantHour {
   clicks: number;
 }
 
+/** A collection the caller may write nodes into. */
+export interface CollectionEntry {
+  id: string;
+  title: string;
+  /** The publication's slug when the collection is one. */
+  publicationSlug: string | null;
+}
+
 /** An orchestration the caller administers. */
 export interface OrchestrationEntry {
   id: string;
@@ -99,6 +107,11 @@ export interface StudioReads {
   articles(publicationId: string, window: { limit: number; offset: number }): Promise<ArticleEntry[]>;
   /** Hourly counts of the variants in their test's current round (as the A/B results count), oldest first, at most `maxHours` hours back from the newest. */
   variantHours(variantIds: readonly string[], maxHours: number): Promise<VariantHour[]>;
+  /**
+   * Collections a node may be written into by the actor (create_node's collection_id: member or
+   * better; system administrators: all), publications first, then by title; at most `limit`.
+   */
+  writableCollections(actor: Actor, limit: number): Promise<CollectionEntry[]>;
   /** Orchestrations the actor administers (system administrators: all), by collection; at most `limit`. */
   orchestrations(actor: Actor, limit: number): Promise<OrchestrationEntry[]>;
 }

@@ -1,15 +1,17 @@
 import type { Request, Response, Router } from 'express';
 import { AppError, isUuid } from '@inntak/core';
-import { abOverride, createVariant, html, publishArticle, unpublishArticle, type Html, type PublishingStore } from '@inntak/publishing';
+import { abOverride, createVariant, html, unpublishArticle, type Html } from '@inntak/publishing';
 import { abResults, type AbResultsStore, type TestResult } from '@inntak/ab-testing';
 import { cumulativeCtr, formatPercent, lineChart, loneViews, testViewOf, type ArticleEntry, type PublicationEntry, type StudioReads, type TestView, type VariantHour } from '@inntak/studio';
 import { CreateVariantBody } from '../schemas.js';
 import { EMPTY_FORM, errorSummary, field, handleForm, parseForm, valuesOf, type FormState } from './studio-forms.js';
 import { actionButton, csrfField, layout, sendPage, timeTag, type StudioView } from './studio-html.js';
 import { studioCaller, viewOf } from './studio-session.js';
+import { administers, installStudioPublicationSettings, publicationFor, type StudioPublicationSettingsDeps } from './studio-publication-settings.js';
+import { installStudioArticles, type StudioArticleDeps } from './studio-articles.js';
+import { installStudioVariants, VARIANT_TYPES, variantList } from './studio-variants.js';
 
-export interface StudioPublicationDeps {
-  publishingStore: PublishingStore;
+export interface StudioPublicationDeps extends StudioPublicationSettingsDeps, StudioArticleDeps {
   /** The A/B results use case's store (issue 24): the figures and explanations of every test. */
   abResults: AbResultsStore;
   studio: { reads: StudioReads };
@@ -24,6 +26,11 @@ const NOTICES: Record<string, string> = {
   publisert: 'Artikkelen er publisert.',
   avpublisert: 'Artikkelen er tatt av publikasjonen.',
   variant: 'Varianten er lagt til.',
+  laget: 'Publikasjonen er laget. Du er eier av den.',
+  innstillinger: 'Innstillingene er lagret.',
+  'variant-endret': 'Varianten er endret.',
+  'variant-ny-runde': 'Varianten er endret. Testen startet på nytt: bare visninger og klikk fra nå av teller.',
+  'variant-fjernet': 'Varianten er fjernet.',
 };
 
 function formId(value: unknown, field: string): string {
@@ -34,21 +41,8 @@ function formId(value: unknown, field: string): string {
 /** Editors: their publications, each article's front-page test, publish/unpublish, variants, overrides. */
 export function installStudioPublications(router: Router, deps: StudioPublicationDeps): void {
   const { reads } = deps.studio;
-
-  async function publicationFor(res: Response, raw: unknown): Promise<PublicationEntry> {
-    const id = isUuid(raw) ? raw : undefined;
-    const publication = id && (await reads.publication(studioCaller(res), id));
-    if (!publication) throw new AppError('not_found', { detail: 'publikasjonen' });
-    return publication;
-  }
-
-  router.get('/publikasjoner', async (_req, res) => {
-    const publications = await reads.publications(studioCaller(res), 200);
-    const body = publications.length
-      ? html`<ul>${publications.map((p) => html`<li><a href="/studio/publikasjoner/${p.id}">${p.title}</a> (/pub/${p.slug}; ${p.level ?? 'systemadministrator'})</li>`)}</ul>`
-      : html`<p>Du er ikke medlem av noen publikasjon.</p>`;
-    sendPage(res, 200, layout(viewOf(res), 'Publikasjoner', body));
-  });
+  installStudioPublicationSettings(router, deps);
+  installStudioArticles(router, deps);
 
   /** The publication's page; `form` is a refused variant form to show again on it. */
   async function renderPublication(req: Request, res: Response, publication: PublicationEntry, form?: FormState): Promise<Html> {
@@ -58,37 +52,32 @@ export function installStudioPublications(router: Router, deps: StudioPublicatio
     const shown = articles.slice(0, ARTICLES_PER_PAGE);
     // The figures come from the API's A/B results use case (GET /publications/{id}/ab_results).
     const [results, hours] = await Promise.all([abResults(deps.abResults, caller, publication.id), reads.variantHours(shown.flatMap((a) => a.variants.map((v) => v.id)), CHART_HOURS)]);
-    // Who sees the buttons; the use cases still decide (ab_override refuses anyone else with 403).
-    const administers = caller.isAdmin || publication.level === 'admin' || publication.level === 'owner';
     const notice = typeof req.query.ok === 'string' && !form ? NOTICES[req.query.ok] : undefined;
-    return publicationPage(viewOf(res), publication, shown, results.tests, hours, { administers, page, more: articles.length > ARTICLES_PER_PAGE, notice, form });
+    return publicationPage(viewOf(res), publication, shown, results.tests, hours, { administers: administers(res, publication), page, more: articles.length > ARTICLES_PER_PAGE, notice, form });
   }
 
+  // Who sees the buttons (administers); the use cases still decide (ab_override refuses anyone else with 403).
+  installStudioVariants(router, deps, renderPublication);
+
   router.get('/publikasjoner/:id', async (req, res) => {
-    const publication = await publicationFor(res, req.params.id);
+    const publication = await publicationFor(reads, res, req.params.id);
     sendPage(res, 200, await renderPublication(req, res, publication));
   });
 
   router.post('/publikasjoner/:id/vinner', async (req, res) => {
-    const publication = await publicationFor(res, req.params.id);
+    const publication = await publicationFor(reads, res, req.params.id);
     await abOverride(deps.publishingStore, studioCaller(res), { edge_id: formId((req.body as Record<string, unknown>).edge_id, 'edge_id') });
     res.redirect(303, `/studio/publikasjoner/${publication.id}?ok=vinner`);
   });
 
-  router.post('/publikasjoner/:id/publiser', async (req, res) => {
-    const publication = await publicationFor(res, req.params.id);
-    await publishArticle(deps.publishingStore, studioCaller(res), { publication_id: publication.id, node_id: formId((req.body as Record<string, unknown>).node_id, 'node_id') });
-    res.redirect(303, `/studio/publikasjoner/${publication.id}?ok=publisert`);
-  });
-
   router.post('/publikasjoner/:id/avpubliser', async (req, res) => {
-    const publication = await publicationFor(res, req.params.id);
+    const publication = await publicationFor(reads, res, req.params.id);
     await unpublishArticle(deps.publishingStore, studioCaller(res), { edge_id: formId((req.body as Record<string, unknown>).edge_id, 'edge_id') });
     res.redirect(303, `/studio/publikasjoner/${publication.id}?ok=avpublisert`);
   });
 
   router.post('/publikasjoner/:id/varianter', async (req, res) => {
-    const publication = await publicationFor(res, req.params.id);
+    const publication = await publicationFor(reads, res, req.params.id);
     const values = valuesOf(req.body);
     await handleForm(res, values, (state) => renderPublication(req, res, publication, state), async () => {
       // The API's own body schema: the same rules as create_variant, told per field on the form.
@@ -108,17 +97,15 @@ function publicationPage(
   options: { administers: boolean; page: number; more: boolean; notice?: string; form?: FormState },
 ) {
   const base = `/studio/publikasjoner/${publication.id}`;
-  const publishForm = options.administers
-    ? html`<section aria-labelledby="publiser"><h2 id="publiser">Publiser en artikkel</h2>
-<form method="post" action="${base}/publiser" class="row">${csrfField(view)}<div><label for="node_id">Nodens id</label><input id="node_id" name="node_id" required size="38" pattern="[0-9a-fA-F-]{36}"></div><button type="submit">Publiser</button></form></section>`
-    : '';
+  const actions = html`<ul class="actions"><li><a href="${base}/artikler/ny">Skriv en artikkel</a></li>
+${options.administers ? html`<li><a href="${base}/velg">Publiser en artikkel</a> (søk blant dine noder)</li><li><a href="${base}/innstillinger">Innstillinger</a> (navn, språk, om)</li>` : ''}</ul>`;
   const pager = html`<nav aria-label="Sider" class="row">${options.page > 1 ? html`<a href="${base}?side=${options.page - 1}">Nyere</a>` : ''}${options.more ? html`<a href="${base}?side=${options.page + 1}">Eldre</a>` : ''}</nav>`;
   return layout(
     view,
     publication.title,
     html`${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` : ''}
 <p><a href="/pub/${publication.slug}">Se forsiden</a></p>
-${publishForm}
+${actions}
 ${articles.length ? articles.map((a) => articleSection(view, base, a, tests.filter((t) => t.article_id === a.id), hours, options.administers, options.form)) : html`<p>Ingen publiserte artikler.</p>`}
 ${pager}`,
   );
@@ -129,8 +116,9 @@ function articleSection(view: StudioView, base: string, article: ArticleEntry, r
   const tested = results.map(testViewOf);
   const tests = [...tested, ...loneViews(article.variants, new Set(tested.map((t) => t.variantType)))];
   return html`<section aria-labelledby="${heading}"><h2 id="${heading}">${article.title ?? 'Uten tittel'}</h2>
-<div>Publisert ${timeTag(article.publishedAt)}. ${administers ? actionButton(view, `${base}/avpubliser`, 'Avpubliser', { edge_id: article.publishedEdgeId }) : ''}</div>
+<div>Publisert ${timeTag(article.publishedAt)}. <a href="${base}/artikler/${article.id}">Rediger<span class="vh"> «${article.title ?? 'Uten tittel'}»</span></a> ${administers ? actionButton(view, `${base}/avpubliser`, html`Avpubliser<span class="vh"> «${article.title ?? 'Uten tittel'}»</span>`, { edge_id: article.publishedEdgeId }) : ''}</div>
 ${tests.length ? tests.map((t) => testSection(view, base, article, t, hours, administers)) : html`<p>Ingen forsidevarianter: forsiden viser artikkelens egen tittel.</p>`}
+${administers ? variantList(view, base, article, form) : ''}
 ${administers ? variantForm(view, base, article, form?.values.article_id === article.id ? form : undefined) : ''}
 </section>`;
 }
@@ -167,7 +155,7 @@ function variantForm(view: StudioView, base: string, article: ArticleEntry, refu
   return html`<details${refused ? html` open` : ''}><summary>Legg til en variant</summary>
 ${errorSummary(state, ids)}
 <form method="post" action="${base}/varianter">${csrfField(view)}<input type="hidden" name="article_id" value="${article.id}">
-${field(state, { name: 'variant_type', id: ids.variant_type, label: VARIANT_LABELS.variant_type!, required: true, value: 'headline', maxlength: 63 })}
+${field(state, { name: 'variant_type', id: ids.variant_type, label: VARIANT_LABELS.variant_type!, type: 'select', required: true, value: 'headline', options: variantTypes(article), hint: 'Varianter av samme type testes mot hverandre. Forsiden viser variantens tittel, og dens ingress eller ellers artikkelens.' })}
 ${field(state, { name: 'title', id: ids.title, label: VARIANT_LABELS.title!, required: true, maxlength: 300 })}
 ${field(state, { name: 'teaser', id: ids.teaser, label: VARIANT_LABELS.teaser!, type: 'textarea', rows: 2, maxlength: 1000 })}
 <p><button type="submit">Legg til variant</button></p></form></details>`;
@@ -179,4 +167,11 @@ function signed(x: number): string {
 
 function statusText(status: string | null): string {
   return status === 'testing' ? 'testes' : status === 'winner' ? 'vinner' : status === 'retired' ? 'trukket tilbake' : 'alene';
+}
+
+/** The explained types, and any other type the article's variants already have (made through the API). */
+function variantTypes(article: ArticleEntry): Array<{ value: string; label: string }> {
+  const known = new Set(VARIANT_TYPES.map((t) => t.value));
+  const others = [...new Set(article.variants.map((v) => v.variantType))].filter((t) => !known.has(t));
+  return [...VARIANT_TYPES, ...others.map((t) => ({ value: t, label: `${t} (finnes allerede)` }))];
 }

@@ -58,6 +58,10 @@ const PAGES: Array<[method: 'get' | 'post', path: string, summary: string]> = [
   ['get', '/studio/webhooks/{id}/noder/{node_id}', "A delivered node's stored payload and a template preview (?mal)"],
   ['get', '/studio/publikasjoner', 'Publications the person is member or better of'],
   ['get', '/studio/publikasjoner/{id}', "A publication's articles and their front-page tests"],
+  ['get', '/studio/publikasjoner/{id}/innstillinger', "A publication's settings form (title, language, about)"],
+  ['get', '/studio/publikasjoner/{id}/artikler/ny', 'The article editor: a new article (Markdown, server-rendered preview)'],
+  ['get', '/studio/publikasjoner/{id}/artikler/{node_id}', 'The article editor: an existing node, and whether it is published here'],
+  ['get', '/studio/publikasjoner/{id}/velg', "The picker: search the caller's nodes (?q), each with a Publiser button"],
   ['get', '/studio/orkestreringer', 'Orchestrations per collection'],
   ['get', '/studio/orkestreringer/{id}', "An orchestration's runs, one log row per step"],
   ['get', '/studio/system', 'Jobs, resources, disk history and priority rules (system administrators)'],
@@ -76,11 +80,17 @@ const PAGES: Array<[method: 'get' | 'post', path: string, summary: string]> = [
   ['post', '/studio/publikasjoner/{id}/publiser', 'publish_article from a form'],
   ['post', '/studio/publikasjoner/{id}/avpubliser', 'unpublish_article from a form'],
   ['post', '/studio/publikasjoner/{id}/varianter', 'create_variant from a form'],
+  ['post', '/studio/publikasjoner/{id}/varianter/{edge_id}', 'update_variant from a form'],
+  ['post', '/studio/publikasjoner/{id}/varianter/{edge_id}/fjern', 'remove_variant from a form'],
+  ['post', '/studio/publikasjoner', 'create_publication from a form (the caller its owner)'],
+  ['post', '/studio/publikasjoner/{id}/innstillinger', 'update_publication from a form'],
+  ['post', '/studio/publikasjoner/{id}/artikler', 'create_node (content) from the article editor; handling=forhandsvis: 200, the page with the preview, nothing saved'],
+  ['post', '/studio/publikasjoner/{id}/artikler/{node_id}', 'update_node from the article editor; handling=forhandsvis: 200, the page with the preview, nothing saved'],
   ['post', '/studio/orkestreringer/{id}/aktiv', 'set_orchestration_enabled from a form'],
   ['post', '/studio/system/jobber/{id}/{action}', 'retry_job (prov-igjen) or cancel_job (avbryt) from a form'],
   ['post', '/studio/system/regler', 'update_rule from a form'],
 ];
-const ANSWERS_A_PAGE = new Set(['/studio/webhooks/ny', '/studio/webhooks/{id}/nytt-token', '/studio/webhooks/{id}/signering', '/studio/webhooks/{id}/gjengi']);
+const ANSWERS_A_PAGE = new Set(['/studio/webhooks/ny', '/studio/webhooks/{id}/nytt-token', '/studio/webhooks/{id}/signering', '/studio/webhooks/{id}/gjengi', '/studio/publikasjoner/{id}/artikler', '/studio/publikasjoner/{id}/artikler/{node_id}']);
 
 /**
  * The console at /studio (docs/studio.md): server-rendered Norwegian pages over a session cookie.

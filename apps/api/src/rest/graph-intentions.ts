@@ -1,9 +1,9 @@
 import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
-import { createCollection, createEdge, createNode, deleteEdge, grantAccess, revokeAccess, tagNode, type GraphStore } from '@inntak/access';
+import { createCollection, createEdge, createNode, deleteEdge, grantAccess, revokeAccess, tagNode, updateNode, type GraphStore } from '@inntak/access';
 import { createOrchestration, type OrchestrationLimits, type OrchestrationStore } from '@inntak/orchestration';
 import type { RouteRegistry } from '../route-registry.js';
-import { AccessLevel, Id, StorableJsonObject, storableText, Visibility } from '../schemas.js';
+import { AccessLevel, Id, StorableJsonObject, storableText, UpdateNodeBody, Visibility } from '../schemas.js';
 
 /**
  * The graph writes a user needs to build the graph without SQL. Each is checked against the
@@ -67,6 +67,23 @@ export function installGraphIntentions(app: Express, registry: RouteRegistry, au
       body.node_kind === 'orchestration'
         ? createOrchestration(deps.orchestrationStore, caller, body, deps.orchestration.perPerson)
         : createNode(deps.graphStore, caller, body),
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/update_node',
+      summary: "Change a node's title or content (the write policy's row for its kind: member for content; admin once it is published)",
+      description: 'Kinds changed by their own operations (collection, webhook, orchestration, person, tag, media) answer 400 (docs/access.md, Write policy).',
+      tags: TAGS,
+      auth: 'jwt',
+      body: UpdateNodeBody,
+      response: { status: 200, schema: z.object({ id: Id }) },
+      errors: ERRORS,
+    },
+    auth,
+    ({ body, caller }) => updateNode(deps.graphStore, caller, body),
   );
 
   registry.route(

@@ -1,9 +1,9 @@
 import type { Express, RequestHandler } from 'express';
 import { z } from 'zod';
 import { abResults, type AbResultsStore } from '@inntak/ab-testing';
-import { abOverride, createPublication, PAGE_LANGUAGES, createVariant, publishArticle, unpublishArticle, unpublishNode, type PublishingStore } from '@inntak/publishing';
+import { abOverride, createPublication, createVariant, publishArticle, removeVariant, unpublishArticle, unpublishNode, updatePublication, updateVariant, type PublishingStore } from '@inntak/publishing';
 import type { RouteRegistry } from '../route-registry.js';
-import { CreateVariantBody, Id, storableText } from '../schemas.js';
+import { CreatePublicationBody, CreateVariantBody, Id, UpdatePublicationBody, UpdateVariantBody } from '../schemas.js';
 
 const TAGS = ['publishing'];
 
@@ -17,19 +17,30 @@ export function installPublishingIntentions(app: Express, registry: RouteRegistr
       summary: 'Create a publication (a collection with metadata.publication) owned by the caller',
       tags: TAGS,
       auth: 'jwt',
-      body: z.strictObject({
-        title: storableText(z.string().min(1).max(300)),
-        slug: storableText(z.string().min(1).max(63)),
-        about: storableText(z.string().max(20_000)).optional(),
-        domains: z.array(storableText(z.string().min(1).max(253))).max(20).optional(),
-        language: z.enum(PAGE_LANGUAGES).optional().describe('nb (default) or en: the language of the pages\' chrome and dates'),
-      }),
+      body: CreatePublicationBody,
       description: 'Custom domains (`domains`) may only be given by a system administrator (403 otherwise).',
       response: { status: 201, schema: z.object({ id: Id }) },
       errors: [400, 401, 403, 409],
     },
     auth,
     ({ body, caller }) => createPublication(deps.store, caller, { ...body, ownerId: caller.personId }),
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/update_publication',
+      summary: "Change a publication's title, about or language (admin on it)",
+      description: 'The slug and the custom domains stay as create_publication made them (docs/publishing.md).',
+      tags: TAGS,
+      auth: 'jwt',
+      body: UpdatePublicationBody,
+      response: { status: 200, schema: z.object({ id: Id }) },
+      errors: [400, 401, 403, 404],
+    },
+    auth,
+    ({ body, caller }) => updatePublication(deps.store, caller, body),
   );
 
   registry.route(
@@ -98,6 +109,38 @@ export function installPublishingIntentions(app: Express, registry: RouteRegistr
     },
     auth,
     ({ body, caller }) => createVariant(deps.store, caller, body),
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/update_variant',
+      summary: "Change a front-page variant's title or teaser (admin on the publication); a variant in a running test starts a new round",
+      tags: TAGS,
+      auth: 'jwt',
+      body: UpdateVariantBody,
+      response: { status: 200, schema: z.object({ edge_id: Id, new_round: z.boolean() }) },
+      errors: [400, 401, 403, 404],
+    },
+    auth,
+    ({ body, caller }) => updateVariant(deps.store, caller, body),
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/remove_variant',
+      summary: 'Remove a front-page variant (admin on the publication); a test left with one variant in play ends',
+      tags: TAGS,
+      auth: 'jwt',
+      body: z.strictObject({ edge_id: Id }),
+      response: { status: 200, schema: z.object({ edge_id: Id }) },
+      errors: [400, 401, 403, 404],
+    },
+    auth,
+    ({ body, caller }) => removeVariant(deps.store, caller, body),
   );
 
   registry.route(

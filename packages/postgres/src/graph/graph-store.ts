@@ -92,6 +92,11 @@ export class PostgresGraphTx implements GraphTx {
     return insertEdge(this.trx, edge);
   }
 
+  async updateNode(nodeId: string, change: { title?: string | null; content?: string | null }): Promise<void> {
+    const set = { ...(change.title !== undefined ? { title: change.title } : {}), ...(change.content !== undefined ? { content: change.content } : {}) };
+    if (Object.keys(set).length > 0) await this.db.updateTable('nodes').set(set).where('id', '=', nodeId).execute();
+  }
+
   deleteEdges(edgeIds: readonly string[]): Promise<void> {
     return deleteEdges(this.trx, edgeIds);
   }

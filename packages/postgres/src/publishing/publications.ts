@@ -68,3 +68,12 @@ export async function publicationByDomain(db: Db, domain: string): Promise<Publi
     where d.domain = ${domain}`.execute(db);
   return rows[0] && toPublication(rows[0]);
 }
+
+/** update_publication's write: metadata.publication's keys given, and the collection's title with its title. */
+export async function updatePublication(trx: Trx, publicationId: string, change: { title?: string; about?: string; language?: string }): Promise<void> {
+  const patch = Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined));
+  await sql`update nodes set
+      metadata = jsonb_set(metadata, '{publication}', (metadata -> 'publication') || ${JSON.stringify(patch)}::jsonb),
+      title = coalesce(${change.title ?? null}::text, title)
+    where id = ${publicationId}`.execute(trx);
+}

@@ -1,15 +1,15 @@
 import type { Actor } from '@inntak/access';
 import type { AbResultsStore, AbStatus, AbTestStore, AbTestTx, DecisionEntry, TestKey } from '@inntak/ab-testing';
-import type { NewEdgeRow, PageWindow, PublicationSettings, PublishedPages, PublishingStore, PublishingTx } from '@inntak/publishing';
+import type { NewEdgeRow, PageLanguage, PageWindow, PublicationSettings, PublishedPages, PublishingStore, PublishingTx } from '@inntak/publishing';
 import { deleteEdges, insertEdge, levelOn, nodeKindOf } from '../graph/index.js';
 import { testingVariants } from './ab-events.js';
 import { decisionsOf, recordDecision, recordLook, resultVariants, startRound } from './ab-rounds.js';
 import { collectionsOf, edgeOfType, insertPublishedIn, isPublishedIn, publishedInEdgesOf } from './articles.js';
 import { frontPageEntries, publishedArticle, publishedArticles, publishedMedia, searchArticles, taggedArticles } from './pages.js';
-import { insertPublication, isPublication, lockPublication, publicationByDomain, publicationBySlug } from './publications.js';
+import { insertPublication, isPublication, updatePublication, lockPublication, publicationByDomain, publicationBySlug } from './publications.js';
 import type { Db, Trx } from './trx.js';
 import type { ReadOn } from '../platform/index.js';
-import { setStatus, variantsOfType, writeCounters } from './variants.js';
+import { patchEdgeMetadata, setStatus, variantsOfType, writeCounters } from './variants.js';
 
 /** One publishing transaction's reads and writes: the queries of this folder, nothing decided here. */
 export class PostgresPublishingTx implements PublishingTx, AbTestTx {
@@ -25,6 +25,8 @@ export class PostgresPublishingTx implements PublishingTx, AbTestTx {
   edgeOfType = (edgeId: string, edgeType: string) => edgeOfType(this.trx, edgeId, edgeType);
   insertEdge = (edge: NewEdgeRow) => insertEdge(this.trx, edge);
   deleteEdges = (edgeIds: readonly string[]) => deleteEdges(this.trx, edgeIds);
+  patchEdgeMetadata = (edgeId: string, set: Record<string, unknown>, remove: readonly string[]) => patchEdgeMetadata(this.trx, edgeId, set, remove);
+  updatePublication = (publicationId: string, change: { title?: string; about?: string; language?: PageLanguage }) => updatePublication(this.trx, publicationId, change);
   variantsOfType = (publicationId: string, articleId: string, variantType: string) => variantsOfType(this.trx, publicationId, articleId, variantType);
   writeCounters = (edgeIds: readonly string[]) => writeCounters(this.trx, edgeIds);
   setStatus = (edgeIds: readonly string[], status: AbStatus) => setStatus(this.trx, edgeIds, status);

@@ -36,3 +36,8 @@ export async function writeCounters(trx: Trx, edgeIds: readonly string[]): Promi
     from counts c
     where e.id = c.id and (e.metadata -> 'impressions' is distinct from to_jsonb(c.impressions) or e.metadata -> 'clicks' is distinct from to_jsonb(c.clicks))`.execute(trx);
 }
+
+/** Sets keys of an edge's metadata and removes others, in one statement. */
+export async function patchEdgeMetadata(trx: Trx, edgeId: string, set: Record<string, unknown>, remove: readonly string[]): Promise<void> {
+  await sql`update edges set metadata = (metadata - ${[...remove]}::text[]) || ${JSON.stringify(set)}::jsonb where id = ${edgeId}`.execute(trx);
+}

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Actor } from '@inntak/access';
 import { isAbStatus } from '@inntak/ab-testing';
-import type { ArticleEntry, OrchestrationEntry, PublicationEntry, StudioReads, VariantHour } from '@inntak/studio';
+import type { ArticleEntry, CollectionEntry, OrchestrationEntry, PublicationEntry, StudioReads, VariantHour } from '@inntak/studio';
 import type { Db } from '../platform/index.js';
 import { accessLevelOf, hasAccessAtLeast, nodeVisibleTo } from '../graph/index.js';
 
@@ -85,6 +85,24 @@ export class PostgresStudioReads implements StudioReads {
       where hour > (select max(hour) from counted) - make_interval(hours => ${maxHours})
       order by hour, variant_edge_id`.execute(this.db);
     return rows.map((r) => ({ variantId: r.variant_edge_id, hour: r.hour, impressions: Number(r.impressions), clicks: Number(r.clicks) }));
+  }
+
+  async writableCollections(actor: Actor, limit: number): Promise<CollectionEntry[]> {
+    const callerId = actor.personId;
+    return this.db
+      .selectFrom('nodes as n')
+      .select([
+        'n.id',
+        sql<string>`coalesce(n.metadata -> 'publication' ->> 'title', n.title, '')`.as('title'),
+        sql<string | null>`n.metadata -> 'publication' ->> 'slug'`.as('publicationSlug'),
+      ])
+      .where('n.node_kind', '=', 'collection')
+      .$if(!actor.isAdmin, (q) => q.where(callerId === null ? sql<boolean>`false` : hasAccessAtLeast(callerId, 'member', 'n')))
+      .orderBy(sql`n.metadata ? 'publication'`, 'desc')
+      .orderBy('title')
+      .orderBy('n.id')
+      .limit(limit)
+      .execute();
   }
 
   async orchestrations(actor: Actor, limit: number): Promise<OrchestrationEntry[]> {
