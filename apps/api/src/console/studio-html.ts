@@ -83,6 +83,7 @@ ${
 <li><a href="/studio/publikasjoner">Publikasjoner</a></li>
 <li><a href="/studio/webhooks">Webhooks</a></li>
 <li><a href="/studio/orkestreringer">Orkestreringer</a></li>
+<li><a href="/studio/samlinger">Samlinger</a></li>
 ${caller.isAdmin ? html`<li><a href="/studio/system">System</a></li>` : ''}
 </ul></nav>
 <form class="inline" method="post" action="/studio/logout">${csrfField(view)}<button type="submit">Logg ut</button></form>`
