@@ -141,7 +141,8 @@ export function field(state: FormState, options: FieldOptions): Html {
   const posted = state.values[options.name];
   const value = options.type === 'password' ? '' : (posted ?? options.value ?? '');
   const described = [options.hint ? `${id}-hjelp` : '', error ? `${id}-feil` : ''].filter(Boolean).join(' ');
-  const common = html`id="${id}" name="${options.name}"${options.required ? html` required` : ''}${error ? html` aria-invalid="true"` : ''}${described ? html` aria-describedby="${described}"` : ''}`;
+  // A select always has a value: "required" on it asks for an empty first option (vnu), so it is left off.
+  const common = html`id="${id}" name="${options.name}"${options.required && options.type !== 'select' ? html` required` : ''}${error ? html` aria-invalid="true"` : ''}${described ? html` aria-describedby="${described}"` : ''}`;
   let control: Html;
   if (options.type === 'textarea') {
     control = html`<textarea ${common} rows="${options.rows ?? 4}"${options.maxlength ? html` maxlength="${options.maxlength}"` : ''}>${value}</textarea>`;
