@@ -189,7 +189,8 @@ create table orchestration_runs (
   from_step integer not null default 1,
   runs_as uuid,
   requested_by uuid,
-  lost_workers integer not null default 0
+  lost_workers integer not null default 0,
+  attempts jsonb not null default '[]'::jsonb
 );
 create table orchestration_schedules (
   orchestration_id uuid not null,
@@ -403,6 +404,7 @@ alter table orchestration_log add constraint orchestration_log_job_id_fkey FOREI
 alter table orchestration_log add constraint orchestration_log_orchestration_id_fkey FOREIGN KEY (orchestration_id) REFERENCES nodes(id) ON DELETE CASCADE;
 alter table orchestration_log add constraint orchestration_log_pkey PRIMARY KEY (id);
 alter table orchestration_log add constraint orchestration_log_status_check CHECK ((status = ANY (ARRAY['ok'::text, 'failed'::text, 'fallback_ok'::text, 'fallback_failed'::text, 'skipped'::text])));
+alter table orchestration_runs add constraint orchestration_runs_attempts_check CHECK ((jsonb_typeof(attempts) = 'array'::text));
 alter table orchestration_runs add constraint orchestration_runs_job_id_fkey FOREIGN KEY (job_id) REFERENCES job_queue(id) ON DELETE SET NULL;
 alter table orchestration_runs add constraint orchestration_runs_orchestration_id_fkey FOREIGN KEY (orchestration_id) REFERENCES nodes(id) ON DELETE CASCADE;
 alter table orchestration_runs add constraint orchestration_runs_pkey PRIMARY KEY (id);

@@ -61,6 +61,11 @@ describe('http_post retry and secrets', () => {
     // The server echoed the header into its answer: the log shows it redacted.
     expect(JSON.stringify(log)).not.toContain('topp-hemmelig');
     expect(log[0]!.output).toMatchObject({ status: 200, json: { echo: 'Bearer [hemmelig]' } });
+    // Each retried attempt's error is kept on the run (039: the job that waited ended well), for the console.
+    const run = await h.db.selectFrom('orchestration_runs').select(['attempts', 'status']).where('orchestration_id', '=', o).executeTakeFirstOrThrow();
+    expect(run.status).toBe('completed');
+    expect(run.attempts).toEqual([1, 2].map((attempt) => expect.objectContaining({ step: 1, attempt, error: expect.stringMatching(/503/), job_id: expect.any(Number), at: expect.any(String) })));
+    expect(JSON.stringify(run.attempts)).not.toContain('topp-hemmelig');
   });
 
   it('a 404 is not retried: one attempt, the step fails', async () => {

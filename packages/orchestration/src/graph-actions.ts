@@ -117,20 +117,26 @@ export async function loadCliTool(store: OrchestrationStore, actor: Actor, toolI
 /**
  * `inntak orchestration add`: an orchestration in a collection, observing it, made as the
  * collection's owner (an orchestration acts as its creator, and the operator at a shell is no
- * person). Node, belongs_to and observes edge commit together.
+ * person). Node, belongs_to and observes edge commit together. With `as` (the console's and
+ * create_collection_orchestration's caller, issue 39) it is made as that person instead, under
+ * the same write policy as create_node and create_edge (member in the collection to put a node
+ * in it, the observes row for the edge); `conditions` are the trigger's (node_kind, edge_type,
+ * has_trait, has_tag).
  */
 export async function addCollectionOrchestration(
   store: OrchestrationStore,
-  input: { collection_id: string; script: string; event: EventType; node_kind?: string; title?: string; cron?: string; where?: JsonObject },
+  input: { collection_id: string; script: string; event: EventType; node_kind?: string; conditions?: JsonObject; title?: string; cron?: string; where?: JsonObject },
   cap: number = DEFAULT_ORCHESTRATIONS_PER_PERSON,
+  as?: Actor & { personId: string },
 ): Promise<{ id: string; owner_id: string; observes_edge_id: string; steps: number }> {
-  const conditions = input.node_kind === undefined ? {} : { conditions: { node_kind: input.node_kind } };
+  const given = { ...(input.conditions ?? {}), ...(input.node_kind === undefined ? {} : { node_kind: input.node_kind }) };
+  const conditions = Object.keys(given).length === 0 ? {} : { conditions: given };
   const extra = { ...(input.cron !== undefined ? { cron: input.cron } : {}), ...(input.where !== undefined ? { where: input.where } : {}) };
   const { trigger, script } = checkOrchestrationNode({ metadata: { trigger: { event: input.event, ...conditions, ...extra } }, content: input.script });
   return store.transaction(async (tx) => {
-    const ownerId = await tx.firstOwner(input.collection_id);
+    const ownerId = as?.personId ?? (await tx.firstOwner(input.collection_id));
     if (!ownerId) throw new AppError('invalid_input', { detail: 'collection_id: samlingen har ingen eier å kjøre som' });
-    const actor = { personId: ownerId, isAdmin: false };
+    const actor = as ?? { personId: ownerId, isAdmin: false };
     await requireOrchestrationRoom(tx, ownerId, cap);
     const node = await createNode(inTransaction(tx), actor, {
       node_kind: 'orchestration',

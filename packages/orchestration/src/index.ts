@@ -9,13 +9,16 @@ export { checkOrchestrationNode } from './trigger.js';
 export { resolveVariables, resolveUrl, variablesIn, checkVariable, lookupVariable, VariableError, type VariableContext, type VariableScope } from './variables.js';
 export { runScript, ActionSkipped, MAX_FOR_EACH_ITEMS, type RunDeps, type RunOutcome } from './runner.js';
 export { hostAllowed, commandAllowed } from './allow-lists.js';
-export type { OrchestrationStore, OrchestrationTx, OrchestrationToRun, LogEntryView, RunContext, RunRef, RunStatus, RunView } from './ports.js';
+export type { OrchestrationStore, OrchestrationTx, OrchestrationToRun, LogEntryView, RunContext, RunRef, RunStatus, RunView, RunAttempt } from './ports.js';
+export { MAX_RUN_ATTEMPTS_KEPT } from './ports.js';
 export {
   updateOrchestration,
   setOrchestrationEnabled,
   deleteOrchestration,
   runOrchestration,
   rerunOrchestration,
+  readOrchestration,
+  type RerunFrom,
   sameRunner,
   listOrchestrationRuns,
   setOrchestrationSecret,

@@ -132,19 +132,54 @@ export async function runOrchestration(store: OrchestrationStore, actor: Actor, 
  * took it over must not feed the first run's outputs (a server's answers to the creator's
  * requests) to their own script. The worker checks it again when the run starts (sameRunner).
  */
-export async function rerunOrchestration(store: OrchestrationStore, actor: Actor, runId: string, runsPerPerson = DEFAULT_ORCHESTRATION_RUNS_PER_PERSON): Promise<{ run_id: string; job_id: number }> {
+export async function rerunOrchestration(
+  store: OrchestrationStore,
+  actor: Actor,
+  runId: string,
+  runsPerPerson = DEFAULT_ORCHESTRATION_RUNS_PER_PERSON,
+  from: RerunFrom = 'failed_step',
+): Promise<{ run_id: string; job_id: number }> {
   return store.transaction(async (tx) => {
     const run = await tx.runRow(runId);
     if (!run) throw new AppError('not_found', { detail: 'run_id' });
     await requireOrchestrationAdmin(tx, actor, run.orchestration_id);
-    if (run.status !== 'stopped' || run.failed_step === null) {
+    if (from === 'start' && (run.status === 'queued' || run.status === 'running')) {
+      throw new AppError('conflict', { detail: `bare en ferdig kjøring kan kjøres på nytt (denne er ${run.status === 'queued' ? 'i kø' : 'i gang'})` });
+    }
+    if (from === 'failed_step' && (run.status !== 'stopped' || run.failed_step === null)) {
       throw new AppError('conflict', { detail: `bare en kjøring som stoppet ved et steg kan kjøres igjen (denne er ${run.status})` });
     }
     const current = await tx.orchestrationNode(run.orchestration_id);
     if (!sameRunner(run.runs_as, current.created_by)) throw new AppError('rerun_other_actor');
     if (current.metadata.enabled === false) throw new AppError('conflict', { detail: 'orkestreringen er slått av' });
     await requireRunRoom(tx, actor, runsPerPerson);
-    return tx.queueRun(run.orchestration_id, () => run.event, { rerunOf: run.id, fromStep: run.failed_step, outputs: run.outputs }, requestedBy(actor));
+    const state = from === 'start' ? { fromStep: 1, outputs: {} } : { fromStep: run.failed_step!, outputs: run.outputs };
+    return tx.queueRun(run.orchestration_id, () => run.event, { rerunOf: run.id, ...state }, requestedBy(actor));
+  });
+}
+
+/**
+ * Where a re-run starts: at the step that failed, with the outputs before it (a stopped run), or
+ * (issue 39) from the first step with the same event or input and no outputs, for any run that
+ * has ended. Both are new runs naming the first (rerun_of), and both only while the
+ * orchestration runs as the one the first run acted as (its event was read as that person).
+ */
+export type RerunFrom = 'failed_step' | 'start';
+
+/**
+ * An orchestration as its administrators edit it (the console's script page, GET
+ * /admin/orchestrations/{id}): the script, trigger and whether it is on. Admin on it, as every
+ * change; a caller who may not see it gets 404.
+ */
+export async function readOrchestration(
+  store: OrchestrationStore,
+  actor: Actor,
+  id: string,
+): Promise<{ id: string; title: string | null; script: string; trigger: Trigger | null; enabled: boolean; runs_as: string | null }> {
+  return store.transaction(async (tx) => {
+    await requireOrchestrationAdmin(tx, actor, id);
+    const node = await tx.orchestrationNode(id);
+    return { id, title: node.title, script: node.content, trigger: (node.metadata.trigger as Trigger | undefined) ?? null, enabled: node.metadata.enabled !== false, runs_as: node.created_by };
   });
 }
 

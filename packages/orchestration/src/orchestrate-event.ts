@@ -155,6 +155,8 @@ export async function orchestrateEvent(deps: OrchestrateDeps, payload: Orchestra
       payload: { ...payload, retry: outcome.at },
       runAt: new Date(Date.now() + outcome.wait_ms),
       outputs: Object.fromEntries(outcome.outputs),
+      // Why this attempt failed: its job ends well, so the run keeps it (shown as the run's attempts).
+      failed: { step: outcome.at.step, attempt: outcome.at.attempt - 1, ...(outcome.at.index !== undefined ? { index: outcome.at.index } : {}), error: outcome.error, job_id: jobId },
     });
     logger.info('orchestration waits to retry a step', { orchestration_id: orchestration.id, job_id: jobId, next_job_id: next, step: outcome.at.step, attempt: outcome.at.attempt, wait_ms: outcome.wait_ms });
     return;

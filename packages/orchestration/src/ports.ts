@@ -50,7 +50,7 @@ export interface OrchestrationTx extends GraphTx, SpeechRoomTx {
   /** The first owner of the node (by the owner edge's age). */
   firstOwner(nodeId: string): Promise<string | undefined>;
   /** The orchestration's row, locked for the change (`for update`). */
-  orchestrationNode(id: string): Promise<{ content: string; metadata: JsonObject; created_by: string | null }>;
+  orchestrationNode(id: string): Promise<{ content: string; metadata: JsonObject; created_by: string | null; title: string | null }>;
   updateOrchestrationNode(id: string, change: { content?: string; metadata?: JsonObject; title?: string; created_by?: string | null }): Promise<void>;
   /** The nodes its observes edges point at. */
   observedBy(id: string): Promise<string[]>;
@@ -104,7 +104,26 @@ export interface RunView {
   started_at: string | null;
   finished_at: string | null;
   duration_ms: number | null;
+  /** Each attempt of a step that failed and was tried again (a `retry`), oldest first: at most MAX_RUN_ATTEMPTS_KEPT, the newest. */
+  attempts: RunAttempt[];
+  /** Times the run's job died with its worker and the run was taken up again (033). */
+  lost_workers: number;
 }
+
+/** A failed attempt of a step with `retry`, kept on the run (039): the job it ran in and why it failed. */
+export interface RunAttempt {
+  step: number;
+  /** 1-based: the attempt that failed (the next one is attempt + 1). */
+  attempt: number;
+  /** for_each: the element that failed. */
+  index?: number;
+  error: string;
+  at: string;
+  job_id: number;
+}
+
+/** A run keeps its newest this many failed attempts (a for_each of 1,000 elements could retry each). */
+export const MAX_RUN_ATTEMPTS_KEPT = 50;
 
 export interface OrchestrationStore {
   /** One transaction, retried whole on a deadlock like the graph's (GraphStore.transaction). */
@@ -129,7 +148,7 @@ export interface OrchestrationStore {
    * `payload` is queued to start at `runAt` (graphile-worker's run_at): a retry's wait holds no
    * worker slot (issue 35). Answers the new job's id.
    */
-  requeueRun(ref: RunRef, next: { payload: JsonObject; runAt: Date; outputs: Record<string, JsonObject> }): Promise<number>;
+  requeueRun(ref: RunRef, next: { payload: JsonObject; runAt: Date; outputs: Record<string, JsonObject>; failed: Omit<RunAttempt, 'at'> }): Promise<number>;
   /** The orchestration's secrets by name: for the worker only, never answered by a route. */
   secretsOf(orchestrationId: string): Promise<Map<string, string>>;
 }

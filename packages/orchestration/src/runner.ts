@@ -58,7 +58,10 @@ export async function runScript(script: Script, event: EventVariables, deps: Run
   // The outputs are stored on the run for a re-run (issue 35, finding 2): redacted like the log,
   // so a server's echo of `Bearer {secrets.X}` is not kept where another script could read it.
   const hide = hider(deps.secrets);
-  return hide ? { ...outcome, outputs: new Map([...outcome.outputs].map(([n, output]) => [n, hideInJson(output, hide)])) } : outcome;
+  // A waiting run's error is kept on the run as a failed attempt (039): redacted too.
+  if (!hide) return outcome;
+  const outputs = new Map([...outcome.outputs].map(([n, output]) => [n, hideInJson(output, hide)]));
+  return outcome.kind === 'waiting' ? { ...outcome, error: hide(outcome.error), outputs } : { ...outcome, outputs };
 }
 
 async function runSteps(script: Script, event: EventVariables, deps: RunDeps): Promise<RunOutcome> {

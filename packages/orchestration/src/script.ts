@@ -25,7 +25,8 @@ export class ScriptError extends Error {
 
   /** The 400 every entry point answers with (validate_orchestration, create_node). */
   toAppError(): AppError {
-    return new AppError('invalid_input', { detail: `skript: ${this.message}` });
+    // The cause keeps the position, so a form can show it beside the script (the console).
+    return new AppError('invalid_input', { detail: `skript: ${this.message}`, cause: this });
   }
 }
 

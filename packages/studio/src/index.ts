@@ -3,6 +3,7 @@
 // Every write the console makes goes through the other packages' use cases.
 export type { StudioSessionStore, StoredSession, StoredLogin, StudioReads, PublicationEntry, ArticleEntry, VariantEntry, VariantHour, OrchestrationEntry, CollectionEntry } from './ports.js';
 export { MAX_PENDING_LOGINS } from './ports.js';
+export type { CollectionReads, CollectionEntry, MemberEntry, PersonEntry } from './collection-reads.js';
 export { randomToken, tokenHash, csrfMatches, startSession, resumeSession, endSession, type StartedSession } from './sessions.js';
 export { testViewOf, loneViews, cumulativeCtr, formatPercent, type TestView, type VariantResult, type CtrSeries } from './ab-results.js';
 export { lineChart, type ChartSeries } from './svg-chart.js';

@@ -1,5 +1,6 @@
 import type { AbStatus } from '@inntak/ab-testing';
 import type { Actor } from '@inntak/access';
+import type { CollectionReads } from './collection-reads.js';
 
 /**
  * Glossary.
@@ -98,7 +99,7 @@ export interface OrchestrationEntry {
  * The console's own reads, each filtered by the caller's access like every read path and
  * bounded. Every write goes through the use cases the API uses; these only find what to show.
  */
-export interface StudioReads {
+export interface StudioReads extends CollectionReads {
   /** Publications where the actor is member or better (system administrators: all), by title; at most `limit`. */
   publications(actor: Actor, limit: number): Promise<PublicationEntry[]>;
   /** The publication if the actor may see it in the console (as `publications`). */

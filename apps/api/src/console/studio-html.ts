@@ -41,7 +41,7 @@ code{word-break:break-all}
 .legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.5rem 1rem}
 section{margin:1.5rem 0}
 .field{margin:.5rem 0}.field.invalid{border-left:4px solid #b3261e;padding-left:.5rem}
-.field-error{color:#b3261e;font-weight:600;margin:.2rem 0}.hint{color:#555;margin:.2rem 0}.optional{font-weight:400;color:#555}
+.field-error{color:#b3261e;font-weight:600;margin:.2rem 0}.field-error,.error{overflow-wrap:anywhere}.hint{color:#555;margin:.2rem 0}.optional{font-weight:400;color:#555}
 .field textarea,.field input[type=text],.field input[type=url],.field input[type=search]{width:100%}`;
 
 const COPY_SCRIPT = `document.addEventListener('click',function(e){var b=e.target.closest('[data-copy]');if(!b)return;navigator.clipboard.writeText(document.getElementById(b.getAttribute('data-copy')).textContent).then(function(){b.textContent='Kopiert';});});`;
@@ -83,6 +83,7 @@ ${
 <li><a href="/studio/publikasjoner">Publikasjoner</a></li>
 <li><a href="/studio/webhooks">Webhooks</a></li>
 <li><a href="/studio/orkestreringer">Orkestreringer</a></li>
+<li><a href="/studio/samlinger">Samlinger</a></li>
 ${caller.isAdmin ? html`<li><a href="/studio/system">System</a></li>` : ''}
 </ul></nav>
 <form class="inline" method="post" action="/studio/logout">${csrfField(view)}<button type="submit">Logg ut</button></form>`

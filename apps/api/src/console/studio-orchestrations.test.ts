@@ -67,7 +67,7 @@ describe('orchestration pages', () => {
   it("show each run with its own step rows", async () => {
     const page = await get(app, owner, `/studio/orkestreringer/${manual}`);
     expect(page.status).toBe(200);
-    expect(page.text).toMatch(/<h2 id="kjoring-[^"]+">Kjøring <time[^>]*>[^<]*<\/time>: i kø<\/h2>/);
+    expect(page.text).toMatch(/<h3 id="kjoring-[^"]+">Kjøring <time[^>]*>[^<]*<\/time>: i kø<\/h3>/);
     expect(page.text).toContain('<td>create_node</td><td>ok</td><td>7 ms</td>');
     expect(page.text).not.toContain('Loggrader uten kjøring');
   });

@@ -17,6 +17,7 @@ import { installStudioDeliveries } from './studio-deliveries.js';
 import { installStudioPublications, type StudioPublicationDeps } from './studio-publications.js';
 import { installStudioOrchestrations, type StudioOrchestrationDeps } from './studio-orchestrations.js';
 import { installStudioSystem, type StudioSystemDeps } from './studio-system.js';
+import { installStudioCollections, type StudioCollectionDeps } from './studio-collections.js';
 
 /** What the composition root gives the console (AppDeps.studio). */
 export interface StudioSettings {
@@ -33,7 +34,8 @@ export interface StudioSettings {
 export type StudioDeps = StudioWebhookDeps &
   StudioPublicationDeps &
   StudioOrchestrationDeps &
-  StudioSystemDeps & {
+  StudioSystemDeps &
+  StudioCollectionDeps & {
     studio: StudioSettings;
     identities: IdentityDirectory;
     logger: Logger;
@@ -65,6 +67,9 @@ const PAGES: Array<[method: 'get' | 'post', path: string, summary: string]> = [
   ['get', '/studio/orkestreringer', 'Orchestrations per collection'],
   ['get', '/studio/orkestreringer/{id}', "An orchestration's runs, one log row per step"],
   ['get', '/studio/system', 'Jobs, resources, disk history and priority rules (system administrators)'],
+  ['get', '/studio/samlinger', 'Collections the person holds a level on, and a form to create one'],
+  ['get', '/studio/samlinger/{id}', "A collection: the caller's level, its members (administrators), a person search (?finn) to grant access"],
+  ['get', '/studio/orkestreringer/ny', 'The form for a new orchestration in a collection (?samling)'],
   // The forms (POST, CSRF field; 303 back to their page unless noted).
   ['post', '/studio/webhooks/ny', 'create_webhook (and set_webhook_secret) from a form; 200: the page showing URL and secret once'],
   ['post', '/studio/webhooks/{id}/navn', 'rename_webhook from a form'],
@@ -87,6 +92,13 @@ const PAGES: Array<[method: 'get' | 'post', path: string, summary: string]> = [
   ['post', '/studio/publikasjoner/{id}/artikler', 'create_node (content) from the article editor; handling=forhandsvis: 200, the page with the preview, nothing saved'],
   ['post', '/studio/publikasjoner/{id}/artikler/{node_id}', 'update_node from the article editor; handling=forhandsvis: 200, the page with the preview, nothing saved'],
   ['post', '/studio/orkestreringer/{id}/aktiv', 'set_orchestration_enabled from a form'],
+  ['post', '/studio/orkestreringer/ny', 'create_collection_orchestration from a form; 400: the form again with line and column of a script error'],
+  ['post', '/studio/orkestreringer/{id}/skript', 'update_orchestration from a form; 400: the form again with line and column of a script error'],
+  ['post', '/studio/orkestreringer/{id}/kjor', 'run_orchestration from a form (input as a JSON object)'],
+  ['post', '/studio/orkestreringer/{id}/kjoringer/{run_id}', 'rerun_orchestration from a form (from=start or failed_step)'],
+  ['post', '/studio/samlinger', 'create_collection from a form'],
+  ['post', '/studio/samlinger/{id}/tilgang', 'grant_access from a form (a new member, or a changed level)'],
+  ['post', '/studio/samlinger/{id}/fjern', 'revoke_access from a form'],
   ['post', '/studio/system/jobber/{id}/{action}', 'retry_job (prov-igjen) or cancel_job (avbryt) from a form'],
   ['post', '/studio/system/regler', 'update_rule from a form'],
 ];
@@ -143,7 +155,8 @@ export function installStudio(app: Express, registry: RouteRegistry, deps: Studi
         html`<ul>
 <li><a href="/studio/publikasjoner">Publikasjoner</a>: forsidetester, publisering, varianter</li>
 <li><a href="/studio/webhooks">Webhooks</a>: leveranser, maler, nøkler</li>
-<li><a href="/studio/orkestreringer">Orkestreringer</a>: kjøringer og logg</li>
+<li><a href="/studio/orkestreringer">Orkestreringer</a>: skript, kjøringer og logg</li>
+<li><a href="/studio/samlinger">Samlinger</a>: opprett, medlemmer og tilgang</li>
 ${view.caller?.isAdmin ? html`<li><a href="/studio/system">System</a>: jobber, ressurser, prioritetsregler</li>` : ''}
 </ul>`,
       ),
@@ -155,6 +168,7 @@ ${view.caller?.isAdmin ? html`<li><a href="/studio/system">System</a>: jobber, r
   installStudioPublications(router, deps);
   installStudioOrchestrations(router, deps);
   installStudioSystem(router, deps);
+  installStudioCollections(router, deps);
   router.use((_req, res) => {
     sendPage(res, 404, layout(viewOf(res), 'Finnes ikke', html`<p>Siden finnes ikke.</p>`));
   });

@@ -3,7 +3,9 @@ import { z } from 'zod';
 import {
   deleteOrchestration,
   EVENT_TYPES,
+  addCollectionOrchestration,
   listOrchestrationRuns,
+  readOrchestration,
   rerunOrchestration,
   runOrchestration,
   setOrchestrationEnabled,
@@ -43,6 +45,10 @@ const Run = z.object({
   started_at: Timestamp.nullable(),
   finished_at: Timestamp.nullable(),
   duration_ms: z.number().int().nullable(),
+  attempts: z
+    .array(z.object({ step: z.number().int(), attempt: z.number().int(), index: z.number().int().optional(), error: z.string(), at: z.string(), job_id: z.number().int() }))
+    .describe("each failed attempt of a step with retry that was tried again, oldest first (its job ended well, so only the run keeps why); at most the newest 50"),
+  lost_workers: z.number().int().describe('times its job died with its worker and the run was taken up again'),
 });
 
 export function installOrchestrationManage(
@@ -130,15 +136,15 @@ export function installOrchestrationManage(
     {
       method: 'post',
       path: '/intentions/rerun_orchestration',
-      summary: 'Run a stopped run again from the step that failed, with the same event and the earlier steps’ outputs',
+      summary: 'Run a stopped run again from the step that failed, with the same event and the earlier steps’ outputs; or, with from=start, any ended run again from step 1 with the same event or input',
       tags: TAGS,
       auth: 'jwt',
-      body: z.strictObject({ run_id: Id }),
+      body: z.strictObject({ run_id: Id, from: z.enum(['failed_step', 'start']).default('failed_step') }),
       response: { status: 202, schema: RunStarted },
       errors: [...ERRORS, 409, 429],
     },
     auth,
-    ({ body, caller }) => rerunOrchestration(store, caller, body.run_id, deps.orchestration.runsPerPerson),
+    ({ body, caller }) => rerunOrchestration(store, caller, body.run_id, deps.orchestration.runsPerPerson, body.from),
   );
 
   registry.route(
@@ -155,6 +161,57 @@ export function installOrchestrationManage(
     },
     auth,
     ({ body, caller }) => setOrchestrationSecret(store, caller, body.id, body.name, body.value),
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'post',
+      path: '/intentions/create_collection_orchestration',
+      summary: 'Create an orchestration in a collection that observes it, as the caller: node, belongs_to and observes edge in one transaction',
+      description:
+        'The trigger (event, conditions, where, cron) and script are checked first (400 with line and column). Member in the collection (create_node) and the observes edge’s row of the write policy; within ORCHESTRATIONS_PER_PERSON (409).',
+      tags: TAGS,
+      auth: 'jwt',
+      body: z.strictObject({
+        collection_id: Id,
+        title: storableText(z.string().min(1).max(1000)).optional(),
+        event: z.enum(EVENT_TYPES),
+        conditions: StorableJsonObject.optional(),
+        where: StorableJsonObject.optional(),
+        cron: z.string().max(200).optional(),
+        script: storableText(z.string()),
+      }),
+      response: { status: 201, schema: z.object({ id: Id, observes_edge_id: Id, steps: z.number().int() }) },
+      errors: [...ERRORS, 409],
+    },
+    auth,
+    async ({ body, caller }) => {
+      const made = await addCollectionOrchestration(store, body, deps.orchestrationsPerPerson ?? DEFAULT_ORCHESTRATIONS_PER_PERSON, caller);
+      return { id: made.id, observes_edge_id: made.observes_edge_id, steps: made.steps };
+    },
+  );
+
+  registry.route(
+    app,
+    {
+      method: 'get',
+      path: '/admin/orchestrations/{id}',
+      summary: "An orchestration as its administrators edit it: title, script, trigger, whether it is on, whom it runs as",
+      tags: TAGS,
+      auth: 'jwt',
+      params: z.object({ id: Id }),
+      response: {
+        status: 200,
+        schema: z.object({ id: Id, title: z.string().nullable(), script: z.string(), trigger: z.record(z.string(), z.unknown()).nullable(), enabled: z.boolean(), runs_as: Id.nullable() }),
+      },
+      errors: [...ERRORS],
+    },
+    auth,
+    async ({ params, caller }) => {
+      const found = await readOrchestration(store, caller, params.id);
+      return { ...found, trigger: found.trigger as Record<string, unknown> | null };
+    },
   );
 
   registry.route(

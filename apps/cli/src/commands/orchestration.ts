@@ -104,11 +104,11 @@ export const orchestrationRun: CommandSpec = {
 
 export const orchestrationRerun: CommandSpec = {
   name: 'orchestration rerun',
-  args: '--run ID',
-  summary: 'run a stopped run again from the step that failed, with the same event',
-  options: { run: id('the run (orchestration runs --id …)') },
+  args: '--run ID [--from-start]',
+  summary: 'run a stopped run again from the step that failed, with the same event; --from-start: any ended run again from step 1',
+  options: { run: id('the run (orchestration runs --id …)'), 'from-start': { type: 'boolean', help: 'from step 1 with the same event or input, for any ended run' } },
   async run(options, context) {
-    return context.services.rerunOrchestration(required(options, 'run'));
+    return context.services.rerunOrchestration(required(options, 'run'), undefined, options['from-start'] === true ? 'start' : 'failed_step');
   },
 };
 

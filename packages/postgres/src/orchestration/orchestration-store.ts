@@ -112,9 +112,9 @@ class PostgresOrchestrationTx extends PostgresGraphTx implements OrchestrationTx
     return owner?.source_id;
   }
 
-  async orchestrationNode(id: string): Promise<{ content: string; metadata: JsonObject; created_by: string | null }> {
-    const row = await this.db.selectFrom('nodes').select(['content', 'metadata', 'created_by']).where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
-    return { content: row.content ?? '', metadata: row.metadata, created_by: row.created_by };
+  async orchestrationNode(id: string): Promise<{ content: string; metadata: JsonObject; created_by: string | null; title: string | null }> {
+    const row = await this.db.selectFrom('nodes').select(['content', 'metadata', 'created_by', 'title']).where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
+    return { content: row.content ?? '', metadata: row.metadata, created_by: row.created_by, title: row.title };
   }
 
   async updateOrchestrationNode(id: string, change: { content?: string; metadata?: JsonObject; title?: string; created_by?: string | null }): Promise<void> {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { JsonObject } from '@inntak/graph';
-import type { EventRef, RunRef, RunStatus, RunView } from '@inntak/orchestration';
+import { MAX_RUN_ATTEMPTS_KEPT, type EventRef, type RunAttempt, type RunRef, type RunStatus, type RunView } from '@inntak/orchestration';
 import type { Db } from '../platform/index.js';
 import type { JobPayload } from '@inntak/jobs';
 import { enqueueJob } from '../jobs/index.js';
@@ -40,11 +40,16 @@ export async function finishRun(db: Db, ref: RunRef, result: { status: RunStatus
     where ${byRun(ref)}`.execute(db);
 }
 
-export async function requeueRun(db: Db, ref: RunRef, next: { payload: JsonObject; runAt: Date; outputs: Record<string, JsonObject> }): Promise<number> {
+export async function requeueRun(db: Db, ref: RunRef, next: { payload: JsonObject; runAt: Date; outputs: Record<string, JsonObject>; failed: Omit<RunAttempt, 'at'> }): Promise<number> {
   return db.transaction().execute(async (trx) => {
     const jobId = await enqueueJob(trx, 'orchestrate', next.payload as JobPayload<'orchestrate'>, { maxAttempts: 1, runAt: next.runAt });
+    // The failed attempt joins the run's list (039), which keeps its newest MAX_RUN_ATTEMPTS_KEPT.
+    const failed = JSON.stringify({ ...next.failed, error: next.failed.error.slice(0, 2000) });
     await sql`
-      update orchestration_runs set status = 'queued', job_id = ${String(jobId)}, outputs = ${JSON.stringify(next.outputs)}::jsonb
+      update orchestration_runs set status = 'queued', job_id = ${String(jobId)}, outputs = ${JSON.stringify(next.outputs)}::jsonb,
+        attempts = (select coalesce(jsonb_agg(e order by n), '[]'::jsonb) from (
+          select e, n from jsonb_array_elements(attempts || jsonb_build_array(${failed}::jsonb || jsonb_build_object('at', now()))) with ordinality as a(e, n)
+          order by n desc limit ${MAX_RUN_ATTEMPTS_KEPT}) kept)
       where ${byRun(ref)}`.execute(trx);
     return jobId;
   });
@@ -89,6 +94,8 @@ export async function runsPage(db: Db, orchestrationId: string, page: { limit: n
     started_at: row.started_at?.toISOString() ?? null,
     finished_at: row.finished_at?.toISOString() ?? null,
     duration_ms: row.started_at && row.finished_at ? row.finished_at.getTime() - row.started_at.getTime() : null,
+    attempts: row.attempts as unknown as RunAttempt[],
+    lost_workers: row.lost_workers,
   }));
 }
 

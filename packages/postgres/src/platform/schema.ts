@@ -345,6 +345,8 @@ export interface OrchestrationRunsTable {
   requested_by: string | null;
   /** 033: times the run's job died with its worker and the run was taken up again (issue 38). */
   lost_workers: Generated<number>;
+  /** 039: each retried attempt that failed, oldest first (issue 39): {step, attempt, error, at, job_id}. */
+  attempts: ColumnType<JsonObject[], string | undefined, string>;
 }
 
 /** When each scheduled orchestration is next due (023). */

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { Actor } from '@inntak/access';
 import { isAbStatus } from '@inntak/ab-testing';
-import type { ArticleEntry, CollectionEntry, OrchestrationEntry, PublicationEntry, StudioReads, VariantHour } from '@inntak/studio';
+import type { ArticleEntry, CollectionEntry, MemberEntry, OrchestrationEntry, PersonEntry, PublicationEntry, StudioReads, VariantHour } from '@inntak/studio';
+import * as collectionReads from './collection-reads.js';
 import type { Db } from '../platform/index.js';
 import { accessLevelOf, hasAccessAtLeast, nodeVisibleTo } from '../graph/index.js';
 
@@ -12,6 +13,23 @@ import { accessLevelOf, hasAccessAtLeast, nodeVisibleTo } from '../graph/index.j
  */
 export class PostgresStudioReads implements StudioReads {
   constructor(private readonly db: Db) {}
+
+  // Collections and their members (issue 39): collection-reads.ts.
+  collections(actor: Actor, limit: number): Promise<CollectionEntry[]> {
+    return collectionReads.collections(this.db, actor, limit);
+  }
+
+  collection(actor: Actor, collectionId: string): Promise<CollectionEntry | undefined> {
+    return collectionReads.collection(this.db, actor, collectionId);
+  }
+
+  members(collectionId: string, limit: number): Promise<MemberEntry[]> {
+    return collectionReads.members(this.db, collectionId, limit);
+  }
+
+  persons(actor: Actor, search: string, limit: number): Promise<PersonEntry[]> {
+    return collectionReads.persons(this.db, actor, search, limit);
+  }
 
   private publicationQuery(actor: Actor) {
     const callerId = actor.personId;
