@@ -72,7 +72,7 @@ export function plainMessage(issue: z.core.$ZodIssue, label: string): string {
   const name = `«${label}»`;
   switch (issue.code) {
     case 'invalid_type':
-      return issue.input === undefined || issue.input === null || issue.input === '' ? `${name} må fylles ut.` : issue.expected === 'number' ? `${name} må være et tall.` : `${name} har feil form.`;
+      return issue.input === undefined || issue.input === null || issue.input === '' ? `${name} må fylles ut.` : issue.expected === 'number' ? `${name} må være et tall.` : issue.expected === 'int' ? `${name} må være et heltall.` : `${name} har feil form.`;
     case 'too_small':
       if (issue.origin === 'string') return Number(issue.minimum) <= 1 ? `${name} må fylles ut.` : `${name} må ha minst ${issue.minimum} tegn.`;
       if (issue.origin === 'number') return `${name} må være minst ${issue.minimum}.`;

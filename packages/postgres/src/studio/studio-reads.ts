@@ -1,9 +1,10 @@
 import { sql } from 'kysely';
 import type { Actor } from '@inntak/access';
 import { isAbStatus } from '@inntak/ab-testing';
-import type { ArticleEntry, OrchestrationEntry, PublicationEntry, StudioReads, VariantHour } from '@inntak/studio';
+import type { ArticleEntry, FailingWebhook, OrchestrationEntry, PublicationEntry, StudioReads, VariantHour } from '@inntak/studio';
 import type { Db } from '../platform/index.js';
 import { accessLevelOf, hasAccessAtLeast, nodeVisibleTo } from '../graph/index.js';
+import { failingWebhooks, personName } from './studio-attention.js';
 
 /**
  * The console's reads (packages/studio ports.ts). Each filters by the caller's access rows (a
@@ -12,6 +13,14 @@ import { accessLevelOf, hasAccessAtLeast, nodeVisibleTo } from '../graph/index.j
  */
 export class PostgresStudioReads implements StudioReads {
   constructor(private readonly db: Db) {}
+
+  personName(personId: string): Promise<string | null> {
+    return personName(this.db, personId);
+  }
+
+  failingWebhooks(actor: Actor, since: Date, limit: number): Promise<{ webhooks: FailingWebhook[]; total: number }> {
+    return failingWebhooks(this.db, actor, since, limit);
+  }
 
   private publicationQuery(actor: Actor) {
     const callerId = actor.personId;
