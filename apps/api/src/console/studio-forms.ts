@@ -53,7 +53,8 @@ export function valuesOf(body: unknown): Record<string, string> {
  * every bad field at once in words a person reads. `labels` names each field as the form does.
  */
 export function parseForm<S extends z.ZodType>(schema: S, input: Record<string, unknown>, labels: Record<string, string>, values: Record<string, string> = stringsOf(input)): z.output<S> {
-  const result = schema.safeParse(input);
+  // reportInput: the issue carries what was typed, so an empty field and a wrong one read apart.
+  const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return result.data;
   const errors: Record<string, string> = {};
   for (const issue of result.error.issues) {

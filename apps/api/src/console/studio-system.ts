@@ -123,7 +123,7 @@ function rulesSection(view: StudioView, rules: JobRule[], form?: FormState) {
     return html`<form method="post" action="/studio/system/regler"><fieldset><legend>${rule.jobType}</legend>${csrfField(view)}<input type="hidden" name="job_type" value="${rule.jobType}">
 ${errorSummary(state, Object.fromEntries(RULE_FIELDS.map(([, name]) => [name, id(name)])))}
 <div class="row">${RULE_FIELDS.map(([key, name, label, min, max]) => field(state, { name, id: id(name), label, type: 'number', min, max, required: true, value: String(rule[key]) }))}
-${field(state, { name: 'block_during_livekit', id: id('block'), label: 'Stopp under direktesending', type: 'checkbox', required: true, value: rule.blockDuringLivekit ? 'on' : '' })}
+<div class="field"><input type="checkbox" id="${id('block')}" name="block_during_livekit"${(form === state ? state.values.block_during_livekit === 'on' : rule.blockDuringLivekit) ? html` checked` : ''}> <label for="${id('block')}" style="display:inline">Stopp under direktesending</label></div>
 <button type="submit">Lagre<span class="vh"> ${rule.jobType}</span></button></div></fieldset></form>`;
   };
   return html`<section aria-labelledby="regler"><h2 id="regler">Prioritetsregler</h2>${rules.map(ruleForm)}</section>`;
