@@ -122,7 +122,8 @@ export class WalkChecker {
   async check(page: Page, name: string): Promise<void> {
     const width = page.viewportSize()?.width ?? 0;
     const label = `${this.walk}-${width}-${String(++this.count).padStart(2, '0')}-${name}`;
-    this.pages[label] = `<!DOCTYPE html>\n${await page.content()}`;
+    const content = await page.content();
+    this.pages[label] = /^<!doctype/i.test(content) ? content : `<!DOCTYPE html>\n${content}`;
     await mkdir(SCREENSHOT_DIR, { recursive: true });
     await page.screenshot({ path: join(SCREENSHOT_DIR, `${label}.png`), fullPage: true });
     await accessible(page);

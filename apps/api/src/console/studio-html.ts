@@ -35,7 +35,8 @@ button{padding:.3rem .7rem;cursor:pointer}
 label{display:block;margin:.5rem 0 .2rem}
 .row{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end}
 .row label{margin:0}
-pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f3f3f1;padding:.5rem;max-height:30rem;overflow:auto;max-width:100%}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f3f3f1;padding:.5rem;max-width:100%}
+pre[tabindex]{max-height:30rem;overflow:auto}
 code{word-break:break-all}
 main{overflow-wrap:anywhere}table{overflow-wrap:normal}
 .row>*{min-width:0;max-width:100%}
