@@ -13,6 +13,7 @@ import { installMe } from './rest/me.js';
 import { installJobAdmin, type JobAdminDeps } from './rest/job-admin.js';
 import { errorHandler } from './errors.js';
 import { installGraphIntentions } from './rest/graph-intentions.js';
+import { installSiteFiles } from './rest/site-files.js';
 import { installHealth, type IssuerStatus } from './rest/health.js';
 import { installNodeRead } from './rest/node-read.js';
 import { installOpenApi } from './rest/openapi.js';
@@ -123,6 +124,7 @@ export function createApp(deps: AppDeps): Express {
   installPublishedDomains(app, publishing);
   const replicaStatus = deps.readRouter && (() => deps.readRouter!.status());
   installHealth(app, routes, { ...deps, replicaStatus, spool: deps.intakeSpool });
+  installSiteFiles(app, routes);
   installWebhookIntake(app, routes, { store: deps.intakeStore, logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes });
   const auth = requireCaller({ verifier: deps.verifier, directory: deps.identities });
   installMe(app, routes, auth);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ACCESS_LEVELS } from '@inntak/access';
 import { jsonProblem, textProblem, VISIBILITIES } from '@inntak/graph';
 import { PAGE_LANGUAGES } from '@inntak/publishing';
+import { DEFAULT_LIMITS } from '@inntak/jobs';
 
 /** Shapes shared by several routes; each route's own request and response sit beside it. */
 export const Id = z.uuid();
@@ -63,4 +64,15 @@ export const UpdateNodeBody = z.strictObject({
   node_id: Id,
   title: storableText(z.string().max(1000)).nullish(),
   content: storableText(z.string()).nullish(),
+});
+
+/** update_rule's body (the console's rule form parses with it too: the same bounds). */
+export const UpdateRuleBody = z.strictObject({
+  job_type: z.string().regex(/^[a-z][a-z0-9_]{0,62}$/),
+  base_priority: z.number().int().min(-32767).max(32767).optional(),
+  cpu_weight: z.number().int().min(0).max(DEFAULT_LIMITS.maxWeight).optional(),
+  max_concurrent: z.number().int().min(0).max(DEFAULT_LIMITS.maxRunning).optional(),
+  livekit_priority_adj: z.number().int().min(-32767).max(32767).optional(),
+  block_during_livekit: z.boolean().optional(),
+  timeout: z.number().int().min(1).max(86400).optional().describe('seconds'),
 });

@@ -95,6 +95,18 @@ export interface OrchestrationEntry {
   enabled: boolean;
 }
 
+/** A webhook the caller administers that refused or failed requests in a window (the home page). */
+export interface FailingWebhook {
+  id: string;
+  title: string | null;
+  /** Requests refused in the window (the counted refusals: 400, 401, 404, 413, 415, 429 …). */
+  refused: number;
+  /** Logged deliveries in the window that were not taken in (a status other than 200). */
+  failed: number;
+  /** The newest of them. */
+  lastAt: Date;
+}
+
 /**
  * The console's own reads, each filtered by the caller's access like every read path and
  * bounded. Every write goes through the use cases the API uses; these only find what to show.
@@ -115,6 +127,14 @@ export interface StudioReads extends CollectionReads {
   writableCollections(actor: Actor, limit: number): Promise<CollectionEntry[]>;
   /** Orchestrations the actor administers (system administrators: all), by collection; at most `limit`. */
   orchestrations(actor: Actor, limit: number): Promise<OrchestrationEntry[]>;
+  /** The person node's display name (its title); null when it has none. */
+  personName(personId: string): Promise<string | null>;
+  /**
+   * Webhooks the actor administers (admin on their collection; system administrators all) with
+   * refused or failed requests at or after `since`, most first; at most `limit`, and `total` the
+   * number of such webhooks.
+   */
+  failingWebhooks(actor: Actor, since: Date, limit: number): Promise<{ webhooks: FailingWebhook[]; total: number }>;
 }
 
 /** Logins under way (OpenID state) kept at most; beyond, /studio/login/start answers 503 until some end or expire. */

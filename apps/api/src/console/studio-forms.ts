@@ -53,7 +53,8 @@ export function valuesOf(body: unknown): Record<string, string> {
  * every bad field at once in words a person reads. `labels` names each field as the form does.
  */
 export function parseForm<S extends z.ZodType>(schema: S, input: Record<string, unknown>, labels: Record<string, string>, values: Record<string, string> = stringsOf(input)): z.output<S> {
-  const result = schema.safeParse(input);
+  // reportInput: the issue carries what was typed, so an empty field and a wrong one read apart.
+  const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return result.data;
   const errors: Record<string, string> = {};
   for (const issue of result.error.issues) {
@@ -72,7 +73,7 @@ export function plainMessage(issue: z.core.$ZodIssue, label: string): string {
   const name = `«${label}»`;
   switch (issue.code) {
     case 'invalid_type':
-      return issue.input === undefined || issue.input === null || issue.input === '' ? `${name} må fylles ut.` : issue.expected === 'number' ? `${name} må være et tall.` : `${name} har feil form.`;
+      return issue.input === undefined || issue.input === null || issue.input === '' ? `${name} må fylles ut.` : issue.expected === 'number' ? `${name} må være et tall.` : issue.expected === 'int' ? `${name} må være et heltall.` : `${name} har feil form.`;
     case 'too_small':
       if (issue.origin === 'string') return Number(issue.minimum) <= 1 ? `${name} må fylles ut.` : `${name} må ha minst ${issue.minimum} tegn.`;
       if (issue.origin === 'number') return `${name} må være minst ${issue.minimum}.`;

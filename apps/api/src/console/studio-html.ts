@@ -7,10 +7,13 @@ import { html, Html, type HtmlValue } from '@inntak/publishing';
  * The console's pages: server-rendered, Norwegian, escaped through the publishing pages' `html`
  * template (packages/publishing/src/html.ts). Readable at 390 px (one column, wrapping tables),
  * usable with the keyboard (a skip link, real links and buttons, visible focus), a label on
- * every control. The one script (copy buttons) only adds to what works without it.
+ * every control. The one script (copy buttons, times in the browser's zone) only adds to what
+ * works without it.
  */
 export interface StudioView {
   caller?: Caller;
+  /** The logged-in person's display name (their person node's title), for the header. */
+  name?: string;
   csrf?: string;
 }
 
@@ -32,8 +35,14 @@ button{padding:.3rem .7rem;cursor:pointer}
 label{display:block;margin:.5rem 0 .2rem}
 .row{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end}
 .row label{margin:0}
-pre{white-space:pre-wrap;word-break:break-word;background:#f3f3f1;padding:.5rem;max-height:30rem;overflow:auto}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f3f3f1;padding:.5rem;max-width:100%}
+pre[tabindex]{max-height:30rem;overflow:auto}
 code{word-break:break-all}
+main{overflow-wrap:anywhere}table{overflow-wrap:normal}
+.row>*{min-width:0;max-width:100%}
+.who{margin-left:auto;display:flex;flex-wrap:wrap;gap:.25rem .75rem;align-items:center}
+.who .role{color:#555;font-size:.9rem}
+.attention li{margin:.3rem 0}
 .notice{border-left:4px solid #1e7b34;padding:.5rem 1rem;background:#eef7ef}
 .error{border-left:4px solid #b3261e;padding:.5rem 1rem;background:#fbeceb}
 .secret{font-family:monospace;font-size:1.1rem;word-break:break-all}
@@ -44,7 +53,13 @@ section{margin:1.5rem 0}
 .field-error{color:#b3261e;font-weight:600;margin:.2rem 0}.field-error,.error{overflow-wrap:anywhere}.hint{color:#555;margin:.2rem 0}.optional{font-weight:400;color:#555}
 .field textarea,.field input[type=text],.field input[type=url],.field input[type=search]{width:100%}`;
 
-const COPY_SCRIPT = `document.addEventListener('click',function(e){var b=e.target.closest('[data-copy]');if(!b)return;navigator.clipboard.writeText(document.getElementById(b.getAttribute('data-copy')).textContent).then(function(){b.textContent='Kopiert';});});`;
+/**
+ * The console's one script, allowed by its hash (STUDIO_CSP): copy buttons, and every
+ * `<time datetime>` rewritten to the browser's own time zone with its abbreviation ("28.11.2026
+ * 10:30 CET"); the server writes UTC ("… 09:30 UTC", timeTag), which stays in the title.
+ */
+const CONSOLE_SCRIPT = `document.querySelectorAll('time[datetime]').forEach(function(t){var d=new Date(t.getAttribute('datetime'));if(isNaN(d))return;var p={};new Intl.DateTimeFormat('nb-NO',{day:'2-digit',month:'2-digit',year:'numeric',hour:'2-digit',minute:'2-digit',timeZoneName:'short'}).formatToParts(d).forEach(function(x){p[x.type]=x.value;});t.textContent=p.day+'.'+p.month+'.'+p.year+' '+p.hour+':'+p.minute+' '+p.timeZoneName;});
+document.addEventListener('click',function(e){var b=e.target.closest('[data-copy]');if(!b)return;navigator.clipboard.writeText(document.getElementById(b.getAttribute('data-copy')).textContent).then(function(){b.textContent='Kopiert';});});`;
 
 /**
  * The console's Content-Security-Policy. It shares an origin with the published pages and the
@@ -55,7 +70,7 @@ const COPY_SCRIPT = `document.addEventListener('click',function(e){var b=e.targe
 const STUDIO_CSP = [
   "default-src 'none'",
   "style-src 'unsafe-inline'",
-  `script-src 'sha256-${createHash('sha256').update(COPY_SCRIPT).digest('base64')}'`,
+  `script-src 'sha256-${createHash('sha256').update(CONSOLE_SCRIPT).digest('base64')}'`,
   "img-src 'self' data:",
   "form-action 'self'",
   "frame-ancestors 'none'",
@@ -86,7 +101,8 @@ ${
 <li><a href="/studio/samlinger">Samlinger</a></li>
 ${caller.isAdmin ? html`<li><a href="/studio/system">System</a></li>` : ''}
 </ul></nav>
-<form class="inline" method="post" action="/studio/logout">${csrfField(view)}<button type="submit">Logg ut</button></form>`
+<div class="who"><span>Innlogget som <strong>${view.name ?? 'uten navn'}</strong>${caller.isAdmin ? html` <span class="role">(systemadministrator)</span>` : ''}</span>
+<form class="inline" method="post" action="/studio/logout">${csrfField(view)}<button type="submit">Logg ut</button></form></div>`
     : ''
 }
 </header>
@@ -94,7 +110,7 @@ ${caller.isAdmin ? html`<li><a href="/studio/system">System</a></li>` : ''}
 <h1>${title}</h1>
 ${body}
 </main>
-<script>${new Html(COPY_SCRIPT)}</script>
+<script>${new Html(CONSOLE_SCRIPT)}</script>
 </body>
 </html>
 `;
@@ -123,12 +139,17 @@ export function pageHeaders(res: Response, status: number): void {
   res.setHeader('Referrer-Policy', 'same-origin');
 }
 
-export function formatTime(at: Date | string): string {
-  const date = typeof at === 'string' ? new Date(at) : at;
-  return date.toLocaleString('nb-NO', { dateStyle: 'short', timeStyle: 'medium', timeZone: 'Europe/Oslo' });
+/** A moment in UTC, said so: "28.11.2026 09:30 UTC" (with `seconds`, "28.11.2026 09:30:15 UTC"). */
+export function formatTime(at: Date | string, seconds = false): string {
+  const iso = (typeof at === 'string' ? new Date(at) : at).toISOString();
+  return `${iso.slice(8, 10)}.${iso.slice(5, 7)}.${iso.slice(0, 4)} ${iso.slice(11, seconds ? 19 : 16)} UTC`;
 }
 
+/**
+ * Every time the console shows, in one place: UTC in the page (what logs and the API say), to
+ * the second in the title; the console's script shows it in the browser's zone instead.
+ */
 export function timeTag(at: Date | string): Html {
   const date = typeof at === 'string' ? new Date(at) : at;
-  return html`<time datetime="${date.toISOString()}">${formatTime(date)}</time>`;
+  return html`<time datetime="${date.toISOString()}" title="${formatTime(date, true)}">${formatTime(date)}</time>`;
 }

@@ -2,9 +2,10 @@ import type { Request, Response, Router } from 'express';
 import { randomPKCECodeVerifier, randomNonce, randomState } from 'openid-client';
 import type { IdentityDirectory } from '@inntak/access';
 import type { Logger } from '@inntak/core';
-import { html } from '@inntak/publishing';
+import { html, type Html } from '@inntak/publishing';
 import { csrfMatches, endSession, randomToken, startSession, tokenHash, type StudioSessionStore } from '@inntak/studio';
 import { isLoopbackHost } from '../config.js';
+import { EMPTY_FORM, errorSummary, field, valuesOf, type FormState } from './studio-forms.js';
 import { layout, sendPage } from './studio-html.js';
 import type { StudioLoginProvider } from './studio-oidc.js';
 import { clearCookie, LOGIN_COOKIE, PRE_COOKIE, readCookies, requireStudioSession, safeReturnPath, SESSION_COOKIE, setCookie, studioOf, type CookieOptions } from './studio-session.js';
@@ -30,10 +31,10 @@ const LOGIN_MINUTES = 10;
 export function installStudioLogin(router: Router, deps: StudioLoginDeps): void {
   const { cookies } = deps;
 
-  router.get('/login', (req, res) => {
-    const next = safeReturnPath(req.query.neste);
-    const pre = randomToken();
+  /** The login page; `form` is a refused development form to show again (its error on the field). */
+  function loginPage(req: Request, res: Response, next: string, form: FormState = EMPTY_FORM): Html {
     const devOffered = deps.devIssuer !== undefined && fromThisMachine(req);
+    const pre = randomToken();
     if (devOffered) setCookie(res, cookies, PRE_COOKIE, pre, LOGIN_MINUTES * 60);
     const oidc = deps.login
       ? html`<p><a href="/studio/login/start?neste=${encodeURIComponent(next)}">Logg inn med OpenID Connect</a></p>`
@@ -41,14 +42,18 @@ export function installStudioLogin(router: Router, deps: StudioLoginDeps): void 
     const dev = devOffered
       ? html`<section aria-labelledby="dev"><h2 id="dev">Utviklingsinnlogging</h2>
 <p>Bare på denne maskinen (INNTAK_DEV_ISSUER=1): logg inn som en kjent person uten identitetsleverandør.</p>
+${errorSummary(form)}
 <form method="post" action="/studio/login/dev">
 <input type="hidden" name="csrf" value="${pre}"><input type="hidden" name="neste" value="${next}">
-<label for="brukernavn">Brukernavn</label>
-<input id="brukernavn" name="brukernavn" required autocomplete="username" maxlength="255">
+${field(form, { name: 'brukernavn', label: 'Brukernavn', required: true, maxlength: 255, autocomplete: 'username', hint: 'Subjektet (sub) personen ble lagt til med: inntak person add --subject …' })}
 <p><button type="submit">Logg inn</button></p>
 </form></section>`
       : '';
-    sendPage(res, 200, layout({}, 'Logg inn', html`${oidc}${dev}`));
+    return layout({}, 'Logg inn', html`${oidc}${dev}`);
+  }
+
+  router.get('/login', (req, res) => {
+    sendPage(res, 200, loginPage(req, res, safeReturnPath(req.query.neste)));
   });
 
   router.get('/login/start', async (req, res) => {
@@ -94,10 +99,15 @@ export function installStudioLogin(router: Router, deps: StudioLoginDeps): void 
     if (!csrfMatches(readCookies(req)[PRE_COOKIE] ?? '', body.csrf) || !readCookies(req)[PRE_COOKIE]) {
       return failed(res, 403, 'Skjemaet er utløpt. Last innloggingssiden på nytt.');
     }
-    const subject = typeof body.brukernavn === 'string' ? body.brukernavn.trim() : '';
-    if (!subject) return failed(res, 400, 'Skriv inn et brukernavn.');
+    const values = valuesOf(body);
+    const next = safeReturnPath(body.neste);
+    const subject = values.brukernavn?.trim() ?? '';
+    // Errors on the form itself: the field named, what was typed kept.
+    if (!subject) return sendPage(res, 400, loginPage(req, res, next, { values, errors: { brukernavn: '«Brukernavn» må fylles ut.' } }));
+    const caller = await deps.identities.findCaller(deps.devIssuer, subject);
+    if (!caller) return sendPage(res, 401, loginPage(req, res, next, { values, errors: { brukernavn: `Ukjent brukeridentitet: ingen person her har brukernavnet «${subject}».` } }));
     clearCookie(res, cookies, PRE_COOKIE);
-    await logIn(req, res, { issuer: deps.devIssuer, subject }, safeReturnPath(body.neste));
+    await logIn(req, res, { issuer: deps.devIssuer, subject }, next);
   });
 
   router.post('/logout', requireStudioSession, async (_req, res) => {

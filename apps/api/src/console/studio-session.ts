@@ -1,7 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { AppError } from '@inntak/core';
 import type { Caller, IdentityDirectory } from '@inntak/access';
-import { csrfMatches, resumeSession, type StudioSessionStore } from '@inntak/studio';
+import { csrfMatches, resumeSession, type StudioReads, type StudioSessionStore } from '@inntak/studio';
 import type { StudioView } from './studio-html.js';
 
 /** The session cookie: a random token (packages/studio sessions.ts), HttpOnly, SameSite=Lax, only for /studio. */
@@ -44,6 +44,8 @@ export function clearCookie(res: Response, options: CookieOptions, name: string)
 
 export interface StudioLocals {
   caller: Caller;
+  /** Who is logged in, for the header: the person's name, or the login's subject when it has none. */
+  name: string;
   csrf: string;
   token: string;
 }
@@ -53,14 +55,16 @@ export interface StudioLocals {
  * ones, as for /me, so a person removed since the login is logged out. Sets res.locals.studio,
  * or leaves it unset for a visitor without a (live) session.
  */
-export function loadSession(deps: { sessions: StudioSessionStore; identities: IdentityDirectory }): RequestHandler {
+export function loadSession(deps: { sessions: StudioSessionStore; identities: IdentityDirectory; reads: Pick<StudioReads, 'personName'> }): RequestHandler {
   return (req, res, next) => {
     const token = readCookies(req)[SESSION_COOKIE];
     void (async () => {
       const session = await resumeSession(deps.sessions, token);
       if (!session) return;
       const caller = await deps.identities.findCaller(session.issuer, session.subject);
-      if (caller) res.locals.studio = { caller, csrf: session.csrfToken, token: token! } satisfies StudioLocals;
+      if (!caller) return;
+      const name = (await deps.reads.personName(caller.personId)) ?? session.subject;
+      res.locals.studio = { caller, name, csrf: session.csrfToken, token: token! } satisfies StudioLocals;
     })().then(() => next(), next);
   };
 }
@@ -76,7 +80,7 @@ export function studioCaller(res: Response): Caller {
 
 export function viewOf(res: Response): StudioView {
   const studio = studioOf(res);
-  return studio ? { caller: studio.caller, csrf: studio.csrf } : {};
+  return studio ? { caller: studio.caller, name: studio.name, csrf: studio.csrf } : {};
 }
 
 /**

@@ -1,9 +1,11 @@
-import type { Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import { AppError } from '@inntak/core';
-import { cancelJob, diskStatus, JOB_STATUSES, listJobs, resourceStatus, retryJob, updateRule, type JobRule, type JobStatus } from '@inntak/jobs';
-import { html } from '@inntak/publishing';
+import { cancelJob, DEFAULT_LIMITS, diskStatus, JOB_STATUSES, listJobs, resourceStatus, retryJob, updateRule, type JobRule, type JobStatus } from '@inntak/jobs';
+import { html, type Html } from '@inntak/publishing';
 import { lineChart } from '@inntak/studio';
 import type { JobAdminDeps } from '../rest/job-admin.js';
+import { UpdateRuleBody } from '../schemas.js';
+import { EMPTY_FORM, errorSummary, field, handleForm, parseForm, valuesOf, type FormState } from './studio-forms.js';
 import { actionButton, csrfField, layout, sendPage, timeTag, type StudioView } from './studio-html.js';
 import { studioCaller, viewOf } from './studio-session.js';
 
@@ -14,19 +16,22 @@ export interface StudioSystemDeps {
 const JOB_PAGE = 50;
 const DISK_HISTORY = 500;
 const STATUS_NAMES: Record<JobStatus, string> = { queued: 'i kø', running: 'kjører', completed: 'fullført', failed: 'feilet', cancelled: 'avbrutt' };
-const RULE_FIELDS: Array<[key: keyof JobRule, form: string, label: string]> = [
-  ['basePriority', 'base_priority', 'Grunnprioritet'],
-  ['cpuWeight', 'cpu_weight', 'CPU-vekt'],
-  ['maxConcurrent', 'max_concurrent', 'Maks samtidige'],
-  ['livekitPriorityAdj', 'livekit_priority_adj', 'Justering under direktesending'],
-  ['timeoutSeconds', 'timeout', 'Tidsavbrudd (s)'],
+/** The rule form's number fields, with update_rule's bounds (UpdateRuleBody) as min and max. */
+const RULE_FIELDS: Array<[key: keyof JobRule, form: string, label: string, min: number, max: number]> = [
+  ['basePriority', 'base_priority', 'Grunnprioritet', -32767, 32767],
+  ['cpuWeight', 'cpu_weight', 'CPU-vekt', 0, DEFAULT_LIMITS.maxWeight],
+  ['maxConcurrent', 'max_concurrent', 'Maks samtidige', 0, DEFAULT_LIMITS.maxRunning],
+  ['livekitPriorityAdj', 'livekit_priority_adj', 'Justering under direktesending', -32767, 32767],
+  ['timeoutSeconds', 'timeout', 'Tidsavbrudd (sekunder)', 1, 86400],
 ];
+const RULE_LABELS: Record<string, string> = { job_type: 'Jobbtype', block_during_livekit: 'Stopp under direktesending', ...Object.fromEntries(RULE_FIELDS.map(([, name, label]) => [name, label])) };
 
 /** System administrators: jobs (retry, cancel), resources with the disk history, priority rules (update_rule). */
 export function installStudioSystem(router: Router, deps: StudioSystemDeps): void {
   const { store } = deps.jobAdmin;
 
-  router.get('/system', async (req, res) => {
+  /** The page; `form` is a refused rule form to show again on it. */
+  async function systemPage(req: Request, res: Response, form?: FormState): Promise<Html> {
     const caller = studioCaller(res);
     const status = (JOB_STATUSES as readonly unknown[]).includes(req.query.status) ? (req.query.status as JobStatus) : undefined;
     const cursor = /^\d{1,15}$/.test(String(req.query.cursor ?? '')) ? Number(req.query.cursor) : undefined;
@@ -35,13 +40,10 @@ export function installStudioSystem(router: Router, deps: StudioSystemDeps): voi
     const [resources, disk] = await Promise.all([resourceStatus(store, caller, deps.jobAdmin.liveRooms), diskStatus(store, caller, DISK_HISTORY)]);
     const view = viewOf(res);
     const notice = req.query.ok === 'regel' ? 'Regelen er lagret; arbeiderne bruker den uten omstart.' : req.query.ok === 'jobb' ? 'Jobben er oppdatert.' : undefined;
-    sendPage(
-      res,
-      200,
-      layout(
-        view,
-        'System',
-        html`${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
+    return layout(
+      view,
+      'System',
+      html`${notice && !form ? html`<p class="notice" role="status">${notice}</p>` : ''}
 ${jobsSection(view, jobs, status)}
 <section aria-labelledby="ressurser"><h2 id="ressurser">Ressurser</h2>
 <p>${resources.running.length} jobber kjører; direktesending ${resources.liveRoom.active ? 'pågår' : 'pågår ikke'}; ${resources.workers.length} arbeiderprosesser.</p>
@@ -54,9 +56,12 @@ ${lineChart({
   formatY: (y) => `${y.toFixed(0)} %`,
   yMax: 100,
 })}</section>
-${rulesSection(view, resources.rules)}`,
-      ),
+${rulesSection(view, resources.rules, form)}`,
     );
+  }
+
+  router.get('/system', async (req, res) => {
+    sendPage(res, 200, await systemPage(req, res));
   });
 
   router.post('/system/jobber/:id/:action', async (req, res) => {
@@ -68,25 +73,31 @@ ${rulesSection(view, resources.rules)}`,
   });
 
   router.post('/system/regler', async (req, res) => {
-    const form = req.body as Record<string, unknown>;
-    const number = (name: string) => {
-      const raw = form[name];
-      if (raw === undefined || raw === '') return undefined;
-      if (typeof raw !== 'string' || !/^-?\d{1,6}$/.test(raw.trim())) throw new AppError('invalid_input', { detail: `${name}: forventet et heltall` });
-      return Number(raw);
-    };
-    const jobType = typeof form.job_type === 'string' ? form.job_type : '';
-    if (!/^[a-z][a-z0-9_]{0,62}$/.test(jobType)) throw new AppError('invalid_input', { detail: 'job_type' });
-    await updateRule(store, studioCaller(res), {
-      jobType,
-      basePriority: number('base_priority'),
-      cpuWeight: number('cpu_weight'),
-      maxConcurrent: number('max_concurrent'),
-      livekitPriorityAdj: number('livekit_priority_adj'),
-      blockDuringLivekit: form.block_during_livekit === 'on',
-      timeoutSeconds: number('timeout'),
+    const values = valuesOf(req.body);
+    // A refused form is the system page again, with the error beside the rule's field.
+    await handleForm(res, values, (state) => systemPage(req, res, state), async () => {
+      const number = (name: string) => {
+        const raw = values[name]?.trim();
+        return raw === undefined || raw === '' ? undefined : /^-?\d+(?:\.\d+)?$/.test(raw) ? Number(raw) : raw;
+      };
+      // update_rule's own body schema: the API's bounds, told per field in plain Norwegian.
+      const body = parseForm(
+        UpdateRuleBody,
+        { job_type: values.job_type ?? '', ...Object.fromEntries(RULE_FIELDS.map(([, name]) => [name, number(name)])), block_during_livekit: values.block_during_livekit === 'on' },
+        RULE_LABELS,
+        values,
+      );
+      await updateRule(store, studioCaller(res), {
+        jobType: body.job_type,
+        basePriority: body.base_priority,
+        cpuWeight: body.cpu_weight,
+        maxConcurrent: body.max_concurrent,
+        livekitPriorityAdj: body.livekit_priority_adj,
+        blockDuringLivekit: body.block_during_livekit,
+        timeoutSeconds: body.timeout,
+      });
+      res.redirect(303, '/studio/system?ok=regel');
     });
-    res.redirect(303, '/studio/system?ok=regel');
   });
 }
 
@@ -104,12 +115,15 @@ ${rows.length ? html`<div class="scroll" role="region" tabindex="0" aria-label="
 ${next}</section>`;
 }
 
-function rulesSection(view: StudioView, rules: JobRule[]) {
+function rulesSection(view: StudioView, rules: JobRule[], form?: FormState) {
   const ruleForm = (rule: JobRule) => {
     const id = (name: string) => `${name}-${rule.jobType}`;
+    // Only the form that was posted shows its errors and posted values.
+    const state = form?.values.job_type === rule.jobType ? form : EMPTY_FORM;
     return html`<form method="post" action="/studio/system/regler"><fieldset><legend>${rule.jobType}</legend>${csrfField(view)}<input type="hidden" name="job_type" value="${rule.jobType}">
-<div class="row">${RULE_FIELDS.map(([key, name, label]) => html`<div><label for="${id(name)}">${label}</label><input id="${id(name)}" name="${name}" inputmode="numeric" size="7" value="${String(rule[key])}"></div>`)}
-<div><input type="checkbox" id="${id('block')}" name="block_during_livekit"${rule.blockDuringLivekit ? html` checked` : ''}> <label for="${id('block')}" style="display:inline">Stopp under direktesending</label></div>
+${errorSummary(state, Object.fromEntries(RULE_FIELDS.map(([, name]) => [name, id(name)])))}
+<div class="row">${RULE_FIELDS.map(([key, name, label, min, max]) => field(state, { name, id: id(name), label, type: 'number', min, max, required: true, value: String(rule[key]) }))}
+<div class="field"><input type="checkbox" id="${id('block')}" name="block_during_livekit"${(form === state ? state.values.block_during_livekit === 'on' : rule.blockDuringLivekit) ? html` checked` : ''}> <label for="${id('block')}" style="display:inline">Stopp under direktesending</label></div>
 <button type="submit">Lagre<span class="vh"> ${rule.jobType}</span></button></div></fieldset></form>`;
   };
   return html`<section aria-labelledby="regler"><h2 id="regler">Prioritetsregler</h2>${rules.map(ruleForm)}</section>`;

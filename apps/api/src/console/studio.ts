@@ -8,6 +8,7 @@ import { errorResponse } from '../errors.js';
 import { isLoopbackHost } from '../config.js';
 import type { RouteRegistry } from '../route-registry.js';
 import { layout, sendPage } from './studio-html.js';
+import { installStudioHome } from './studio-home.js';
 import { installStudioLogin } from './studio-login.js';
 import type { StudioLoginProvider } from './studio-oidc.js';
 import { loadSession, requireStudioSession, viewOf, type CookieOptions } from './studio-session.js';
@@ -43,7 +44,7 @@ export type StudioDeps = StudioWebhookDeps &
   };
 
 const PAGES: Array<[method: 'get' | 'post', path: string, summary: string]> = [
-  ['get', '/studio', 'The console (HTML): what the logged-in person may do'],
+  ['get', '/studio', 'The console (HTML): what needs the logged-in person (failing webhooks, tests waiting for a decision, failed jobs) and the way on'],
   ['get', '/studio/login', 'Login page: OpenID Connect, and with INNTAK_DEV_ISSUER=1 a development form'],
   ['get', '/studio/login/start', 'Starts an OpenID Connect login (authorization code + PKCE): 303 to the provider'],
   ['get', '/studio/callback', "The provider's redirect back: the code is exchanged, a session cookie set"],
@@ -132,7 +133,7 @@ export function installStudio(app: Express, registry: RouteRegistry, deps: Studi
   const cookies: CookieOptions = { secure: !isLoopbackHost(host) };
   const router = express.Router();
   router.use(express.urlencoded({ extended: false, limit: '256kb', parameterLimit: 100 }));
-  router.use(loadSession({ sessions: deps.studio.sessions, identities: deps.identities }));
+  router.use(loadSession({ sessions: deps.studio.sessions, identities: deps.identities, reads: deps.studio.reads }));
   installStudioLogin(router, {
     sessions: deps.studio.sessions,
     identities: deps.identities,
@@ -144,24 +145,7 @@ export function installStudio(app: Express, registry: RouteRegistry, deps: Studi
     devIssuer: deps.studio.devIssuer,
   });
   router.use(requireStudioSession);
-  router.get('/', (_req, res) => {
-    const view = viewOf(res);
-    sendPage(
-      res,
-      200,
-      layout(
-        view,
-        'Oversikt',
-        html`<ul>
-<li><a href="/studio/publikasjoner">Publikasjoner</a>: forsidetester, publisering, varianter</li>
-<li><a href="/studio/webhooks">Webhooks</a>: leveranser, maler, nøkler</li>
-<li><a href="/studio/orkestreringer">Orkestreringer</a>: skript, kjøringer og logg</li>
-<li><a href="/studio/samlinger">Samlinger</a>: opprett, medlemmer og tilgang</li>
-${view.caller?.isAdmin ? html`<li><a href="/studio/system">System</a>: jobber, ressurser, prioritetsregler</li>` : ''}
-</ul>`,
-      ),
-    );
-  });
+  installStudioHome(router, deps);
   installStudioWebhookManage(router, deps);
   installStudioWebhooks(router, deps);
   installStudioDeliveries(router, deps);

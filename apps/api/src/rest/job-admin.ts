@@ -19,7 +19,7 @@ import {
 } from '@inntak/jobs';
 import { latestPruneRun, type MediaStore } from '@inntak/media';
 import type { RouteRegistry } from '../route-registry.js';
-import { Timestamp } from '../schemas.js';
+import { Timestamp, UpdateRuleBody } from '../schemas.js';
 
 export interface JobAdminDeps {
   store: JobAdminStore;
@@ -283,15 +283,7 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
       description: ADMIN,
       tags: TAGS,
       auth: 'jwt',
-      body: z.strictObject({
-        job_type: z.string().regex(/^[a-z][a-z0-9_]{0,62}$/),
-        base_priority: z.number().int().min(-32767).max(32767).optional(),
-        cpu_weight: z.number().int().min(0).max(DEFAULT_LIMITS.maxWeight).optional(),
-        max_concurrent: z.number().int().min(0).max(DEFAULT_LIMITS.maxRunning).optional(),
-        livekit_priority_adj: z.number().int().min(-32767).max(32767).optional(),
-        block_during_livekit: z.boolean().optional(),
-        timeout: z.number().int().min(1).max(86400).optional().describe('seconds'),
-      }),
+      body: UpdateRuleBody,
       response: { status: 200, schema: z.object({ rule: Rule }) },
       errors: [400, 401, 403],
     },

@@ -1,10 +1,11 @@
 import { sql } from 'kysely';
 import type { Actor } from '@inntak/access';
 import { isAbStatus } from '@inntak/ab-testing';
-import type { ArticleEntry, CollectionEntry, MemberEntry, OrchestrationEntry, PersonEntry, PublicationEntry, StudioReads, VariantHour } from '@inntak/studio';
+import type { ArticleEntry, CollectionEntry, FailingWebhook, MemberEntry, OrchestrationEntry, PersonEntry, PublicationEntry, StudioReads, VariantHour } from '@inntak/studio';
 import * as collectionReads from './collection-reads.js';
 import type { Db } from '../platform/index.js';
 import { accessLevelOf, hasAccessAtLeast, nodeVisibleTo } from '../graph/index.js';
+import { failingWebhooks, personName } from './studio-attention.js';
 
 /**
  * The console's reads (packages/studio ports.ts). Each filters by the caller's access rows (a
@@ -29,6 +30,14 @@ export class PostgresStudioReads implements StudioReads {
 
   persons(actor: Actor, search: string, limit: number): Promise<PersonEntry[]> {
     return collectionReads.persons(this.db, actor, search, limit);
+  }
+
+  personName(personId: string): Promise<string | null> {
+    return personName(this.db, personId);
+  }
+
+  failingWebhooks(actor: Actor, since: Date, limit: number): Promise<{ webhooks: FailingWebhook[]; total: number }> {
+    return failingWebhooks(this.db, actor, since, limit);
   }
 
   private publicationQuery(actor: Actor) {
