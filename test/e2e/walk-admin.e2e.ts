@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHmac } from 'node:crypto';
-import { createCollection, createPerson } from '@inntak/postgres/graph';
 import { logInAs, startStudioScene, WalkChecker, WIDTHS, type StudioScene } from './studio-walk.js';
+import { createCollection, createPerson } from '@inntak/access';
+import { storesOn } from '@inntak/postgres/testing';
 
 /**
  * Issue 39, point 7: the webhook administrator's whole job in a real browser, at a desktop and a
@@ -19,8 +20,8 @@ let scene: StudioScene;
 
 beforeAll(async () => {
   scene = await startStudioScene();
-  const admin = await createPerson(scene.db.db, { subject: 'vevkrok', name: 'Webhook-admin' });
-  await createCollection(scene.db.db, { title: 'Innboks', ownerId: admin.id });
+  const admin = await createPerson(storesOn(scene.db.db).graph, { subject: 'vevkrok', name: 'Webhook-admin' });
+  await createCollection(storesOn(scene.db.db).graph, { title: 'Innboks', ownerId: admin.id });
 });
 afterAll(() => scene?.close());
 

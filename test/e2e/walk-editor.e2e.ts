@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
-import { createPerson } from '@inntak/postgres/graph';
 import { logInAs, startStudioScene, WalkChecker, WIDTHS, type StudioScene } from './studio-walk.js';
+import { createPerson } from '@inntak/access';
+import { storesOn } from '@inntak/postgres/testing';
 
 /**
  * Issue 39, point 7: an editor's whole job in the console, as a person does it, at a desktop and a
@@ -16,7 +17,7 @@ const checker = new WalkChecker('editor');
 beforeAll(async () => {
   scene = await startStudioScene();
   // A new editor per width: each starts with no publication, as a new user does.
-  for (const width of WIDTHS) await createPerson(scene.db.db, { subject: `redaktor-${width}`, name: `Redaktør ${width}` });
+  for (const width of WIDTHS) await createPerson(storesOn(scene.db.db).graph, { subject: `redaktor-${width}`, name: `Redaktør ${width}` });
 });
 
 afterAll(() => scene?.close());

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
-import { createCollection, createPerson } from '@inntak/postgres/graph';
-import { createWebhook } from '@inntak/postgres/intake';
 import { enqueueJob } from '@inntak/postgres/jobs';
 import { logInAs, startStudioScene, WalkChecker, WIDTHS, type StudioScene } from './studio-walk.js';
+import { createCollection, createPerson, OPERATOR } from '@inntak/access';
+import { createWebhook } from '@inntak/intake';
+import { storesOn } from '@inntak/postgres/testing';
 
 /**
  * The console made for people (issue 39, point 5), walked in Chromium at 1280 and 390 px: a
@@ -25,10 +26,10 @@ const UTC_TIME = /^\d\d\.\d\d\.\d{4} \d\d:\d\d:\d\d UTC$/;
 beforeAll(async () => {
   scene = await startStudioScene();
   const { db, base } = scene;
-  const admin = await createPerson(db.db, { subject: 'drift', name: 'Dag Drift', admin: true });
-  await createPerson(db.db, { subject: 'rolig', name: 'Rolf Rolig' });
-  const inbox = await createCollection(db.db, { title: 'Chat', ownerId: admin.id });
-  const hook = await createWebhook(db.db, { collectionId: inbox.id, templateId: 'chat-message', title: 'Slack-varsler', createdBy: admin.id });
+  const admin = await createPerson(storesOn(db.db).graph, { subject: 'drift', name: 'Dag Drift', admin: true });
+  await createPerson(storesOn(db.db).graph, { subject: 'rolig', name: 'Rolf Rolig' });
+  const inbox = await createCollection(storesOn(db.db).graph, { title: 'Chat', ownerId: admin.id });
+  const hook = await createWebhook(storesOn(db.db).webhookAdmin, OPERATOR, { collectionId: inbox.id, templateId: 'chat-message', title: 'Slack-varsler', createdBy: admin.id });
   ids.hook = hook.id;
   const deliver = (body: string) => fetch(`${base}/api/webhook/${hook.token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
   // A Slack bot message as Slack sends it (attachments with long unbroken URLs and block ids).

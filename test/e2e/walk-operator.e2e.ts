@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
-import { createCollection, createNode, createPerson } from '@inntak/postgres/graph';
-import type { OpenTestDatabase } from '@inntak/postgres/testing';
+import { type OpenTestDatabase, storesOn } from '@inntak/postgres/testing';
 import { runGovernedOnce } from '../../apps/worker/src/__tests__/run-governed-once.js';
 import { logInAs, startStudioScene, WalkChecker, WIDTHS, type StudioScene } from './studio-walk.js';
+import { createCollection, createNode, createPerson } from '@inntak/access';
 
 /**
  * The operator's job (issue 39, point 7), as a person would do it in Chromium at 1280 and 390
@@ -25,14 +25,11 @@ const BROKEN = 'steps:\n  - action: create_node\n    with: { node_kind: content,
 beforeAll(async () => {
   scene = await startStudioScene();
   ({ db, base } = scene);
-  await createPerson(db.db, { subject: 'drift', name: 'Drift', admin: true });
-  await createPerson(db.db, { subject: 'vakt', name: 'Vera Vakt' });
-  const owner = await createPerson(db.db, { subject: 'eier', name: 'Eier' });
-  const inbox = await createCollection(db.db, { title: 'Innboks', ownerId: owner.id });
-  const made = await createNode(
-    db.db,
-    { personId: owner.id, isAdmin: false },
-    { node_kind: 'orchestration', title: 'Bestilling', content: GOOD.replace('Bestilt', 'Gammel'), collection_id: inbox.id, metadata: { trigger: { event: 'manual' } } },
+  await createPerson(storesOn(db.db).graph, { subject: 'drift', name: 'Drift', admin: true });
+  await createPerson(storesOn(db.db).graph, { subject: 'vakt', name: 'Vera Vakt' });
+  const owner = await createPerson(storesOn(db.db).graph, { subject: 'eier', name: 'Eier' });
+  const inbox = await createCollection(storesOn(db.db).graph, { title: 'Innboks', ownerId: owner.id });
+  const made = await createNode(storesOn(db.db).graph, { personId: owner.id, isAdmin: false }, { node_kind: 'orchestration', title: 'Bestilling', content: GOOD.replace('Bestilt', 'Gammel'), collection_id: inbox.id, metadata: { trigger: { event: 'manual' } } }
   );
   orchestration = made.id;
 });

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { deliveryInHand, receiveWebhook } from '@inntak/intake';
-import { createCollection, createPerson } from '@inntak/postgres/graph';
-import { createWebhook, PostgresIntakeStore } from '@inntak/postgres/intake';
-import { openTestDatabase, type OpenTestDatabase } from '@inntak/postgres/testing';
+import { deliveryInHand, receiveWebhook, createWebhook } from '@inntak/intake';
+import { PostgresIntakeStore } from '@inntak/postgres/intake';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '@inntak/postgres/testing';
 import { runCli } from './__tests__/run-cli.js';
+import { createCollection, createPerson, OPERATOR } from '@inntak/access';
 
 // `inntak webhook replay` run as a user runs it (the build): the same use case as the API's route.
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
@@ -12,14 +12,14 @@ let h: OpenTestDatabase;
 let collection: string;
 beforeAll(async () => {
   h = await openTestDatabase(quiet);
-  const owner = (await createPerson(h.db, { subject: 'owner' })).id;
-  collection = (await createCollection(h.db, { title: 'C', ownerId: owner })).id;
+  const owner = (await createPerson(storesOn(h.db).graph, { subject: 'owner' })).id;
+  collection = (await createCollection(storesOn(h.db).graph, { title: 'C', ownerId: owner })).id;
 });
 afterAll(() => h.dispose());
 
 describe('inntak webhook replay', () => {
   it('replays a stored delivery through the current template: a new node, its log row marked as a replay', async () => {
-    const webhook = await createWebhook(h.db, { collectionId: collection, title: 'Krok' });
+    const webhook = await createWebhook(storesOn(h.db).webhookAdmin, OPERATOR, { collectionId: collection, title: 'Krok' });
     const store = new PostgresIntakeStore(h);
     const first = await receiveWebhook({ store, logger: quiet }, deliveryInHand({ token: webhook.token, body: JSON.stringify({ title: 'Hei' }), headers: { 'x-github-delivery': 'd-1' } }));
     const original = await h.db.selectFrom('webhook_deliveries').select('id').where('node_id', '=', first.node_id).executeTakeFirstOrThrow();

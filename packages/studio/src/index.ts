@@ -1,7 +1,7 @@
 // The console at /studio (issue 26): sessions and CSRF tokens over the StudioSessionStore port,
 // the console's own bounded reads (StudioReads), A/B test views and server-drawn SVG charts.
 // Every write the console makes goes through the other packages' use cases.
-export type { StudioSessionStore, StoredSession, StoredLogin, StudioReads, PublicationEntry, ArticleEntry, VariantEntry, VariantHour, OrchestrationEntry, CollectionEntry, FailingWebhook } from './ports.js';
+export type { StudioSessionStore, StoredSession, StoredLogin, StudioReads, PublicationEntry, ArticleEntry, VariantEntry, VariantHour, OrchestrationEntry, WritableCollection, FailingWebhook } from './ports.js';
 export { MAX_PENDING_LOGINS } from './ports.js';
 export type { CollectionReads, CollectionEntry, MemberEntry, PersonEntry } from './collection-reads.js';
 export { randomToken, tokenHash, csrfMatches, startSession, resumeSession, endSession, type StartedSession } from './sessions.js';

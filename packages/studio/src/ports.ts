@@ -76,7 +76,7 @@ export interface VariantHour {
 }
 
 /** A collection the caller may write nodes into. */
-export interface CollectionEntry {
+export interface WritableCollection {
   id: string;
   title: string;
   /** The publication's slug when the collection is one. */
@@ -124,7 +124,7 @@ export interface StudioReads extends CollectionReads {
    * Collections a node may be written into by the actor (create_node's collection_id: member or
    * better; system administrators: all), publications first, then by title; at most `limit`.
    */
-  writableCollections(actor: Actor, limit: number): Promise<CollectionEntry[]>;
+  writableCollections(actor: Actor, limit: number): Promise<WritableCollection[]>;
   /** Orchestrations the actor administers (system administrators: all), by collection; at most `limit`. */
   orchestrations(actor: Actor, limit: number): Promise<OrchestrationEntry[]>;
   /** The person node's display name (its title); null when it has none. */

@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrate, openDatabase, type DatabaseHandle } from '@inntak/postgres';
-import { createCollection, createPerson } from '@inntak/postgres/graph';
-import { createWebhook } from '@inntak/postgres/intake';
 import { SqliteSpool } from '@inntak/spool';
-import type { KeptTarget } from '@inntak/intake';
+import { type KeptTarget, createWebhook } from '@inntak/intake';
 import { startStoppablePostgres, startTestIssuer, type StoppablePostgres, type TestIssuer } from '@inntak/test-support';
 import { startApiServer, type ApiServer } from '../api-server.js';
 import { OidcTokenVerifier } from '../oidc-verifier.js';
 import { captureLogger, type LogEntry } from './helpers.js';
+import { createCollection, createPerson, OPERATOR } from '@inntak/access';
+import { storesOn } from '@inntak/postgres/testing';
 
 /**
  * An API over a PostgreSQL the test can really stop (a throw-away cluster from Debian's
@@ -50,10 +50,10 @@ export async function startOutageScene(): Promise<OutageScene> {
   await migrate(pg.url);
   const database = openDatabase({ connectionString: pg.url, logger });
   const issuer = await startTestIssuer();
-  const owner = await createPerson(database.db, { subject: 'owner', name: 'Eier' });
-  const collection = await createCollection(database.db, { title: 'Innboks', ownerId: owner.id });
-  const a = await createWebhook(database.db, { collectionId: collection.id, templateId: null, createdBy: owner.id });
-  const b = await createWebhook(database.db, { collectionId: collection.id, templateId: null, createdBy: owner.id });
+  const owner = await createPerson(storesOn(database.db).graph, { subject: 'owner', name: 'Eier' });
+  const collection = await createCollection(storesOn(database.db).graph, { title: 'Innboks', ownerId: owner.id });
+  const a = await createWebhook(storesOn(database.db).webhookAdmin, OPERATOR, { collectionId: collection.id, templateId: null, createdBy: owner.id });
+  const b = await createWebhook(storesOn(database.db).webhookAdmin, OPERATOR, { collectionId: collection.id, templateId: null, createdBy: owner.id });
   const spoolDir = mkdtempSync(join(tmpdir(), 'inntak-spool-test-'));
   const api = await startApiServer(
     {

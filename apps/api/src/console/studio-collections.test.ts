@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import type { Express } from 'express';
-import { createPerson } from '@inntak/postgres/graph';
 import { setupTestContext, type TestContext } from '../__tests__/helpers.js';
 import { get, logIn, postForm, studioApp, type Browser } from '../__tests__/studio-scene.js';
+import { createPerson } from '@inntak/access';
+import { storesOn } from '@inntak/postgres/testing';
 
 // Collections and their members in the console (issue 39): every change through create_collection,
 // grant_access and revoke_access, with their rules (the last owner stays; owner takes owner).
@@ -21,9 +22,9 @@ beforeAll(async () => {
   ctx = await setupTestContext();
   app = studioApp(ctx);
   // A person nobody shares anything with, found only by their exact login subject.
-  newcomer = await createPerson(ctx.database.db, { subject: 'ny-kollega-sub', name: 'Nora Nykommer' });
+  newcomer = await createPerson(storesOn(ctx.database.db).graph, { subject: 'ny-kollega-sub', name: 'Nora Nykommer' });
   // A person who shares the owner's collection already: found by a part of the name.
-  colleague = await createPerson(ctx.database.db, { subject: 'kollega-sub', name: 'Kari Kollega' });
+  colleague = await createPerson(storesOn(ctx.database.db).graph, { subject: 'kollega-sub', name: 'Kari Kollega' });
   const granted = await request(app).post('/intentions/grant_access').set('Authorization', await ctx.ownerAuthorization()).send({ subject_id: colleague.id, object_id: ctx.collectionId, access: 'member' });
   expect(granted.status).toBe(200);
   await ctx.addPerson('fremmed');

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import type { Express } from 'express';
-import { createPerson } from '@inntak/postgres/graph';
 import { enqueueJob } from '@inntak/postgres/jobs';
 import { setupTestContext, type TestContext } from '../__tests__/helpers.js';
 import { get, logIn, postForm, studioApp, type Browser } from '../__tests__/studio-scene.js';
+import { createPerson } from '@inntak/access';
+import { storesOn } from '@inntak/postgres/testing';
 
 // The console made for people (issue 39, point 5): the home page's attention list, who is
 // logged in, times with their zone, the rule and login forms' errors, favicon and robots.txt.
@@ -29,9 +30,9 @@ async function api(path: string, body: object) {
 beforeAll(async () => {
   ctx = await setupTestContext();
   app = studioApp(ctx);
-  const memberPerson = await createPerson(ctx.database.db, { subject: 'medlem', name: 'Mari Medlem' });
-  await createPerson(ctx.database.db, { subject: 'fremmed' });
-  await createPerson(ctx.database.db, { subject: 'drift', name: 'Dag Drift', admin: true });
+  const memberPerson = await createPerson(storesOn(ctx.database.db).graph, { subject: 'medlem', name: 'Mari Medlem' });
+  await createPerson(storesOn(ctx.database.db).graph, { subject: 'fremmed' });
+  await createPerson(storesOn(ctx.database.db).graph, { subject: 'drift', name: 'Dag Drift', admin: true });
   // A webhook refusing two unsigned requests.
   webhook = await ctx.addWebhook(null);
   await ctx.database.pool.query(`insert into webhook_secrets (webhook_id, scheme, secret) values ($1, 'github', 'hemmelig')`, [webhook.id]);

@@ -187,7 +187,7 @@ export function installOrchestrationManage(
     },
     auth,
     async ({ body, caller }) => {
-      const made = await addCollectionOrchestration(store, body, deps.orchestrationsPerPerson ?? DEFAULT_ORCHESTRATIONS_PER_PERSON, caller);
+      const made = await addCollectionOrchestration(store, body, deps.orchestration.perPerson, caller);
       return { id: made.id, observes_edge_id: made.observes_edge_id, steps: made.steps };
     },
   );

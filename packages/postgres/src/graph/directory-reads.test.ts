@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { AppError } from '@inntak/core';
-import { listCollections, listPersons, OPERATOR } from '@inntak/access';
-import { openTestDatabase, type OpenTestDatabase } from '../testing/index.js';
+import { listCollections, listPersons, OPERATOR, createCollection, createPerson, grantAccess } from '@inntak/access';
+import { openTestDatabase, type OpenTestDatabase, storesOn } from '../testing/index.js';
 import { PostgresDirectoryReads } from './directory-reads.js';
-import { createCollection, createPerson, grantAccess } from './graph-writes.js';
 
 // Issue 39 (CLI): the directory's use cases (packages/access directory.ts) over the real reads.
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
@@ -15,13 +14,13 @@ let hidden: string, shared: string, open: string;
 beforeAll(async () => {
   h = await openTestDatabase(quiet);
   reads = new PostgresDirectoryReads(h.db);
-  alice = (await createPerson(h.db, { subject: 'alice', name: 'Alice' })).id;
-  bob = (await createPerson(h.db, { subject: 'bob', issuer: 'https://id.example' })).id;
-  carol = (await createPerson(h.db, { subject: 'carol', admin: true })).id;
-  hidden = (await createCollection(h.db, { title: 'Skjult', ownerId: alice })).id;
-  shared = (await createCollection(h.db, { title: 'Delt', ownerId: alice })).id;
-  open = (await createCollection(h.db, { title: 'Åpen', ownerId: alice, visibility: 'open' })).id;
-  await grantAccess(h.db, OPERATOR, { subject_id: bob, object_id: shared, access: 'reader' });
+  alice = (await createPerson(storesOn(h.db).graph, { subject: 'alice', name: 'Alice' })).id;
+  bob = (await createPerson(storesOn(h.db).graph, { subject: 'bob', issuer: 'https://id.example' })).id;
+  carol = (await createPerson(storesOn(h.db).graph, { subject: 'carol', admin: true })).id;
+  hidden = (await createCollection(storesOn(h.db).graph, { title: 'Skjult', ownerId: alice })).id;
+  shared = (await createCollection(storesOn(h.db).graph, { title: 'Delt', ownerId: alice })).id;
+  open = (await createCollection(storesOn(h.db).graph, { title: 'Åpen', ownerId: alice, visibility: 'open' })).id;
+  await grantAccess(storesOn(h.db).graph, OPERATOR, { subject_id: bob, object_id: shared, access: 'reader' });
 });
 afterAll(() => h.dispose());
 
@@ -69,7 +68,7 @@ describe('listing collections', () => {
     const ids = async (personId: string) => (await listCollections(reads, { personId, isAdmin: false }, { limit: 50 })).collections.map((c) => c.id);
     expect(await ids(alice)).toEqual([hidden, shared, open]);
     expect(await ids(bob)).toEqual([shared, open]);
-    const dave = (await createPerson(h.db, { subject: 'dave' })).id;
+    const dave = (await createPerson(storesOn(h.db).graph, { subject: 'dave' })).id;
     expect(await ids(dave)).toEqual([open]);
   });
 

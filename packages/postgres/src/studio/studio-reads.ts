@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Actor } from '@inntak/access';
 import { isAbStatus } from '@inntak/ab-testing';
-import type { ArticleEntry, CollectionEntry, FailingWebhook, MemberEntry, OrchestrationEntry, PersonEntry, PublicationEntry, StudioReads, VariantHour } from '@inntak/studio';
+import type { ArticleEntry, CollectionEntry, FailingWebhook, MemberEntry, OrchestrationEntry, PersonEntry, PublicationEntry, StudioReads, VariantHour, WritableCollection } from '@inntak/studio';
 import * as collectionReads from './collection-reads.js';
 import type { Db } from '../platform/index.js';
 import { accessLevelOf, hasAccessAtLeast, nodeVisibleTo } from '../graph/index.js';
@@ -114,7 +114,7 @@ export class PostgresStudioReads implements StudioReads {
     return rows.map((r) => ({ variantId: r.variant_edge_id, hour: r.hour, impressions: Number(r.impressions), clicks: Number(r.clicks) }));
   }
 
-  async writableCollections(actor: Actor, limit: number): Promise<CollectionEntry[]> {
+  async writableCollections(actor: Actor, limit: number): Promise<WritableCollection[]> {
     const callerId = actor.personId;
     return this.db
       .selectFrom('nodes as n')
