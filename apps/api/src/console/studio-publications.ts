@@ -2,10 +2,11 @@ import type { Request, Response, Router } from 'express';
 import { AppError, isUuid } from '@inntak/core';
 import { abOverride, createVariant, html, publishArticle, unpublishArticle, type Html, type PublishingStore } from '@inntak/publishing';
 import { abResults, type AbResultsStore, type TestResult } from '@inntak/ab-testing';
-import { cumulativeCtr, formatPercent, lineChart, loneViews, testViewOf, type ArticleEntry, type PublicationEntry, type StudioReads, type TestView, type VariantHour } from '@inntak/studio';
+import { loneViews, testViewOf, type ArticleEntry, type PublicationEntry, type StudioReads, type VariantHour } from '@inntak/studio';
 import { CreateVariantBody } from '../schemas.js';
 import { EMPTY_FORM, errorSummary, field, handleForm, parseForm, valuesOf, type FormState } from './studio-forms.js';
 import { actionButton, csrfField, layout, sendPage, timeTag, type StudioView } from './studio-html.js';
+import { testSection } from './studio-ab-test.js';
 import { studioCaller, viewOf } from './studio-session.js';
 
 export interface StudioPublicationDeps {
@@ -135,30 +136,6 @@ ${administers ? variantForm(view, base, article, form?.values.article_id === art
 </section>`;
 }
 
-function testSection(view: StudioView, base: string, article: ArticleEntry, test: TestView, hours: VariantHour[], administers: boolean) {
-  const ids = new Set(test.variants.map((v) => v.id));
-  const series = cumulativeCtr(hours.filter((h) => ids.has(h.variantId)));
-  const titleOf = (id: string) => test.variants.find((v) => v.id === id)?.title ?? id;
-  const rows = test.variants.map(
-    (v) => html`<tr><th scope="row">${v.title}</th><td>${statusText(v.status)}</td><td>${v.impressions}</td><td>${v.clicks}</td>
-<td>${formatPercent(v.ctr)}</td><td>${formatPercent(v.interval.low)}–${formatPercent(v.interval.high)}</td>
-<td>${v.lift === null ? '–' : `${signed(v.lift.estimate)} (${signed(v.lift.low)} til ${signed(v.lift.high)})`}</td>
-${administers ? html`<td>${v.status === 'winner' || v.status === null ? '' : actionButton(view, `${base}/vinner`, html`Velg som vinner<span class="vh">: ${v.title}</span>`, { edge_id: v.id })}</td>` : ''}</tr>`,
-  );
-  return html`<h3>Test: ${test.variantType}${test.round !== null && test.round > 1 ? ` (runde ${test.round})` : ''}</h3>
-<p>${test.explanation}</p>
-<div class="scroll" role="region" tabindex="0" aria-label="Tabell (kan rulles sideveis)"><table><caption>Varianter av ${test.variantType} for «${article.title ?? 'artikkelen'}»</caption>
-<thead><tr><th scope="col">Variant</th><th scope="col">Status</th><th scope="col">Visninger</th><th scope="col">Klikk</th><th scope="col">Klikkrate</th><th scope="col">95 % intervall</th><th scope="col">Løft mot første (95 %-intervall)</th>${administers ? html`<th scope="col">Handling</th>` : ''}</tr></thead>
-<tbody>${rows}</tbody></table></div>
-${lineChart({
-  id: `${article.id}-${test.variantType}`,
-  title: `Akkumulert klikkrate per variant (${test.variantType})`,
-  description: `Klikkrate over tid for ${test.variants.length} varianter; tallene står i tabellen over.`,
-  series: series.map((s) => ({ label: titleOf(s.variantId), points: s.points.map((p) => ({ x: p.at, y: p.ctr })) })),
-  formatY: formatPercent,
-})}`;
-}
-
 const VARIANT_LABELS: Record<string, string> = { article_id: 'Artikkel', variant_type: 'Varianttype', title: 'Tittel', teaser: 'Ingress' };
 
 function variantForm(view: StudioView, base: string, article: ArticleEntry, refused?: FormState) {
@@ -171,12 +148,4 @@ ${field(state, { name: 'variant_type', id: ids.variant_type, label: VARIANT_LABE
 ${field(state, { name: 'title', id: ids.title, label: VARIANT_LABELS.title!, required: true, maxlength: 300 })}
 ${field(state, { name: 'teaser', id: ids.teaser, label: VARIANT_LABELS.teaser!, type: 'textarea', rows: 2, maxlength: 1000 })}
 <p><button type="submit">Legg til variant</button></p></form></details>`;
-}
-
-function signed(x: number): string {
-  return `${x >= 0 ? '+' : ''}${formatPercent(x)}`;
-}
-
-function statusText(status: string | null): string {
-  return status === 'testing' ? 'testes' : status === 'winner' ? 'vinner' : status === 'retired' ? 'trukket tilbake' : 'alene';
 }
