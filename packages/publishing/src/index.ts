@@ -27,4 +27,5 @@ export { PUBLISHED_IN, FRONT_PAGE_VARIANT, type PublishingStore, type Publishing
 export { createPublication, type NewPublication } from './publications.js';
 export { publishArticle, unpublishArticle, unpublishNode } from './articles.js';
 export { createVariant, abOverride, type NewVariant } from './variants.js';
+export { pauseAbTest, resumeAbTest, type AbTestRef } from './ab-pause.js';
 export { renderFeed, renderSitemap } from './feeds.js';

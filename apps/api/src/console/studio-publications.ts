@@ -1,12 +1,12 @@
 import type { Request, Response, Router } from 'express';
 import { AppError, isUuid } from '@inntak/core';
-import { abOverride, createVariant, html, publishArticle, unpublishArticle, type Html, type PublishingStore } from '@inntak/publishing';
+import { createVariant, html, publishArticle, unpublishArticle, type Html, type PublishingStore } from '@inntak/publishing';
 import { abResults, type AbResultsStore, type TestResult } from '@inntak/ab-testing';
 import { loneViews, testViewOf, type ArticleEntry, type PublicationEntry, type StudioReads, type VariantHour } from '@inntak/studio';
 import { CreateVariantBody } from '../schemas.js';
 import { EMPTY_FORM, errorSummary, field, handleForm, parseForm, valuesOf, type FormState } from './studio-forms.js';
 import { actionButton, csrfField, layout, sendPage, timeTag, type StudioView } from './studio-html.js';
-import { testSection } from './studio-ab-test.js';
+import { installStudioAbTest, testSection } from './studio-ab-test.js';
 import { studioCaller, viewOf } from './studio-session.js';
 
 export interface StudioPublicationDeps {
@@ -25,6 +25,8 @@ const NOTICES: Record<string, string> = {
   publisert: 'Artikkelen er publisert.',
   avpublisert: 'Artikkelen er tatt av publikasjonen.',
   variant: 'Varianten er lagt til.',
+  pause: 'Testen står på pause: forsiden viser artikkelens egen tittel, og ingenting telles.',
+  fortsett: 'Testen går videre og telles igjen.',
 };
 
 function formId(value: unknown, field: string): string {
@@ -35,6 +37,8 @@ function formId(value: unknown, field: string): string {
 /** Editors: their publications, each article's front-page test, publish/unpublish, variants, overrides. */
 export function installStudioPublications(router: Router, deps: StudioPublicationDeps): void {
   const { reads } = deps.studio;
+  // The A/B actions (choose a winner with a confirmation, pause, resume): studio-ab-test.ts.
+  installStudioAbTest(router, deps);
 
   async function publicationFor(res: Response, raw: unknown): Promise<PublicationEntry> {
     const id = isUuid(raw) ? raw : undefined;
@@ -70,12 +74,6 @@ export function installStudioPublications(router: Router, deps: StudioPublicatio
     sendPage(res, 200, await renderPublication(req, res, publication));
   });
 
-  router.post('/publikasjoner/:id/vinner', async (req, res) => {
-    const publication = await publicationFor(res, req.params.id);
-    await abOverride(deps.publishingStore, studioCaller(res), { edge_id: formId((req.body as Record<string, unknown>).edge_id, 'edge_id') });
-    res.redirect(303, `/studio/publikasjoner/${publication.id}?ok=vinner`);
-  });
-
   router.post('/publikasjoner/:id/publiser', async (req, res) => {
     const publication = await publicationFor(res, req.params.id);
     await publishArticle(deps.publishingStore, studioCaller(res), { publication_id: publication.id, node_id: formId((req.body as Record<string, unknown>).node_id, 'node_id') });
@@ -93,7 +91,7 @@ export function installStudioPublications(router: Router, deps: StudioPublicatio
     const values = valuesOf(req.body);
     await handleForm(res, values, (state) => renderPublication(req, res, publication, state), async () => {
       // The API's own body schema: the same rules as create_variant, told per field on the form.
-      const body = parseForm(CreateVariantBody, { publication_id: publication.id, article_id: values.article_id, variant_type: values.variant_type, title: values.title, teaser: values.teaser || null }, VARIANT_LABELS);
+      const body = parseForm(CreateVariantBody, { publication_id: publication.id, article_id: values.article_id, variant_type: values.variant_type, title: values.title, teaser: values.teaser || null, with_original: true }, VARIANT_LABELS);
       await createVariant(deps.publishingStore, studioCaller(res), body);
       res.redirect(303, `/studio/publikasjoner/${publication.id}?ok=variant`);
     });
