@@ -122,7 +122,9 @@ export class WalkChecker {
   async check(page: Page, name: string): Promise<void> {
     const width = page.viewportSize()?.width ?? 0;
     const label = `${this.walk}-${width}-${String(++this.count).padStart(2, '0')}-${name}`;
-    this.pages[label] = `<!DOCTYPE html>\n${await page.content()}`;
+    // page.content() starts with the doctype when the page has one (every console page does).
+    const content = await page.content();
+    this.pages[label] = /^<!doctype html>/i.test(content) ? content : `<!DOCTYPE html>\n${content}`;
     await mkdir(SCREENSHOT_DIR, { recursive: true });
     await page.screenshot({ path: join(SCREENSHOT_DIR, `${label}.png`), fullPage: true });
     await accessible(page);
