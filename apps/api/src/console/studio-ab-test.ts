@@ -132,7 +132,7 @@ ${test.paused ? html`<p class="notice">Testen står på pause: forsiden viser ar
 <p>${test.explanation}</p>
 ${test.lowData ? lowDataWarning() : ''}
 ${estimate ? html`<p>${estimate}</p>` : ''}
-${pauseButton ? html`<p>${pauseButton}</p>` : ''}
+${pauseButton ? html`<div>${pauseButton}</div>` : ''}
 <div class="scroll" role="region" tabindex="0" aria-label="Tabell (kan rulles sideveis)"><table><caption>Varianter av ${test.variantType} for «${article.title ?? 'artikkelen'}»</caption>
 <thead><tr><th scope="col">Variant</th><th scope="col">Status</th><th scope="col">Visninger</th><th scope="col">Klikk</th><th scope="col">Klikkrate</th><th scope="col">95 % intervall</th><th scope="col">Mot originalen</th>${administers ? html`<th scope="col">Handling</th>` : ''}</tr></thead>
 <tbody>${rows}</tbody></table></div>
