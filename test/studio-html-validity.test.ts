@@ -48,6 +48,7 @@ describeWithEngine('java', describe, 'the console pages are valid HTML', () => {
       rerender: (await postForm(app, admin, `/studio/webhooks/${ids.webhook}/gjengi`, {})).text,
       publications: (await get(app, admin, '/studio/publikasjoner')).text,
       publication: (await get(app, admin, `/studio/publikasjoner/${ids.pub}`)).text,
+      confirmWinner: (await get(app, admin, `/studio/publikasjoner/${ids.pub}/vinner?edge_id=${(await ctx.database.pool.query(`select id from edges where metadata ->> 'title' = 'Tredje'`)).rows[0].id}`)).text,
       orchestrations: (await get(app, admin, '/studio/orkestreringer')).text,
       orchestration: (await get(app, admin, `/studio/orkestreringer/${ids.orchestration}`)).text,
       system: (await get(app, admin, '/studio/system')).text,
