@@ -58,6 +58,7 @@ describeWithEngine('java', describe, 'the console pages are valid HTML', () => {
       articlePreview: (await postForm(app, admin, `/studio/publikasjoner/${ids.pub}/artikler`, { collection_id: ids.pub!, title: 'Brua', content: '## Trafikk\n\nEndelig *åpen* & [klar](https://example.org).\n\n- en\n- to', handling: 'forhandsvis' })).text,
       article: (await get(app, admin, `/studio/publikasjoner/${ids.pub}/artikler/${ids.article}`)).text,
       picker: (await get(app, admin, `/studio/publikasjoner/${ids.pub}/velg?q=brua`)).text,
+      confirmWinner: (await get(app, admin, `/studio/publikasjoner/${ids.pub}/vinner?edge_id=${(await ctx.database.pool.query(`select id from edges where metadata ->> 'title' = 'Tredje'`)).rows[0].id}`)).text,
       orchestrations: (await get(app, admin, '/studio/orkestreringer')).text,
       orchestration: (await get(app, admin, `/studio/orkestreringer/${ids.orchestration}`)).text,
       system: (await get(app, admin, '/studio/system')).text,

@@ -29,6 +29,7 @@ import { authThen, readsPerCaller } from './read-limits.js';
 import { installRequestLogging } from './request-logging.js';
 import { installPublishedDomains, installPublishedPages, publishingDeps, type PublishingDeps } from './pages/publishing.js';
 import { installPublishingIntentions } from './rest/publishing-intentions.js';
+import { installAbTestIntentions } from './rest/ab-test-intentions.js';
 import { RouteRegistry } from './route-registry.js';
 import { installWebhookAdmin } from './rest/webhook-admin.js';
 import { installDeliveries } from './rest/deliveries.js';
@@ -142,6 +143,7 @@ export function createApp(deps: AppDeps): Express {
   installMediaTranscription(app, routes, auth, deps);
   installMixer(app, routes, auth, deps);
   installPublishingIntentions(app, routes, auth, { store: deps.publishingStore, abResults: deps.abResults });
+  installAbTestIntentions(app, routes, auth, { store: deps.publishingStore });
   installPublishedPages(app, routes, publishing);
   installOrchestration(app, routes, auth, deps);
   installOrchestrationManage(app, routes, auth, deps);

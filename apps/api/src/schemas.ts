@@ -33,6 +33,10 @@ export const CreateVariantBody = z.strictObject({
   variant_type: z.string().regex(/^[a-z][a-z0-9_-]{0,62}$/, 'forventet et kort navn i små bokstaver'),
   title: storableText(z.string().min(1).max(300)),
   teaser: storableText(z.string().max(1000)).nullish(),
+  with_original: z
+    .boolean()
+    .optional()
+    .describe('true: when no other variant of the type is in play, the article’s own title becomes the control (variant 1) and this one is tested against it at once (the console always asks for it)'),
 });
 
 /** update_variant's body (the console's variant edit form parses with it too). */

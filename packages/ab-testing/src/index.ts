@@ -12,3 +12,4 @@ export { abResults, wilson, MAX_RESULT_VARIANTS, MAX_HISTORY_PER_TEST, type AbRe
 export { stickyRandom, countsAsView } from './visitors.js';
 export { AbClientGate, MemoryImpressionStore, type AbClientGateOptions, type AbReader, type ImpressionRow, type ImpressionStore } from './client-gate.js';
 export { AbRecorder, type AbRecorderOptions } from './ab-recorder.js';
+export { impressionsPerVariantNeeded, remainingEstimate, zBoundary, ESTIMATE_POWER, MAX_ESTIMATE, type RemainingEstimate } from './estimate.js';

@@ -3,6 +3,7 @@ import { requireLevel, type Actor, type WriterLevel } from '@inntak/access';
 import { evaluateTest, type UndecidedReason } from './evaluator.js';
 import { alwaysValidInterval, alwaysValidPValue } from './msprt.js';
 import type { TestKey } from './ports.js';
+import { remainingEstimate, type RemainingEstimate } from './estimate.js';
 import { ctr, MIN_IMPRESSIONS, type AbStatus } from './types.js';
 
 /** A variant of a test with the counts of the test's current round (front_page_variant edge, ab_events). */
@@ -17,6 +18,10 @@ export interface ResultVariantRow extends TestKey {
   roundStartedAt: Date | null;
   lastEvaluatedAt: Date | null;
   lastReason: string | null;
+  /** The control: the article's own title, made when the test started (metadata control); lift is measured against it. */
+  control: boolean;
+  /** The test is paused: the front page shows the control and nothing counts (metadata paused). */
+  paused: boolean;
 }
 
 export interface DecisionRow extends TestKey {
@@ -50,11 +55,21 @@ export interface TestResult {
   variant_type: string;
   /** testing while the evaluator may still decide; decided once a variant is winner. */
   state: 'testing' | 'decided';
+  /** The variant lift is measured against: the control (the article's own title) or, in a test from before controls, the first. */
+  control: string;
+  /** Paused: the front page shows the control and nothing is counted until it is resumed. */
+  paused: boolean;
+  /** While testing: the impressions per variant the decision rule needs at the rates seen so far (estimate.ts), those still to come, and the days at the round's traffic. */
+  estimate: { per_variant: number | null; remaining: number | null; days: number | null } | null;
   round: number;
   round_started_at: string | null;
   last_evaluated_at: string | null;
   variants: Array<{ edge_id: string; title: string; ab_status: AbStatus; impressions: number; clicks: number; ctr: Interval }>;
-  /** Every ordered pair: the variant's CTR minus the other's (always-valid 95 % interval), relative lift, always-valid p. */
+  /**
+   * Every ordered pair: the variant's CTR minus the other's (always-valid 95 % interval), relative
+   * lift, always-valid p. Both intervals are clipped to what is possible: a rate lies in [0, 1],
+   * so the difference is at least −(the other's rate) and the lift at least −100 %.
+   */
   comparisons: Array<{ variant: string; against: string; difference: Interval; lift: Interval | null; p_value: number }>;
   /** Why nothing is decided yet, when testing: a code and a sentence for the editor. */
   undecided: { reason: UndecidedReason; explanation: string } | null;
@@ -74,7 +89,7 @@ export const MAX_HISTORY_PER_TEST = 50;
  * why nothing is decided yet and the decision history. For the publication's members and up (an
  * editor); 403 below, 404 when the caller cannot see it.
  */
-export async function abResults(store: AbResultsStore, actor: Actor, publicationId: string): Promise<{ publication_id: string; tests: TestResult[] }> {
+export async function abResults(store: AbResultsStore, actor: Actor, publicationId: string, now: Date = new Date()): Promise<{ publication_id: string; tests: TestResult[] }> {
   await requireLevel(store, actor, publicationId, 'member', 'publication_id');
   if (!(await store.isPublication(publicationId))) throw new AppError('invalid_input', { detail: 'publication_id: er ikke en publikasjon' });
   const [rows, history] = await Promise.all([store.testVariants(publicationId, MAX_RESULT_VARIANTS), store.decisions(publicationId, MAX_HISTORY_PER_TEST)]);
@@ -85,10 +100,10 @@ export async function abResults(store: AbResultsStore, actor: Actor, publication
   }
   const historyOf = new Map<string, DecisionRow[]>();
   for (const entry of history) historyOf.set(testKey(entry), [...(historyOf.get(testKey(entry)) ?? []), entry]);
-  return { publication_id: publicationId, tests: [...tests.entries()].map(([key, variants]) => testResult(variants, historyOf.get(key) ?? [])) };
+  return { publication_id: publicationId, tests: [...tests.entries()].map(([key, variants]) => testResult(variants, historyOf.get(key) ?? [], now)) };
 }
 
-function testResult(rows: ResultVariantRow[], history: DecisionRow[]): TestResult {
+function testResult(rows: ResultVariantRow[], history: DecisionRow[], now: Date): TestResult {
   const first = rows[0]!;
   // While testing, the variants testing are compared (one retired in an earlier round is only
   // listed); a decided test compares its winner and retired as they ended.
@@ -99,14 +114,16 @@ function testResult(rows: ResultVariantRow[], history: DecisionRow[]): TestResul
   for (const a of compared) {
     for (const b of compared) {
       if (a === b) continue;
-      const difference = alwaysValidInterval(a, b);
       const base = ctr(b);
+      const raw = alwaysValidInterval(a, b);
+      // a's rate lies in [0, 1]: a − b in [−b, 1 − b].
+      const difference = { estimate: raw.estimate, low: Math.max(raw.low, -base), high: Math.min(raw.high, 1 - base) };
       comparisons.push({
         variant: a.id,
         against: b.id,
         difference,
-        // Relative to the other's observed CTR, taken as known: a guide, not an exact interval.
-        lift: base > 0 ? { estimate: difference.estimate / base, low: difference.low / base, high: difference.high / base } : null,
+        // Relative to the other's observed CTR, taken as known: a guide, not an exact interval; never below −100 %.
+        lift: base > 0 ? { estimate: difference.estimate / base, low: Math.max(-1, difference.low / base), high: difference.high / base } : null,
         p_value: alwaysValidPValue(a, b).pValue,
       });
     }
@@ -116,6 +133,9 @@ function testResult(rows: ResultVariantRow[], history: DecisionRow[]): TestResul
     article_title: first.articleTitle,
     variant_type: first.variantType,
     state: decision ? 'testing' : 'decided',
+    control: (rows.find((r) => r.control) ?? first).id,
+    paused: testing.some((r) => r.paused),
+    estimate: decision?.decision === 'none' && testing.length > 1 ? estimateOf(remainingEstimate(testing, first.roundStartedAt, now)) : null,
     round: first.round,
     round_started_at: first.roundStartedAt?.toISOString() ?? null,
     last_evaluated_at: first.lastEvaluatedAt?.toISOString() ?? null,
@@ -125,6 +145,10 @@ function testResult(rows: ResultVariantRow[], history: DecisionRow[]): TestResul
     sample_ratio: decision?.sampleRatio ? { chi_square: decision.sampleRatio.chiSquare, p_value: decision.sampleRatio.pValue } : null,
     history: history.map((h) => ({ kind: h.kind, round: h.round, edge_id: h.variantId, decided_by: h.decidedBy, decided_at: h.decidedAt.toISOString(), detail: h.detail })),
   };
+}
+
+function estimateOf(e: RemainingEstimate): TestResult['estimate'] {
+  return { per_variant: e.perVariant, remaining: e.remaining, days: e.days };
 }
 
 /** Wilson's score interval at 95 % (z = 1.959964): sound near 0 %, where click-through rates live. */

@@ -39,8 +39,9 @@ export interface EdgeRule {
   cleanup: AccessLevel | null;
   /** Further conditions of deleting it (in words, for the docs). */
   deleteAlso?: string;
-  /** The operations that change its metadata, by what making it needs (`create`). */
+  /** The operations that change it in place (its metadata), and what they need on each end. */
   changedBy?: readonly string[];
+  change?: EdgeEnds;
   /**
    * For an edge that puts its target on the public pages of a published source (has_media): the
    * level its maker must hold on the target and on every node the target belongs_to — what
@@ -133,8 +134,9 @@ export const EDGE_RULES: Readonly<Record<string, EdgeRule>> = {
   front_page_variant: {
     createdBy: ['create_variant'],
     create: { source: 'admin', target: null },
+    changedBy: ['update_variant', 'ab_override', 'pause_ab_test', 'resume_ab_test'],
+    change: { source: 'admin', target: null },
     createAlso: 'the source is a publication the target is published in',
-    changedBy: ['update_variant'],
     deletedBy: ['remove_variant', 'delete_edge'],
     delete: { source: 'admin', target: null },
     cleanup: null,
@@ -348,7 +350,14 @@ export function writePolicyMarkdown(): string {
     '|---|---|---|---|---|---|---|',
   ];
   for (const [type, r] of Object.entries(EDGE_RULES)) {
-    const also = [r.createAlso && `create: ${r.createAlso}`, r.changedBy && `change: ${r.changedBy.join(', ')}, as create`, r.deleteAlso && `delete: ${r.deleteAlso}`, r.publishes && publishesText(r.publishes)].filter(Boolean).join('; ');
+    const also = [
+      r.createAlso && `create: ${r.createAlso}`,
+      r.deleteAlso && `delete: ${r.deleteAlso}`,
+      r.changedBy && r.change && `changed by ${r.changedBy.join(', ')}: ${needText(r.change.source)} / ${needText(r.change.target)}`,
+      r.publishes && publishesText(r.publishes),
+    ]
+      .filter(Boolean)
+      .join('; ');
     lines.push(
       `| \`${type}\` | ${r.createdBy.join(', ')} | ${needText(r.create.source)} / ${needText(r.create.target)} | ${r.deletedBy.join(', ')} | ${needText(r.delete.source)} / ${needText(r.delete.target)} | ${r.cleanup ? 'yes' : 'no'} | ${also || '–'} |`,
     );

@@ -42,7 +42,7 @@ export interface VariantChange {
 }
 
 /**
- * update_variant: by the front_page_variant row's `changedBy`/create rule (admin on the
+ * update_variant: by the front_page_variant row's `changedBy`/`change` rule (admin on the
  * publication). A variant in a running test (`testing`) changes what readers judge, so the test
  * starts a new round: from now on only new impressions and clicks count, for every variant alike
  * (as when a challenger is added). The type stays: a variant moves to another test by being
@@ -50,7 +50,7 @@ export interface VariantChange {
  */
 export function updateVariant(store: PublishingStore, actor: Actor, input: VariantChange): Promise<{ edge_id: string; new_round: boolean }> {
   if (input.title === undefined && input.teaser === undefined) throw new AppError('invalid_input', { detail: 'title eller teaser må være med' });
-  const rule = edgeRule(FRONT_PAGE_VARIANT).create;
+  const rule = edgeRule(FRONT_PAGE_VARIANT).change!;
   return store.transaction(async (tx) => {
     const edge = await tx.edgeOfType(input.edge_id, FRONT_PAGE_VARIANT);
     if (!edge) throw new AppError('not_found', { detail: 'edge_id' });

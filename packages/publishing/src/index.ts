@@ -28,4 +28,5 @@ export { createPublication, type NewPublication } from './publications.js';
 export { publishArticle, unpublishArticle, unpublishNode } from './articles.js';
 export { createVariant, abOverride, type NewVariant } from './variants.js';
 export { updatePublication, updateVariant, removeVariant, type PublicationChange, type VariantChange } from './edits.js';
+export { pauseAbTest, resumeAbTest, type AbTestRef } from './ab-pause.js';
 export { renderFeed, renderSitemap } from './feeds.js';

@@ -46,6 +46,8 @@ export interface PublishingTx extends AbDecisionWrites {
    */
   insertPublishedIn(nodeId: string, publicationId: string, createdBy: string | null): Promise<string | null>;
   isPublishedIn(articleId: string, publicationId: string): Promise<boolean>;
+  /** The node's own title (the control of a test started with_original). */
+  nodeTitle(nodeId: string): Promise<string | null>;
   /** The ids of the node's published_in edges, into every publication (also those hidden from the caller). */
   publishedInEdgesOf(nodeId: string): Promise<string[]>;
   /** An edge of `edgeType` by id, with its ends and metadata. */
@@ -58,6 +60,8 @@ export interface PublishingTx extends AbDecisionWrites {
   deleteEdges(edgeIds: readonly string[]): Promise<void>;
   /** The article's variants of a type in the publication, by id, locked. */
   variantsOfType(publicationId: string, articleId: string, variantType: string): Promise<Array<{ id: string; ab_status: AbStatus | null }>>;
+  /** Marks the variants paused (metadata paused) or not: a paused test is left off the front page and out of the evaluator. */
+  setPaused(edgeIds: readonly string[], paused: boolean): Promise<void>;
 }
 
 /** The publishing use cases' port (packages/postgres implements it). */

@@ -9,6 +9,12 @@ export interface NewVariant {
   variant_type: string;
   title: string;
   teaser?: string | null;
+  /**
+   * When no other variant of the type is in play: make the article's own title the control
+   * (variant 1, metadata control) and test this one against it at once, instead of showing this
+   * one alone (issue 39: the editor no longer retypes the original headline as variant 1).
+   */
+  with_original?: boolean;
 }
 
 /**
@@ -26,7 +32,18 @@ export function createVariant(store: PublishingStore, actor: Actor, input: NewVa
   return store.transaction(async (tx) => {
     await requirePublication(tx, actor, input.publication_id, 'publication_id', rule.source);
     if (!(await tx.isPublishedIn(input.article_id, input.publication_id))) throw new AppError('conflict', { detail: 'artikkelen er ikke publisert i publikasjonen' });
-    const inPlay = (await tx.variantsOfType(input.publication_id, input.article_id, input.variant_type)).filter((v) => v.ab_status !== 'retired');
+    const inPlay: Array<{ id: string }> = (await tx.variantsOfType(input.publication_id, input.article_id, input.variant_type)).filter((v) => v.ab_status !== 'retired');
+    if (inPlay.length === 0 && input.with_original) {
+      const title = (await tx.nodeTitle(input.article_id)) || 'Uten tittel';
+      const controlId = await tx.insertEdge({
+        source_id: input.publication_id,
+        target_id: input.article_id,
+        edge_type: FRONT_PAGE_VARIANT,
+        metadata: { variant_type: input.variant_type, title, control: true, ab_status: 'testing', impressions: 0, clicks: 0, ctr: 0 },
+        created_by: actor.personId,
+      });
+      inPlay.push({ id: controlId });
+    }
     const abStatus = inPlay.length > 0 ? ('testing' as const) : null;
     if (abStatus) await tx.setStatus(inPlay.map((v) => v.id), 'testing');
     const edgeId = await tx.insertEdge({

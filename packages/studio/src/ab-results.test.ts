@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { TestResult } from '@inntak/ab-testing';
-import { cumulativeCtr, loneViews, testViewOf } from './ab-results.js';
+import { cumulativeCtr, estimateInWords, liftInWords, loneViews, testViewOf } from './ab-results.js';
 
 const interval = (estimate: number) => ({ estimate, low: estimate / 2, high: Math.min(1, estimate * 2) });
 
@@ -10,6 +10,9 @@ function result(overrides: Partial<TestResult> = {}): TestResult {
     article_title: 'Brua',
     variant_type: 'headline',
     state: 'testing',
+    control: 'a',
+    paused: false,
+    estimate: null,
     round: 1,
     round_started_at: null,
     last_evaluated_at: null,
@@ -50,6 +53,33 @@ describe('testViewOf: the A/B results use case as the page shows it', () => {
       history: [{ kind: 'override', round: 1, edge_id: 'b', decided_by: 'p', decided_at: '2026-11-25T00:00:00Z', detail: {} }],
     });
     expect(testViewOf(decided).explanation).toBe('Avgjort: «Andre» vant (valgt av en redaktør); de andre er trukket tilbake.');
+  });
+});
+
+describe('the A/B figures in words an editor reads', () => {
+  it('measures lift against the control wherever it stands, and lists it first', () => {
+    const view = testViewOf(result({ control: 'b' }));
+    expect(view.variants.map((v) => [v.id, v.control, v.lift?.estimate ?? null])).toEqual([
+      ['b', true, null],
+      ['a', false, -0.727],
+    ]);
+  });
+
+  it('warns of low data while a test has few impressions or clicks', () => {
+    expect(testViewOf(result()).lowData).toBe(true);
+    expect(testViewOf(result({ state: 'decided', undecided: null })).lowData).toBe(false);
+  });
+
+  it('says a lift in words: how many more or fewer clicks, and whether it is sure', () => {
+    expect(liftInWords({ estimate: 2.429, low: -1, high: 7 })).toBe('242,9 % flere klikk enn originalen, men usikkert: alt fra 100 % færre til 700 % flere er mulig.');
+    expect(liftInWords({ estimate: 0.2, low: 0.05, high: 0.35 })).toBe('20 % flere klikk enn originalen; sikkert bedre (minst 5 % flere, høyst 35 % flere).');
+    expect(liftInWords({ estimate: -0.3, low: -0.5, high: -0.1 })).toBe('30 % færre klikk enn originalen; sikkert dårligere (mellom 10 % færre og 50 % færre).');
+  });
+
+  it('says what the test still needs, or why it cannot tell', () => {
+    expect(estimateInWords({ perVariant: 12941, remaining: 20000, days: 3.2 })).toContain('omtrent 20 000 visninger til (12 941 per variant): omtrent 4 døgn');
+    expect(estimateInWords({ perVariant: null, remaining: null, days: null })).toContain('Ingen forskjell å regne på ennå');
+    expect(estimateInWords(null)).toBeUndefined();
   });
 });
 

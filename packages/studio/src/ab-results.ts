@@ -16,8 +16,10 @@ export interface VariantResult {
   ctr: number;
   /** 95 % Wilson score interval of the click-through rate. */
   interval: { low: number; high: number };
-  /** Relative to the test's first variant (the original), with its always-valid 95 % interval; null for the first or when it has no clicks. */
+  /** Relative to the test's control (the article's own title), with its always-valid 95 % interval (≥ −100 %); null for the control or when it has no clicks. */
   lift: { estimate: number; low: number; high: number } | null;
+  /** The control: the article's own title, which the others are measured against. */
+  control: boolean;
 }
 
 export interface TestView {
@@ -27,13 +29,25 @@ export interface TestView {
   /** Why nothing is decided yet (or how it was decided), in Norwegian, for the page. */
   explanation: string;
   variants: VariantResult[];
+  paused: boolean;
+  /** Too little data to read anything into the figures yet (LOW_DATA_*): the page warns. */
+  lowData: boolean;
+  /** While testing: what the decision rule still needs (estimate.ts in @inntak/ab-testing). */
+  estimate: { perVariant: number | null; remaining: number | null; days: number | null } | null;
+  roundStartedAt: Date | null;
 }
+
+/** Below this many impressions per variant, or clicks in all, the page warns that the figures may still turn. */
+export const LOW_DATA_IMPRESSIONS = 1000;
+export const LOW_DATA_CLICKS = 30;
 
 /** One test of `abResults` as the page shows it. */
 export function testViewOf(test: TestResult): TestView {
-  const first = test.variants[0]!;
-  const variants = test.variants.map((v): VariantResult => {
-    const comparison = v.edge_id === first.edge_id ? undefined : test.comparisons.find((c) => c.variant === v.edge_id && c.against === first.edge_id);
+  const control = test.control;
+  // The control first: the table reads from it.
+  const ordered = [...test.variants].sort((a, b) => Number(b.edge_id === control) - Number(a.edge_id === control));
+  const variants = ordered.map((v): VariantResult => {
+    const comparison = v.edge_id === control ? undefined : test.comparisons.find((c) => c.variant === v.edge_id && c.against === control);
     return {
       id: v.edge_id,
       title: v.title,
@@ -43,6 +57,7 @@ export function testViewOf(test: TestResult): TestView {
       ctr: v.ctr.estimate,
       interval: { low: v.ctr.low, high: v.ctr.high },
       lift: comparison?.lift ?? null,
+      control: v.edge_id === control,
     };
   });
   const winner = test.variants.find((v) => v.ab_status === 'winner');
@@ -53,7 +68,42 @@ export function testViewOf(test: TestResult): TestView {
         ? `Avgjort: «${winner.title}» vant${override ? ' (valgt av en redaktør)' : ''}; de andre er trukket tilbake.`
         : 'Avgjort.'
       : (test.undecided?.explanation ?? `Signifikant: evaluatoren kårer vinneren ved neste kjøring (hvert 5. minutt).`);
-  return { variantType: test.variant_type, status: test.state, round: test.round, explanation, variants };
+  const lowData = test.state === 'testing' && (Math.min(...variants.map((v) => v.impressions)) < LOW_DATA_IMPRESSIONS || variants.reduce((sum, v) => sum + v.clicks, 0) < LOW_DATA_CLICKS);
+  const estimate = test.estimate && { perVariant: test.estimate.per_variant, remaining: test.estimate.remaining, days: test.estimate.days };
+  return {
+    variantType: test.variant_type,
+    status: test.state,
+    round: test.round,
+    explanation,
+    variants,
+    paused: test.paused,
+    lowData,
+    estimate,
+    roundStartedAt: test.round_started_at ? new Date(test.round_started_at) : null,
+  };
+}
+
+/**
+ * The lift in words an editor reads: how many more or fewer clicks than the control, what the
+ * interval allows, and whether it is sure. "+242,9 % (−800 % til +800 %)" became
+ * "243 % flere klikk enn originalen, men usikkert: alt fra 100 % færre til 700 % flere er mulig".
+ */
+export function liftInWords(lift: { estimate: number; low: number; high: number }): string {
+  const amount = (x: number) => `${formatPercent(Math.abs(x))} ${x >= 0 ? 'flere' : 'færre'}`;
+  const point = lift.estimate === 0 ? 'Like mange klikk som originalen' : `${amount(lift.estimate)} klikk enn originalen`;
+  if (lift.low > 0) return `${point}; sikkert bedre (minst ${amount(lift.low)}, høyst ${amount(lift.high)}).`;
+  if (lift.high < 0) return `${point}; sikkert dårligere (mellom ${amount(lift.high)} og ${amount(lift.low)}).`;
+  return `${point}, men usikkert: alt fra ${amount(lift.low)} til ${amount(lift.high)} er mulig.`;
+}
+
+/** The estimate in words: impressions and days still needed, or why there is no estimate yet. */
+export function estimateInWords(estimate: TestView['estimate']): string | undefined {
+  if (!estimate) return undefined;
+  if (estimate.perVariant === null || estimate.remaining === null) return 'Ingen forskjell å regne på ennå, så ingen anslag over hvor lenge testen trenger.';
+  if (estimate.remaining === 0) return 'Testen har nok visninger til å avgjøres hvis forskjellen holder seg; evaluatoren ser på den hvert 5. minutt.';
+  const count = estimate.remaining.toLocaleString('nb-NO');
+  const days = estimate.days === null ? 'for tidlig til å si hvor mange dager' : estimate.days < 1 ? 'under ett døgn' : `omtrent ${Math.ceil(estimate.days).toLocaleString('nb-NO')} døgn`;
+  return `Om forskjellen holder seg, trenger testen omtrent ${count} visninger til (${estimate.perVariant.toLocaleString('nb-NO')} per variant): ${days} med trafikken så langt. Da avgjør den i minst 8 av 10 tilfeller.`;
 }
 
 /**
@@ -78,8 +128,13 @@ export function loneViews(variants: readonly VariantEntry[], testedTypes: Readon
           ctr: v.impressions > 0 ? v.clicks / v.impressions : 0,
           interval: { low: 0, high: 1 },
           lift: null,
+          control: false,
         },
       ],
+      paused: false,
+      lowData: false,
+      estimate: null,
+      roundStartedAt: null,
     }));
 }
 
@@ -92,7 +147,7 @@ export interface CtrSeries {
   points: Array<{ at: Date; ctr: number }>;
 }
 
-/** Cumulative click-through rate per variant, one point per hour with counts (hours as given, oldest first). */
+/** Cumulative click-through rate per variant, one point per period with counts (periods as given, oldest first: 5 minutes in a young test, hours later). */
 export function cumulativeCtr(hours: readonly VariantHour[]): CtrSeries[] {
   const totals = new Map<string, { impressions: number; clicks: number; points: CtrSeries['points'] }>();
   for (const h of hours) {

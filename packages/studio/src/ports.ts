@@ -118,7 +118,7 @@ export interface StudioReads extends CollectionReads {
   publication(actor: Actor, publicationId: string): Promise<PublicationEntry | undefined>;
   /** The publication's articles, newest published first, with their variants (retired ones too); a page. */
   articles(publicationId: string, window: { limit: number; offset: number }): Promise<ArticleEntry[]>;
-  /** Hourly counts of the variants in their test's current round (as the A/B results count), oldest first, at most `maxHours` hours back from the newest. */
+  /** Counts of the variants in their test's current round (as the A/B results count) per hour, or per 5 minutes while the test's counts span under six hours; oldest first, at most `maxHours` hours back from the newest. */
   variantHours(variantIds: readonly string[], maxHours: number): Promise<VariantHour[]>;
   /**
    * Collections a node may be written into by the actor (create_node's collection_id: member or

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Response } from 'express';
 import type { Caller } from '@inntak/access';
 import { html, Html, type HtmlValue } from '@inntak/publishing';
+import { CHART_CSS } from '@inntak/studio';
 
 /**
  * The console's pages: server-rendered, Norwegian, escaped through the publishing pages' `html`
@@ -46,8 +47,7 @@ main{overflow-wrap:anywhere}table{overflow-wrap:normal}
 .notice{border-left:4px solid #1e7b34;padding:.5rem 1rem;background:#eef7ef}
 .error{border-left:4px solid #b3261e;padding:.5rem 1rem;background:#fbeceb}
 .secret{font-family:monospace;font-size:1.1rem;word-break:break-all}
-.chart svg{width:100%;height:auto;max-width:40rem}
-.legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.5rem 1rem}
+${CHART_CSS}
 section{margin:1.5rem 0}
 .field{margin:.5rem 0}.field.invalid{border-left:4px solid #b3261e;padding-left:.5rem}
 .field-error{color:#b3261e;font-weight:600;margin:.2rem 0}.field-error,.error{overflow-wrap:anywhere}.hint{color:#555;margin:.2rem 0}.optional{font-weight:400;color:#555}

@@ -1,11 +1,12 @@
 import type { Request, Response, Router } from 'express';
 import { AppError, isUuid } from '@inntak/core';
-import { abOverride, createVariant, html, unpublishArticle, type Html } from '@inntak/publishing';
+import { createVariant, html, unpublishArticle, type Html } from '@inntak/publishing';
 import { abResults, type AbResultsStore, type TestResult } from '@inntak/ab-testing';
-import { cumulativeCtr, formatPercent, lineChart, loneViews, testViewOf, type ArticleEntry, type PublicationEntry, type StudioReads, type TestView, type VariantHour } from '@inntak/studio';
+import { loneViews, testViewOf, type ArticleEntry, type PublicationEntry, type StudioReads, type VariantHour } from '@inntak/studio';
 import { CreateVariantBody } from '../schemas.js';
 import { EMPTY_FORM, errorSummary, field, handleForm, parseForm, valuesOf, type FormState } from './studio-forms.js';
 import { actionButton, csrfField, layout, sendPage, timeTag, type StudioView } from './studio-html.js';
+import { installStudioAbTest, testSection } from './studio-ab-test.js';
 import { studioCaller, viewOf } from './studio-session.js';
 import { administers, installStudioPublicationSettings, publicationFor, type StudioPublicationSettingsDeps } from './studio-publication-settings.js';
 import { installStudioArticles, type StudioArticleDeps } from './studio-articles.js';
@@ -31,6 +32,8 @@ const NOTICES: Record<string, string> = {
   'variant-endret': 'Varianten er endret.',
   'variant-ny-runde': 'Varianten er endret. Testen startet på nytt: bare visninger og klikk fra nå av teller.',
   'variant-fjernet': 'Varianten er fjernet.',
+  pause: 'Testen står på pause: forsiden viser artikkelens egen tittel, og ingenting telles.',
+  fortsett: 'Testen går videre og telles igjen.',
 };
 
 function formId(value: unknown, field: string): string {
@@ -43,6 +46,8 @@ export function installStudioPublications(router: Router, deps: StudioPublicatio
   const { reads } = deps.studio;
   installStudioPublicationSettings(router, deps);
   installStudioArticles(router, deps);
+  // The A/B actions (choose a winner with a confirmation, pause, resume): studio-ab-test.ts.
+  installStudioAbTest(router, deps);
 
   /** The publication's page; `form` is a refused variant form to show again on it. */
   async function renderPublication(req: Request, res: Response, publication: PublicationEntry, form?: FormState): Promise<Html> {
@@ -64,12 +69,6 @@ export function installStudioPublications(router: Router, deps: StudioPublicatio
     sendPage(res, 200, await renderPublication(req, res, publication));
   });
 
-  router.post('/publikasjoner/:id/vinner', async (req, res) => {
-    const publication = await publicationFor(reads, res, req.params.id);
-    await abOverride(deps.publishingStore, studioCaller(res), { edge_id: formId((req.body as Record<string, unknown>).edge_id, 'edge_id') });
-    res.redirect(303, `/studio/publikasjoner/${publication.id}?ok=vinner`);
-  });
-
   router.post('/publikasjoner/:id/avpubliser', async (req, res) => {
     const publication = await publicationFor(reads, res, req.params.id);
     await unpublishArticle(deps.publishingStore, studioCaller(res), { edge_id: formId((req.body as Record<string, unknown>).edge_id, 'edge_id') });
@@ -81,7 +80,7 @@ export function installStudioPublications(router: Router, deps: StudioPublicatio
     const values = valuesOf(req.body);
     await handleForm(res, values, (state) => renderPublication(req, res, publication, state), async () => {
       // The API's own body schema: the same rules as create_variant, told per field on the form.
-      const body = parseForm(CreateVariantBody, { publication_id: publication.id, article_id: values.article_id, variant_type: values.variant_type, title: values.title, teaser: values.teaser || null }, VARIANT_LABELS);
+      const body = parseForm(CreateVariantBody, { publication_id: publication.id, article_id: values.article_id, variant_type: values.variant_type, title: values.title, teaser: values.teaser || null, with_original: true }, VARIANT_LABELS);
       await createVariant(deps.publishingStore, studioCaller(res), body);
       res.redirect(303, `/studio/publikasjoner/${publication.id}?ok=variant`);
     });
@@ -123,30 +122,6 @@ ${administers ? variantForm(view, base, article, form?.values.article_id === art
 </section>`;
 }
 
-function testSection(view: StudioView, base: string, article: ArticleEntry, test: TestView, hours: VariantHour[], administers: boolean) {
-  const ids = new Set(test.variants.map((v) => v.id));
-  const series = cumulativeCtr(hours.filter((h) => ids.has(h.variantId)));
-  const titleOf = (id: string) => test.variants.find((v) => v.id === id)?.title ?? id;
-  const rows = test.variants.map(
-    (v) => html`<tr><th scope="row">${v.title}</th><td>${statusText(v.status)}</td><td>${v.impressions}</td><td>${v.clicks}</td>
-<td>${formatPercent(v.ctr)}</td><td>${formatPercent(v.interval.low)}–${formatPercent(v.interval.high)}</td>
-<td>${v.lift === null ? '–' : `${signed(v.lift.estimate)} (${signed(v.lift.low)} til ${signed(v.lift.high)})`}</td>
-${administers ? html`<td>${v.status === 'winner' || v.status === null ? '' : actionButton(view, `${base}/vinner`, html`Velg som vinner<span class="vh">: ${v.title}</span>`, { edge_id: v.id })}</td>` : ''}</tr>`,
-  );
-  return html`<h3>Test: ${test.variantType}${test.round !== null && test.round > 1 ? ` (runde ${test.round})` : ''}</h3>
-<p>${test.explanation}</p>
-<div class="scroll" role="region" tabindex="0" aria-label="Tabell (kan rulles sideveis)"><table><caption>Varianter av ${test.variantType} for «${article.title ?? 'artikkelen'}»</caption>
-<thead><tr><th scope="col">Variant</th><th scope="col">Status</th><th scope="col">Visninger</th><th scope="col">Klikk</th><th scope="col">Klikkrate</th><th scope="col">95 % intervall</th><th scope="col">Løft mot første (95 %-intervall)</th>${administers ? html`<th scope="col">Handling</th>` : ''}</tr></thead>
-<tbody>${rows}</tbody></table></div>
-${lineChart({
-  id: `${article.id}-${test.variantType}`,
-  title: `Akkumulert klikkrate per variant (${test.variantType})`,
-  description: `Klikkrate over tid for ${test.variants.length} varianter; tallene står i tabellen over.`,
-  series: series.map((s) => ({ label: titleOf(s.variantId), points: s.points.map((p) => ({ x: p.at, y: p.ctr })) })),
-  formatY: formatPercent,
-})}`;
-}
-
 const VARIANT_LABELS: Record<string, string> = { article_id: 'Artikkel', variant_type: 'Varianttype', title: 'Tittel', teaser: 'Ingress' };
 
 function variantForm(view: StudioView, base: string, article: ArticleEntry, refused?: FormState) {
@@ -159,14 +134,6 @@ ${field(state, { name: 'variant_type', id: ids.variant_type, label: VARIANT_LABE
 ${field(state, { name: 'title', id: ids.title, label: VARIANT_LABELS.title!, required: true, maxlength: 300 })}
 ${field(state, { name: 'teaser', id: ids.teaser, label: VARIANT_LABELS.teaser!, type: 'textarea', rows: 2, maxlength: 1000 })}
 <p><button type="submit">Legg til variant</button></p></form></details>`;
-}
-
-function signed(x: number): string {
-  return `${x >= 0 ? '+' : ''}${formatPercent(x)}`;
-}
-
-function statusText(status: string | null): string {
-  return status === 'testing' ? 'testes' : status === 'winner' ? 'vinner' : status === 'retired' ? 'trukket tilbake' : 'alene';
 }
 
 /** The explained types, and any other type the article's variants already have (made through the API). */

@@ -189,6 +189,12 @@ const AbResults = z.object({
       article_title: z.string().nullable(),
       variant_type: z.string(),
       state: z.enum(['testing', 'decided']),
+      control: Id.describe('the variant lifts are measured against: the control (the article’s own title) or, in a test from before controls, the first'),
+      paused: z.boolean(),
+      estimate: z
+        .object({ per_variant: z.number().int().nullable(), remaining: z.number().int().nullable(), days: z.number().nullable() })
+        .nullable()
+        .describe('while testing: impressions per variant the decision rule needs at the rates seen (80 % chance to decide by then), those still to come, days at the round’s traffic'),
       round: z.number().int(),
       round_started_at: z.string().nullable(),
       last_evaluated_at: z.string().nullable(),

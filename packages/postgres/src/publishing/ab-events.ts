@@ -29,7 +29,7 @@ export async function testingVariants(trx: Trx, limit: number): Promise<TestingV
   const { rows } = await sql<{ id: string; source_id: string; target_id: string; variant_type: string; impressions: string; clicks: string }>`
     with testing as (
       select id, source_id, target_id, metadata ->> 'variant_type' as variant_type from edges
-      where edge_type = ${FRONT_PAGE_VARIANT} and metadata ->> 'ab_status' = 'testing'
+      where edge_type = ${FRONT_PAGE_VARIANT} and metadata ->> 'ab_status' = 'testing' and not metadata ? 'paused'
       order by source_id, target_id, id
       limit ${limit}
       for update)

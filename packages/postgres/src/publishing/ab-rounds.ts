@@ -66,10 +66,13 @@ export async function resultVariants(db: Db, publicationId: string, limit: numbe
     round_started_at: Date | null;
     last_evaluated_at: Date | null;
     last_reason: string | null;
+    control: boolean;
+    paused: boolean;
   }>`
     with variants as (
       select v.id, v.target_id as article_id, v.metadata ->> 'variant_type' as variant_type, coalesce(v.metadata ->> 'title', '') as title,
-        v.metadata ->> 'ab_status' as ab_status
+        v.metadata ->> 'ab_status' as ab_status, coalesce((v.metadata ->> 'control')::boolean, false) as control,
+        coalesce((v.metadata ->> 'paused')::boolean, false) as paused
       from edges v
       where v.source_id = ${publicationId} and v.edge_type = ${FRONT_PAGE_VARIANT} and v.metadata ->> 'ab_status' in ('testing', 'winner', 'retired')
       order by v.target_id, v.metadata ->> 'variant_type', v.id
@@ -95,6 +98,8 @@ export async function resultVariants(db: Db, publicationId: string, limit: numbe
     roundStartedAt: r.round_started_at && Number.isFinite(r.round_started_at.getTime()) ? r.round_started_at : null,
     lastEvaluatedAt: r.last_evaluated_at,
     lastReason: r.last_reason,
+    control: r.control,
+    paused: r.paused,
   }));
 }
 

@@ -27,6 +27,11 @@ export async function insertPublishedIn(trx: Trx, nodeId: string, publicationId:
   }
 }
 
+export async function nodeTitle(trx: Trx, nodeId: string): Promise<string | null> {
+  const { rows } = await sql<{ title: string | null }>`select title from nodes where id = ${nodeId}`.execute(trx);
+  return rows[0]?.title ?? null;
+}
+
 export async function isPublishedIn(trx: Trx, articleId: string, publicationId: string): Promise<boolean> {
   const { rows } = await sql`
     select 1 from edges where source_id = ${articleId} and target_id = ${publicationId} and edge_type = ${PUBLISHED_IN}`.execute(trx);

@@ -47,6 +47,8 @@ export async function frontPageEntries(db: Db, publicationId: string, window: Pa
     where source_id = ${publicationId} and edge_type = ${FRONT_PAGE_VARIANT}
       and target_id = any(${articles.map((a) => a.id)}::uuid[])
       and metadata ->> 'ab_status' is distinct from 'retired'
+      -- A paused test (pause_ab_test) shows the article's own title and counts nothing.
+      and not metadata ? 'paused'
     order by id`.execute(db);
   const byArticle = new Map<string, FrontPageVariant[]>();
   for (const row of rows) {

@@ -4,12 +4,12 @@ import type { NewEdgeRow, PageLanguage, PageWindow, PublicationSettings, Publish
 import { deleteEdges, insertEdge, levelOn, nodeKindOf } from '../graph/index.js';
 import { testingVariants } from './ab-events.js';
 import { decisionsOf, recordDecision, recordLook, resultVariants, startRound } from './ab-rounds.js';
-import { collectionsOf, edgeOfType, insertPublishedIn, isPublishedIn, publishedInEdgesOf } from './articles.js';
+import { collectionsOf, edgeOfType, insertPublishedIn, isPublishedIn, nodeTitle, publishedInEdgesOf } from './articles.js';
 import { frontPageEntries, publishedArticle, publishedArticles, publishedMedia, searchArticles, taggedArticles } from './pages.js';
 import { insertPublication, isPublication, updatePublication, lockPublication, publicationByDomain, publicationBySlug } from './publications.js';
 import type { Db, Trx } from './trx.js';
 import type { ReadOn } from '../platform/index.js';
-import { patchEdgeMetadata, setStatus, variantsOfType, writeCounters } from './variants.js';
+import { patchEdgeMetadata, setPaused, setStatus, variantsOfType, writeCounters } from './variants.js';
 
 /** One publishing transaction's reads and writes: the queries of this folder, nothing decided here. */
 export class PostgresPublishingTx implements PublishingTx, AbTestTx {
@@ -22,6 +22,7 @@ export class PostgresPublishingTx implements PublishingTx, AbTestTx {
   publishedInEdgesOf = (nodeId: string) => publishedInEdgesOf(this.trx, nodeId);
   insertPublishedIn = (nodeId: string, publicationId: string, createdBy: string | null) => insertPublishedIn(this.trx, nodeId, publicationId, createdBy);
   isPublishedIn = (articleId: string, publicationId: string) => isPublishedIn(this.trx, articleId, publicationId);
+  nodeTitle = (nodeId: string) => nodeTitle(this.trx, nodeId);
   edgeOfType = (edgeId: string, edgeType: string) => edgeOfType(this.trx, edgeId, edgeType);
   insertEdge = (edge: NewEdgeRow) => insertEdge(this.trx, edge);
   deleteEdges = (edgeIds: readonly string[]) => deleteEdges(this.trx, edgeIds);
@@ -30,6 +31,7 @@ export class PostgresPublishingTx implements PublishingTx, AbTestTx {
   variantsOfType = (publicationId: string, articleId: string, variantType: string) => variantsOfType(this.trx, publicationId, articleId, variantType);
   writeCounters = (edgeIds: readonly string[]) => writeCounters(this.trx, edgeIds);
   setStatus = (edgeIds: readonly string[], status: AbStatus) => setStatus(this.trx, edgeIds, status);
+  setPaused = (edgeIds: readonly string[], paused: boolean) => setPaused(this.trx, edgeIds, paused);
   testingVariants = (limit: number) => testingVariants(this.trx, limit);
   startRound = (test: TestKey, startedBy: string | null, variantId: string) => startRound(this.trx, test, startedBy, variantId);
   recordDecision = (entry: DecisionEntry) => recordDecision(this.trx, entry);

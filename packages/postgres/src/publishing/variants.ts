@@ -20,6 +20,13 @@ export async function setStatus(trx: Trx, edgeIds: readonly string[], status: Ab
     where id = any(${edgeIds}::uuid[]) and metadata ->> 'ab_status' is distinct from ${status}::text`.execute(trx);
 }
 
+/** Marks the variants paused or not (metadata paused; absent when not). */
+export async function setPaused(trx: Trx, edgeIds: readonly string[], paused: boolean): Promise<void> {
+  if (edgeIds.length === 0) return;
+  if (paused) await sql`update edges set metadata = metadata || '{"paused": true}'::jsonb where id = any(${edgeIds}::uuid[]) and not metadata ? 'paused'`.execute(trx);
+  else await sql`update edges set metadata = metadata - 'paused' where id = any(${edgeIds}::uuid[]) and metadata ? 'paused'`.execute(trx);
+}
+
 /** Sums each variant's AB events of its test's current round into its metadata (impressions, clicks, ctr), where they changed. */
 export async function writeCounters(trx: Trx, edgeIds: readonly string[]): Promise<void> {
   if (edgeIds.length === 0) return;

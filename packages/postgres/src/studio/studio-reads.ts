@@ -101,12 +101,19 @@ export class PostgresStudioReads implements StudioReads {
   async variantHours(variantIds: readonly string[], maxHours: number): Promise<VariantHour[]> {
     if (variantIds.length === 0) return [];
     const { rows } = await sql<{ variant_edge_id: string; hour: Date; impressions: string; clicks: string }>`
-      with counted as (
-        select a.variant_edge_id, date_trunc('hour', a.recorded_at) as hour, sum(a.impressions) as impressions, sum(a.clicks) as clicks
+      with events as (
+        select a.variant_edge_id, v.target_id, v.metadata ->> 'variant_type' as variant_type, a.recorded_at, a.impressions, a.clicks
         from ab_events a
         join edges v on v.id = a.variant_edge_id
         left join ab_tests t on t.publication_id = v.source_id and t.article_id = v.target_id and t.variant_type = v.metadata ->> 'variant_type'
-        where a.variant_edge_id = any(${variantIds}::uuid[]) and (t.round_started_at is null or a.recorded_at >= t.round_started_at)
+        where a.variant_edge_id = any(${variantIds}::uuid[]) and (t.round_started_at is null or a.recorded_at >= t.round_started_at)),
+      -- A test younger than six hours is drawn per 5 minutes, so its chart has points in the first hour.
+      step as (
+        select target_id, variant_type, case when max(recorded_at) - min(recorded_at) < interval '6 hours' then interval '5 minutes' else interval '1 hour' end as width
+        from events group by 1, 2),
+      counted as (
+        select e.variant_edge_id, date_bin(s.width, e.recorded_at, timestamptz '2000-01-01') as hour, sum(e.impressions) as impressions, sum(e.clicks) as clicks
+        from events e join step s using (target_id, variant_type)
         group by 1, 2)
       select * from counted
       where hour > (select max(hour) from counted) - make_interval(hours => ${maxHours})
