@@ -298,6 +298,7 @@ create table webhook_deliveries (
   duplicate boolean not null default false,
   bytes bigint not null default 0,
   duration_ms integer not null default 0,
+  previous_token boolean not null default false,
   headers jsonb not null default '{}'::jsonb,
   replay_of uuid
 );
@@ -307,6 +308,15 @@ create table webhook_delivery_ids (
   node_id uuid not null,
   edge_id uuid not null,
   claimed_at timestamp with time zone not null default now()
+);
+create table webhook_previous_tokens (
+  token_hash text not null,
+  webhook_id uuid not null,
+  rotated_at timestamp with time zone not null default now(),
+  grace_until timestamp with time zone not null,
+  ended_early boolean not null default false,
+  hits bigint not null default 0,
+  last_hit_at timestamp with time zone
 );
 create table webhook_refusals (
   webhook_id uuid not null,
@@ -322,6 +332,7 @@ create table webhook_refusals (
   event text,
   bytes bigint not null default 0,
   duration_ms integer not null default 0,
+  previous_token boolean not null default false,
   kept integer not null default 0
 );
 create table webhook_refused_requests (
@@ -437,6 +448,9 @@ alter table transcription_segments add constraint transcription_segments_seq_che
 alter table transcription_segments add constraint transcription_segments_start_s_check CHECK ((start_s >= (0)::double precision));
 alter table webhook_deliveries add constraint webhook_deliveries_pkey PRIMARY KEY (id);
 alter table webhook_delivery_ids add constraint webhook_delivery_ids_pkey PRIMARY KEY (webhook_id, delivery_id);
+alter table webhook_previous_tokens add constraint webhook_previous_tokens_pkey PRIMARY KEY (token_hash);
+alter table webhook_previous_tokens add constraint webhook_previous_tokens_token_hash_check CHECK ((token_hash ~ '^[0-9a-f]{64}$'::text));
+alter table webhook_previous_tokens add constraint webhook_previous_tokens_webhook_id_fkey FOREIGN KEY (webhook_id) REFERENCES nodes(id) ON DELETE CASCADE;
 alter table webhook_refusals add constraint webhook_refusals_pkey PRIMARY KEY (webhook_id, minute, status, reason);
 alter table webhook_refused_requests add constraint webhook_refused_requests_pkey PRIMARY KEY (id);
 alter table webhook_secrets add constraint webhook_secrets_pkey PRIMARY KEY (webhook_id);
@@ -542,6 +556,8 @@ CREATE UNIQUE INDEX transcription_segments_pkey ON public.transcription_segments
 CREATE UNIQUE INDEX webhook_deliveries_pkey ON public.webhook_deliveries USING btree (id);
 CREATE INDEX webhook_deliveries_webhook_idx ON public.webhook_deliveries USING btree (webhook_id, id DESC);
 CREATE UNIQUE INDEX webhook_delivery_ids_pkey ON public.webhook_delivery_ids USING btree (webhook_id, delivery_id);
+CREATE UNIQUE INDEX webhook_previous_tokens_pkey ON public.webhook_previous_tokens USING btree (token_hash);
+CREATE INDEX webhook_previous_tokens_webhook_idx ON public.webhook_previous_tokens USING btree (webhook_id, rotated_at DESC);
 CREATE UNIQUE INDEX webhook_refusals_pkey ON public.webhook_refusals USING btree (webhook_id, minute, status, reason);
 CREATE INDEX webhook_refusals_webhook_idx ON public.webhook_refusals USING btree (webhook_id, id DESC);
 CREATE UNIQUE INDEX webhook_refused_requests_pkey ON public.webhook_refused_requests USING btree (id);
@@ -633,6 +649,24 @@ begin
   return keep;
 end $function$
 ;
+CREATE OR REPLACE FUNCTION public.inntak_intake_refuse(p_id uuid, p_webhook_id uuid, p_received_at timestamp with time zone, p_status smallint, p_error text, p_delivery_id text, p_event text, p_bytes bigint, p_duration_ms integer, p_reason text, p_headers jsonb, p_body text, p_body_truncated boolean, p_keep integer, p_previous_token text)
+ RETURNS boolean
+ LANGUAGE plpgsql
+AS $function$
+declare
+  kept boolean;
+begin
+  kept := inntak_intake_refuse($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14);
+  if p_previous_token is not null then
+    update webhook_previous_tokens t set hits = t.hits + 1, last_hit_at = greatest(t.last_hit_at, p_received_at)
+     where t.token_hash = p_previous_token;
+    update webhook_refusals r set previous_token = true
+     where r.webhook_id = p_webhook_id and r.minute = date_trunc('minute', p_received_at)
+       and r.status = p_status and r.reason = p_reason;
+  end if;
+  return kept;
+end $function$
+;
 CREATE OR REPLACE FUNCTION public.inntak_intake_write(node_id uuid, node_kind text, node_title text, node_content text, node_visibility visibility, node_metadata jsonb, node_created_by uuid, edge_id uuid, edge_source_id uuid, edge_target_id uuid, edge_type text, edge_metadata jsonb, edge_system boolean, edge_created_by uuid, log_id uuid, log_webhook_id uuid, log_received_at timestamp with time zone, log_delivery_id text, log_event text, log_bytes bigint, log_duration_ms integer)
  RETURNS TABLE(propagation_error text, duplicate_node_id uuid, duplicate_edge_id uuid)
  LANGUAGE plpgsql
@@ -709,6 +743,34 @@ begin
   perform set_config('inntak.notices_after_commit', 'on', true);
   return query select * from inntak_intake_write($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
                                                  $15, $16, $17, $18, $19, $20, $21, $22);
+end $function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_intake_write_quiet(node_id uuid, node_kind text, node_title text, node_content text, node_visibility visibility, node_metadata jsonb, node_created_by uuid, edge_id uuid, edge_source_id uuid, edge_target_id uuid, edge_type text, edge_metadata jsonb, edge_system boolean, edge_created_by uuid, log_id uuid, log_webhook_id uuid, log_received_at timestamp with time zone, log_delivery_id text, log_event text, log_bytes bigint, log_duration_ms integer, log_headers jsonb, log_previous_token text)
+ RETURNS TABLE(propagation_error text, duplicate_node_id uuid, duplicate_edge_id uuid)
+ LANGUAGE plpgsql
+AS $function$
+begin
+  return query select * from inntak_intake_write_quiet($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
+                                                       $15, $16, $17, $18, $19, $20, $21, log_headers);
+  if log_previous_token is not null then
+    update webhook_deliveries d set previous_token = true where d.id = log_id;
+    update webhook_previous_tokens t set hits = t.hits + 1, last_hit_at = greatest(t.last_hit_at, log_received_at)
+     where t.token_hash = log_previous_token;
+  end if;
+end $function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_intake_write_quiet(node_id uuid, node_kind text, node_title text, node_content text, node_visibility visibility, node_metadata jsonb, node_created_by uuid, edge_id uuid, edge_source_id uuid, edge_target_id uuid, edge_type text, edge_metadata jsonb, edge_system boolean, edge_created_by uuid, log_id uuid, log_webhook_id uuid, log_received_at timestamp with time zone, log_delivery_id text, log_event text, log_bytes bigint, log_duration_ms integer, log_previous_token text)
+ RETURNS TABLE(propagation_error text, duplicate_node_id uuid, duplicate_edge_id uuid)
+ LANGUAGE plpgsql
+AS $function$
+begin
+  return query select * from inntak_intake_write_quiet($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
+                                                       $15, $16, $17, $18, $19, $20, $21);
+  if log_previous_token is not null then
+    update webhook_deliveries d set previous_token = true where d.id = log_id;
+    update webhook_previous_tokens t set hits = t.hits + 1, last_hit_at = greatest(t.last_hit_at, log_received_at)
+     where t.token_hash = log_previous_token;
+  end if;
 end $function$
 ;
 CREATE OR REPLACE FUNCTION public.inntak_matching_orchestrations(p_event text, p_id uuid)
@@ -872,6 +934,26 @@ CREATE OR REPLACE FUNCTION public.inntak_notify_mixer_change()
 AS $function$
 begin
   perform inntak_realtime_notify('inntak_mixer', jsonb_build_object('op', lower(tg_op), 'id', new.id));
+  return null;
+end $function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_notify_webhook_grace()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  perform inntak_realtime_notify('inntak_webhooks', jsonb_build_object('op', lower(tg_op),
+    'webhook_id', case when tg_op = 'DELETE' then old.webhook_id else new.webhook_id end));
+  return null;
+end $function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_notify_webhook_secret()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  perform inntak_realtime_notify('inntak_webhooks', jsonb_build_object('op', lower(tg_op),
+    'webhook_id', case when tg_op = 'DELETE' then old.webhook_id else new.webhook_id end));
   return null;
 end $function$
 ;
@@ -1351,3 +1433,5 @@ CREATE TRIGGER nodes_orchestration_subscriptions_update AFTER UPDATE OF node_kin
 CREATE CONSTRAINT TRIGGER nodes_search_insert AFTER INSERT ON public.nodes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION node_search_insert();
 CREATE TRIGGER nodes_search_reader AFTER UPDATE OF visibility, created_by ON public.nodes FOR EACH ROW WHEN (((old.visibility IS DISTINCT FROM new.visibility) OR (old.created_by IS DISTINCT FROM new.created_by))) EXECUTE FUNCTION inntak_node_search_reader();
 CREATE TRIGGER nodes_search_update AFTER UPDATE OF title, content ON public.nodes FOR EACH ROW EXECUTE FUNCTION node_search_update();
+CREATE TRIGGER webhook_previous_tokens_notify AFTER INSERT OR DELETE OR UPDATE OF grace_until ON public.webhook_previous_tokens FOR EACH ROW EXECUTE FUNCTION inntak_notify_webhook_grace();
+CREATE TRIGGER webhook_secrets_notify AFTER INSERT OR DELETE OR UPDATE ON public.webhook_secrets FOR EACH ROW EXECUTE FUNCTION inntak_notify_webhook_secret();
