@@ -42,7 +42,7 @@ describe('inntak <group> without a command', () => {
   it('a group without a command exits 2 naming the commands it has', async () => {
     expect(await inntak('webhook')).toEqual({
       code: 2,
-      out: { error: '«webhook» trenger en kommando: add, list, delete, set-template, rotate, end-grace, deliveries, set-secret, rerender; se inntak webhook --help' },
+      out: { error: '«webhook» trenger en kommando: add, list, delete, set-template, rotate, end-grace, deliveries, set-secret, rerender, replay; se inntak webhook --help' },
     });
   });
 });

@@ -126,6 +126,6 @@ describe('runs from the console', () => {
     );
     const page = await get(app, owner, `/studio/orkestreringer/${orchestration}`);
     expect(page.text).toContain('Forsøk: 2.');
-    expect(page.text).toMatch(new RegExp(`<li><time datetime="[^"]+">[^<]+</time>: steg 1, forsøk 1 feilet \\(jobb ${job}\\): http_post: 503 &lt;opptatt&gt;</li>`));
+    expect(page.text).toMatch(new RegExp(`<li><time datetime="[^"]+"[^>]*>[^<]+</time>: steg 1, forsøk 1 feilet \\(jobb ${job}\\): http_post: 503 &lt;opptatt&gt;</li>`));
   });
 });
