@@ -23,7 +23,11 @@ create table ab_events (
   hour_of_week smallint not null,
   impressions integer not null default 0,
   clicks integer not null default 0,
-  recorded_at timestamp with time zone not null default now()
+  recorded_at timestamp with time zone not null default now(),
+  uncounted_bot integer not null default 0,
+  uncounted_prefetch integer not null default 0,
+  uncounted_address_cap integer not null default 0,
+  uncounted_repeat integer not null default 0
 );
 create table ab_impressions (
   window_index integer not null,
@@ -367,6 +371,10 @@ alter table ab_events add constraint ab_events_clicks_check CHECK ((clicks >= 0)
 alter table ab_events add constraint ab_events_hour_of_week_check CHECK (((hour_of_week >= 0) AND (hour_of_week <= 167)));
 alter table ab_events add constraint ab_events_impressions_check CHECK ((impressions >= 0));
 alter table ab_events add constraint ab_events_pkey PRIMARY KEY (id);
+alter table ab_events add constraint ab_events_uncounted_address_cap_check CHECK ((uncounted_address_cap >= 0));
+alter table ab_events add constraint ab_events_uncounted_bot_check CHECK ((uncounted_bot >= 0));
+alter table ab_events add constraint ab_events_uncounted_prefetch_check CHECK ((uncounted_prefetch >= 0));
+alter table ab_events add constraint ab_events_uncounted_repeat_check CHECK ((uncounted_repeat >= 0));
 alter table ab_events add constraint ab_events_variant_edge_id_fkey FOREIGN KEY (variant_edge_id) REFERENCES edges(id) ON DELETE CASCADE;
 alter table ab_impressions add constraint ab_impressions_pkey PRIMARY KEY (window_index, client, publication_id, article_id);
 alter table ab_tests add constraint ab_tests_article_id_fkey FOREIGN KEY (article_id) REFERENCES nodes(id) ON DELETE CASCADE;

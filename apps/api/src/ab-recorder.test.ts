@@ -27,6 +27,22 @@ async function stored(): Promise<{ rows: number; impressions: number; clicks: nu
 }
 
 describe('AB event recording', () => {
+  it('uncounted impressions by reason go in the same row as the counted ones: one insert per variant and hour, not one per page view', async () => {
+    await sql`delete from ab_events`.execute(db.db);
+    const { logger } = captureLogger();
+    let batches = 0;
+    const recorder = new AbRecorder((rows) => ((batches += 1), recordAbCounts(db.db, rows)), logger, { flushMs: 3_600_000 });
+    for (let i = 0; i < 40; i++) recorder.impression(variant);
+    for (let i = 0; i < 30; i++) recorder.uncounted(variant, 'bot');
+    for (let i = 0; i < 5; i++) recorder.uncounted(variant, 'prefetch');
+    for (let i = 0; i < 7; i++) recorder.uncounted(variant, 'address_cap');
+    recorder.uncounted(variant, 'repeat');
+    await recorder.close();
+    expect(batches).toBe(1);
+    const { rows } = await sql`select impressions, clicks, uncounted_bot, uncounted_prefetch, uncounted_address_cap, uncounted_repeat from ab_events where variant_edge_id = ${variant}`.execute(db.db);
+    expect(rows).toEqual([{ impressions: 40, clicks: 0, uncounted_bot: 30, uncounted_prefetch: 5, uncounted_address_cap: 7, uncounted_repeat: 1 }]);
+  });
+
   it('counts in memory and writes one row per variant and hour when its flush timer fires', async () => {
     await sql`delete from ab_events`.execute(db.db);
     const { logger } = captureLogger();

@@ -81,22 +81,32 @@ export class AbClientGate {
    * A render showing `shown` (article → variant) to this client. Counts the client's first of
    * each article in this window (the variants returned in `counted`); a later render of the same
    * variant gets the same signed id (a reader who reloads and then clicks still counts once), one
-   * of another variant none.
+   * of another variant none. The shown variants not counted come back in `uncounted` with why:
+   * `repeat` (the client was counted for the article this window), `address_cap` (the store
+   * recorded nothing: the network is over its cap, or a bare app's memory store is full).
    */
-  async impressions(who: AbReader, publicationId: string, shown: Map<string, string>): Promise<{ tokens: Map<string, string>; counted: string[] }> {
+  async impressions(
+    who: AbReader,
+    publicationId: string,
+    shown: Map<string, string>,
+  ): Promise<{ tokens: Map<string, string>; counted: string[]; uncounted: { variant: string; reason: 'address_cap' | 'repeat' }[] }> {
     const window = await this.turn();
     const key = await this.key.current();
     const rows = [...shown].map(([article, variant]) => ({ article, variant, id: impressionId(key, window, who.client, publicationId, article) }));
     const recorded = await this.store.record(window, who, this.clientsPerAddress, publicationId, rows);
     const tokens = new Map<string, string>();
     const counted: string[] = [];
+    const uncounted: { variant: string; reason: 'address_cap' | 'repeat' }[] = [];
+    const answered = new Set(recorded.map((r) => r.article));
+    for (const [article, variant] of shown) if (!answered.has(article)) uncounted.push({ variant, reason: 'address_cap' });
     for (const row of recorded) {
+      if (!row.counted) uncounted.push({ variant: shown.get(row.article)!, reason: 'repeat' });
       if (shown.get(row.article) !== row.variant) continue;
       if (row.counted) counted.push(row.variant);
       const id = rows.find((r) => r.article === row.article)!.id;
       tokens.set(row.article, `${window}.${id}.${signature(key, window, id, publicationId, row.article, row.variant)}`);
     }
-    return { tokens, counted };
+    return { tokens, counted, uncounted };
   }
 
   /** True when this click counts: a valid signed impression id of this variant, in this window or the one before, not clicked yet. */

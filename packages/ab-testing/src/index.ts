@@ -8,8 +8,8 @@ export { simulate, binomialSampler, mulberry32, type SimulationSpec, type Horizo
 export { hourOfWeek } from './hour-of-week.js';
 export { runAbEvaluation, MAX_TESTS_PER_RUN, type TestReport } from './evaluation.js';
 export type { AbTestStore, AbTestTx, AbDecisionWrites, TestingVariant, AbCountRow, TestKey, DecisionEntry } from './ports.js';
-export { abResults, wilson, MAX_RESULT_VARIANTS, MAX_HISTORY_PER_TEST, type AbResultsStore, type ResultVariantRow, type DecisionRow, type TestResult, type Interval } from './results.js';
-export { stickyRandom, countsAsView } from './visitors.js';
+export { abResults, wilson, MAX_RESULT_VARIANTS, MAX_HISTORY_PER_TEST, type AbResultsStore, type ResultVariantRow, type DecisionRow, type TestResult, type Uncounted, type Interval } from './results.js';
+export { stickyRandom, countsAsView, notAViewReason, UNCOUNTED_REASONS, type UncountedReason } from './visitors.js';
 export { AbClientGate, MemoryImpressionStore, type AbClientGateOptions, type AbReader, type ImpressionRow, type ImpressionStore } from './client-gate.js';
 export { AbRecorder, type AbRecorderOptions } from './ab-recorder.js';
 export { impressionsPerVariantNeeded, remainingEstimate, zBoundary, ESTIMATE_POWER, MAX_ESTIMATE, type RemainingEstimate } from './estimate.js';

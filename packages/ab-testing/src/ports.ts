@@ -6,6 +6,11 @@ export interface AbCountRow {
   hour_of_week: number;
   impressions: number;
   clicks: number;
+  /** Impressions shown but not counted, by reason (UncountedReason); absent is 0. */
+  uncounted_bot?: number;
+  uncounted_prefetch?: number;
+  uncounted_address_cap?: number;
+  uncounted_repeat?: number;
 }
 
 /** A test: the variants of one type for one article of a publication. */

@@ -5,6 +5,7 @@ import { alwaysValidInterval, alwaysValidPValue } from './msprt.js';
 import type { TestKey } from './ports.js';
 import { remainingEstimate, type RemainingEstimate } from './estimate.js';
 import { ctr, MIN_IMPRESSIONS, type AbStatus } from './types.js';
+import type { UncountedReason } from './visitors.js';
 
 /** A variant of a test with the counts of the test's current round (front_page_variant edge, ab_events). */
 export interface ResultVariantRow extends TestKey {
@@ -14,6 +15,8 @@ export interface ResultVariantRow extends TestKey {
   abStatus: AbStatus;
   impressions: number;
   clicks: number;
+  /** Impressions of the round shown but not counted, by reason (ab_events uncounted_*). */
+  uncounted: Uncounted;
   round: number;
   roundStartedAt: Date | null;
   lastEvaluatedAt: Date | null;
@@ -23,6 +26,9 @@ export interface ResultVariantRow extends TestKey {
   /** The test is paused: the front page shows the control and nothing counts (metadata paused). */
   paused: boolean;
 }
+
+/** Impressions shown but not counted, by reason (UncountedReason in visitors.ts). */
+export type Uncounted = Record<UncountedReason, number>;
 
 export interface DecisionRow extends TestKey {
   round: number;
@@ -64,7 +70,8 @@ export interface TestResult {
   round: number;
   round_started_at: string | null;
   last_evaluated_at: string | null;
-  variants: Array<{ edge_id: string; title: string; ab_status: AbStatus; impressions: number; clicks: number; ctr: Interval }>;
+  /** uncounted: the round's impressions shown to the variant but not counted, by reason. */
+  variants: Array<{ edge_id: string; title: string; ab_status: AbStatus; impressions: number; clicks: number; ctr: Interval; uncounted: Uncounted }>;
   /**
    * Every ordered pair: the variant's CTR minus the other's (always-valid 95 % interval), relative
    * lift, always-valid p. Both intervals are clipped to what is possible: a rate lies in [0, 1],
@@ -86,7 +93,7 @@ export const MAX_HISTORY_PER_TEST = 50;
  * ab_results: per test of a publication (an article's variants of one type), the current
  * round's impressions, clicks, CTR with a 95 % interval, the difference and relative lift of
  * each variant over each other with an always-valid 95 % interval, the always-valid p-value,
- * why nothing is decided yet and the decision history. For the publication's members and up (an
+ * why nothing is decided yet, the impressions not counted by reason and the decision history. For the publication's members and up (an
  * editor); 403 below, 404 when the caller cannot see it.
  */
 export async function abResults(store: AbResultsStore, actor: Actor, publicationId: string, now: Date = new Date()): Promise<{ publication_id: string; tests: TestResult[] }> {
@@ -139,7 +146,7 @@ function testResult(rows: ResultVariantRow[], history: DecisionRow[], now: Date)
     round: first.round,
     round_started_at: first.roundStartedAt?.toISOString() ?? null,
     last_evaluated_at: first.lastEvaluatedAt?.toISOString() ?? null,
-    variants: rows.map((r) => ({ edge_id: r.id, title: r.title, ab_status: r.abStatus, impressions: r.impressions, clicks: r.clicks, ctr: wilson(r.clicks, r.impressions) })),
+    variants: rows.map((r) => ({ edge_id: r.id, title: r.title, ab_status: r.abStatus, impressions: r.impressions, clicks: r.clicks, ctr: wilson(r.clicks, r.impressions), uncounted: { ...r.uncounted } })),
     comparisons,
     undecided: decision?.decision === 'none' ? { reason: decision.reason, explanation: explain(decision.reason, testing) } : null,
     sample_ratio: decision?.sampleRatio ? { chi_square: decision.sampleRatio.chiSquare, p_value: decision.sampleRatio.pValue } : null,

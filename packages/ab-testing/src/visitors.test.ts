@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { selectVariant } from './selection.js';
-import { countsAsView, stickyRandom } from './visitors.js';
+import { countsAsView, notAViewReason, stickyRandom } from './visitors.js';
 
 const variants = ['a', 'b', 'c'].map((id) => ({ id, variantType: 'headline', abStatus: 'testing' as const }));
 
@@ -54,5 +54,18 @@ describe('which page requests are views that count', () => {
     'python-requests/2.31.0',
   ])('a known crawler does not: %s', (agent) => {
     expect(countsAsView('GET', headers({ 'user-agent': agent }))).toBe(false);
+  });
+});
+
+describe('why a page request is not a view (the uncounted reasons)', () => {
+  const reason = (headers: Record<string, string>) => notAViewReason((name) => headers[name]);
+  it('crawlers and requests without a User-Agent are bots; prefetches and prerenders are prefetch; a browser is none', () => {
+    expect(reason({ 'user-agent': 'Googlebot/2.1' })).toBe('bot');
+    expect(reason({})).toBe('bot');
+    expect(reason({ 'user-agent': 'Mozilla/5.0', purpose: 'prefetch' })).toBe('prefetch');
+    expect(reason({ 'user-agent': 'Mozilla/5.0', 'sec-purpose': 'prefetch;prerender' })).toBe('prefetch');
+    // A crawler's prefetch is a prefetch: the reason checked first.
+    expect(reason({ 'user-agent': 'Googlebot/2.1', 'x-moz': 'prefetch' })).toBe('prefetch');
+    expect(reason({ 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0' })).toBeNull();
   });
 });

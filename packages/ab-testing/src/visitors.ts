@@ -26,19 +26,31 @@ export function stickyRandom(visitorId: string, articleId: string): () => number
 const CRAWLER = /bot|crawl|spider|slurp|facebookexternalhit|embedly|preview|lighthouse|pingdom|monitor|validator|archiver|mediapartners|curl\/|wget\/|python-requests|go-http-client|okhttp|java\/|libwww|httpclient/i;
 
 /**
- * Whether a request of a page is a reader looking at it, so that its impression may count: not
- * a HEAD (nothing is shown), not a prefetch or prerender (`Sec-Purpose: prefetch`, `Purpose:
- * prefetch`, `X-Moz: prefetch`, `X-Purpose: preview`: the browser fetches what the reader may
- * never see), not a known crawler, and not a request without a User-Agent (every browser sends
- * one).
+ * Why an impression shown to a client did not count (results' `uncounted`, ab_events'
+ * uncounted_* columns): a crawler or a request without a User-Agent (`bot`), a prefetch or
+ * prerender (`prefetch`), a network over AB_CLIENTS_PER_ADDRESS clients this window
+ * (`address_cap`), a client already counted for the article this window (`repeat`).
  */
-export function countsAsView(method: string, header: (name: string) => string | undefined): boolean {
-  if (method !== 'GET') return false;
+export const UNCOUNTED_REASONS = ['bot', 'prefetch', 'address_cap', 'repeat'] as const;
+export type UncountedReason = (typeof UNCOUNTED_REASONS)[number];
+
+/**
+ * Why a GET of a page is not a reader looking at it: a prefetch or prerender (`Sec-Purpose:
+ * prefetch`, `Purpose: prefetch`, `X-Moz: prefetch`, `X-Purpose: preview`: the browser fetches
+ * what the reader may never see), a known crawler or a request without a User-Agent (every
+ * browser sends one); null for a reader.
+ */
+export function notAViewReason(header: (name: string) => string | undefined): 'bot' | 'prefetch' | null {
   for (const name of ['sec-purpose', 'purpose', 'x-moz', 'x-purpose']) {
     const value = header(name);
-    if (value && /prefetch|prerender|preview/i.test(value.slice(0, 200))) return false;
+    if (value && /prefetch|prerender|preview/i.test(value.slice(0, 200))) return 'prefetch';
   }
   const agent = header('user-agent');
-  if (!agent) return false;
-  return !CRAWLER.test(agent.slice(0, 512));
+  if (!agent) return 'bot';
+  return CRAWLER.test(agent.slice(0, 512)) ? 'bot' : null;
+}
+
+/** Whether a request of a page is a reader looking at it, so that its impression may count: a GET (a HEAD shows nothing) with no notAViewReason. */
+export function countsAsView(method: string, header: (name: string) => string | undefined): boolean {
+  return method === 'GET' && notAViewReason(header) === null;
 }

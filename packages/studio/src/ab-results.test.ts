@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import type { TestResult } from '@inntak/ab-testing';
-import { cumulativeCtr, estimateInWords, liftInWords, loneViews, testViewOf } from './ab-results.js';
+import { cumulativeCtr, estimateInWords, liftInWords, loneViews, testViewOf, uncountedInWords } from './ab-results.js';
 
+const none = { bot: 0, prefetch: 0, address_cap: 0, repeat: 0 };
 const interval = (estimate: number) => ({ estimate, low: estimate / 2, high: Math.min(1, estimate * 2) });
 
 function result(overrides: Partial<TestResult> = {}): TestResult {
@@ -17,8 +18,8 @@ function result(overrides: Partial<TestResult> = {}): TestResult {
     round_started_at: null,
     last_evaluated_at: null,
     variants: [
-      { edge_id: 'a', title: 'Første', ab_status: 'testing', impressions: 70, clicks: 3, ctr: interval(3 / 70) },
-      { edge_id: 'b', title: 'Andre', ab_status: 'testing', impressions: 70, clicks: 11, ctr: interval(11 / 70) },
+      { edge_id: 'a', title: 'Første', ab_status: 'testing', impressions: 70, clicks: 3, ctr: interval(3 / 70), uncounted: none },
+      { edge_id: 'b', title: 'Andre', ab_status: 'testing', impressions: 70, clicks: 11, ctr: interval(11 / 70), uncounted: none },
     ],
     comparisons: [
       { variant: 'b', against: 'a', difference: interval(0.11), lift: { estimate: 2.667, low: -0.5, high: 9 }, p_value: 0.2 },
@@ -47,8 +48,8 @@ describe('testViewOf: the A/B results use case as the page shows it', () => {
       state: 'decided',
       undecided: null,
       variants: [
-        { edge_id: 'a', title: 'Første', ab_status: 'retired', impressions: 70, clicks: 3, ctr: interval(0.04) },
-        { edge_id: 'b', title: 'Andre', ab_status: 'winner', impressions: 70, clicks: 11, ctr: interval(0.16) },
+        { edge_id: 'a', title: 'Første', ab_status: 'retired', impressions: 70, clicks: 3, ctr: interval(0.04), uncounted: none },
+        { edge_id: 'b', title: 'Andre', ab_status: 'winner', impressions: 70, clicks: 11, ctr: interval(0.16), uncounted: none },
       ],
       history: [{ kind: 'override', round: 1, edge_id: 'b', decided_by: 'p', decided_at: '2026-11-25T00:00:00Z', detail: {} }],
     });
@@ -109,5 +110,39 @@ describe('cumulativeCtr', () => {
       { variantId: 'a', points: [{ at: at(1), ctr: 0.1 }, { at: at(2), ctr: 0.2 }] },
       { variantId: 'b', points: [{ at: at(2), ctr: 0.25 }] },
     ]);
+  });
+});
+
+describe('the impressions not counted, in words under the table', () => {
+  it('says nothing when every impression counted', () => {
+    expect(uncountedInWords(testViewOf(result()))).toBeNull();
+  });
+
+  it('sums the variants and names each reason in plain Norwegian', () => {
+    const view = testViewOf(
+      result({
+        variants: [
+          { edge_id: 'a', title: 'Første', ab_status: 'testing', impressions: 5000, clicks: 3, ctr: interval(0.01), uncounted: { bot: 500, prefetch: 20, address_cap: 100, repeat: 0 } },
+          { edge_id: 'b', title: 'Andre', ab_status: 'testing', impressions: 5000, clicks: 11, ctr: interval(0.01), uncounted: { bot: 400, prefetch: 30, address_cap: 150, repeat: 0 } },
+        ],
+      }),
+    );
+    expect(uncountedInWords(view)).toEqual({ summary: 'Ikke telt: 1\u00a0200 visninger (roboter 900, forhåndslasting 50, for mange fra samme adresse 250).', capNotice: null });
+  });
+
+  it('explains the per-address cap when it dropped more than a fifth of the readers, naming AB_CLIENTS_PER_ADDRESS', () => {
+    const view = testViewOf(
+      result({
+        variants: [
+          { edge_id: 'a', title: 'Første', ab_status: 'testing', impressions: 300, clicks: 3, ctr: interval(0.01), uncounted: { bot: 0, prefetch: 0, address_cap: 200, repeat: 7 } },
+          { edge_id: 'b', title: 'Andre', ab_status: 'testing', impressions: 300, clicks: 11, ctr: interval(0.04), uncounted: { bot: 0, prefetch: 0, address_cap: 0, repeat: 0 } },
+        ],
+      }),
+    );
+    const words = uncountedInWords(view)!;
+    expect(words.summary).toBe('Ikke telt: 207 visninger (for mange fra samme adresse 200, samme leser igjen 7).');
+    expect(words.capNotice).toMatch(/^25 % av lesernes visninger ble ikke telt/);
+    expect(words.capNotice).toMatch(/mobilnett/);
+    expect(words.capNotice).toMatch(/AB_CLIENTS_PER_ADDRESS/);
   });
 });

@@ -1,4 +1,4 @@
-import type { AbStatus, TestResult } from '@inntak/ab-testing';
+import type { AbStatus, TestResult, Uncounted } from '@inntak/ab-testing';
 import type { VariantEntry, VariantHour } from './ports.js';
 
 /**
@@ -35,6 +35,10 @@ export interface TestView {
   /** While testing: what the decision rule still needs (estimate.ts in @inntak/ab-testing). */
   estimate: { perVariant: number | null; remaining: number | null; days: number | null } | null;
   roundStartedAt: Date | null;
+  /** The round's impressions shown but not counted, summed over the variants, by reason. */
+  uncounted: Uncounted;
+  /** The impressions counted in the round, summed over the variants. */
+  counted: number;
 }
 
 /** Below this many impressions per variant, or clicks in all, the page warns that the figures may still turn. */
@@ -80,6 +84,13 @@ export function testViewOf(test: TestResult): TestView {
     lowData,
     estimate,
     roundStartedAt: test.round_started_at ? new Date(test.round_started_at) : null,
+    uncounted: {
+      bot: sum(test.variants.map((v) => v.uncounted.bot)),
+      prefetch: sum(test.variants.map((v) => v.uncounted.prefetch)),
+      address_cap: sum(test.variants.map((v) => v.uncounted.address_cap)),
+      repeat: sum(test.variants.map((v) => v.uncounted.repeat)),
+    },
+    counted: sum(test.variants.map((v) => v.impressions)),
   };
 }
 
@@ -135,6 +146,8 @@ export function loneViews(variants: readonly VariantEntry[], testedTypes: Readon
       lowData: false,
       estimate: null,
       roundStartedAt: null,
+      uncounted: { bot: 0, prefetch: 0, address_cap: 0, repeat: 0 },
+      counted: v.impressions,
     }));
 }
 
@@ -158,4 +171,41 @@ export function cumulativeCtr(hours: readonly VariantHour[]): CtrSeries[] {
     totals.set(h.variantId, t);
   }
   return [...totals].map(([variantId, t]) => ({ variantId, points: t.points }));
+}
+
+function sum(values: number[]): number {
+  return values.reduce((a, b) => a + b, 0);
+}
+
+/** Above this share of a round's first views from readers (counted + address_cap), the page explains the per-address cap. */
+export const ADDRESS_CAP_SHARE_NOTICE = 0.2;
+
+/**
+ * The impressions not counted, in words under the test's table: "Ikke telt: 1 200 visninger
+ * (roboter 900, forhåndslasting 50, for mange fra samme adresse 250)"; null when none. `capNotice`
+ * when the cap dropped more than ADDRESS_CAP_SHARE_NOTICE of the readers' first views: bots,
+ * prefetches and reloads are not readers the test lost, so they are left out of that share.
+ */
+export function uncountedInWords(test: Pick<TestView, 'uncounted' | 'counted'>): { summary: string; capNotice: string | null } | null {
+  const u = test.uncounted;
+  const total = u.bot + u.prefetch + u.address_cap + u.repeat;
+  if (total === 0) return null;
+  const n = (x: number) => x.toLocaleString('nb-NO');
+  const parts = [
+    [u.bot, 'roboter'],
+    [u.prefetch, 'forhåndslasting'],
+    [u.address_cap, 'for mange fra samme adresse'],
+    [u.repeat, 'samme leser igjen'],
+  ] as const;
+  const summary = `Ikke telt: ${n(total)} ${total === 1 ? 'visning' : 'visninger'} (${parts
+    .filter(([count]) => count > 0)
+    .map(([count, words]) => `${words} ${n(count)}`)
+    .join(', ')}).`;
+  const readers = test.counted + u.address_cap;
+  const share = readers > 0 ? u.address_cap / readers : 0;
+  const capNotice =
+    share > ADDRESS_CAP_SHARE_NOTICE
+      ? `${Math.round(share * 100)} % av lesernes visninger ble ikke telt fordi for mange lesere kom fra samme adresse. Hver adresse (en IPv4-adresse eller et IPv6-/48-nett) teller høyst et fast antall lesere per tidsvindu (som standard 16 per døgn), så én maskin ikke kan avgjøre en test. Men mange ekte lesere kan dele en adresse, for eksempel bak et mobilnett eller på en arbeidsplass. Driftsansvarlig kan øke grensen med innstillingen AB_CLIENTS_PER_ADDRESS.`
+      : null;
+  return { summary, capNotice };
 }

@@ -5,6 +5,6 @@ export type { StudioSessionStore, StoredSession, StoredLogin, StudioReads, Publi
 export { MAX_PENDING_LOGINS } from './ports.js';
 export type { CollectionReads, CollectionEntry, MemberEntry, PersonEntry } from './collection-reads.js';
 export { randomToken, tokenHash, csrfMatches, startSession, resumeSession, endSession, type StartedSession } from './sessions.js';
-export { testViewOf, loneViews, cumulativeCtr, formatPercent, liftInWords, estimateInWords, LOW_DATA_IMPRESSIONS, LOW_DATA_CLICKS, type TestView, type VariantResult, type CtrSeries } from './ab-results.js';
+export { testViewOf, loneViews, cumulativeCtr, formatPercent, liftInWords, estimateInWords, uncountedInWords, ADDRESS_CAP_SHARE_NOTICE, LOW_DATA_IMPRESSIONS, LOW_DATA_CLICKS, type TestView, type VariantResult, type CtrSeries } from './ab-results.js';
 export { lineChart, CHART_CSS, type ChartSeries } from './svg-chart.js';
 export { whatNeedsAttention, ATTENTION, type Attention, type AttentionDeps, type WaitingTest } from './attention.js';

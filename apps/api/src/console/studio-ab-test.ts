@@ -9,6 +9,7 @@ import {
   liftInWords,
   lineChart,
   testViewOf,
+  uncountedInWords,
   type ArticleEntry,
   type PublicationEntry,
   type StudioReads,
@@ -120,6 +121,7 @@ export function testSection(view: StudioView, base: string, article: ArticleEntr
 ${administers ? html`<td>${v.status === 'winner' || v.status === null ? '' : actionButton(view, `${base}/vinner`, html`Velg som vinner<span class="vh">: ${v.title}</span>`, { edge_id: v.id })}</td>` : ''}</tr>`,
   );
   const estimate = estimateInWords(test.estimate);
+  const uncounted = uncountedInWords(test);
   const testRef = { article_id: article.id, variant_type: test.variantType };
   const pauseButton =
     administers && test.status === 'testing'
@@ -136,6 +138,8 @@ ${pauseButton ? html`<div>${pauseButton}</div>` : ''}
 <div class="scroll" role="region" tabindex="0" aria-label="Tabell (kan rulles sideveis)"><table><caption>Varianter av ${test.variantType} for «${article.title ?? 'artikkelen'}»</caption>
 <thead><tr><th scope="col">Variant</th><th scope="col">Status</th><th scope="col">Visninger</th><th scope="col">Klikk</th><th scope="col">Klikkrate</th><th scope="col">95 % intervall</th><th scope="col">Mot originalen</th>${administers ? html`<th scope="col">Handling</th>` : ''}</tr></thead>
 <tbody>${rows}</tbody></table></div>
+${uncounted ? html`<p>${uncounted.summary}</p>` : ''}
+${uncounted?.capNotice ? html`<p class="notice">${uncounted.capNotice}</p>` : ''}
 ${lineChart({
   id: `${article.id}-${test.variantType}`,
   title: `Akkumulert klikkrate per variant (${test.variantType})`,

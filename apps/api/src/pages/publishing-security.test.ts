@@ -147,8 +147,9 @@ describe('one client cannot decide an A/B test (finding 4)', () => {
     const first = await show('v1');
     expect(first.counted).toEqual(['v1']);
     const token = first.tokens.get('a');
-    expect(await show('v1')).toEqual({ counted: [], tokens: new Map([['a', token]]) });
-    expect(await show('v2')).toEqual({ counted: [], tokens: new Map() });
+    // Not counted again, and said why (issue 39 point 4: the editor sees the uncounted by reason).
+    expect(await show('v1')).toEqual({ counted: [], tokens: new Map([['a', token]]), uncounted: [{ variant: 'v1', reason: 'repeat' }] });
+    expect(await show('v2')).toEqual({ counted: [], tokens: new Map(), uncounted: [{ variant: 'v2', reason: 'repeat' }] });
     expect(await gate.click(token, 'p', 'a', 'v2')).toBe(false);
     now = 1500;
     expect(await gate.click(token, 'p', 'a', 'v1')).toBe(true);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Express, Request, Response } from 'express';
 import { z } from 'zod';
-import { AbClientGate, countsAsView, selectVariant, stickyRandom, type AbRecorder } from '@inntak/ab-testing';
+import { AbClientGate, countsAsView, notAViewReason, selectVariant, stickyRandom, type AbRecorder } from '@inntak/ab-testing';
 import { isUuid, storable, type Logger, type SharedKey } from '@inntak/core';
 import { normalizeTag } from '@inntak/graph';
 import {
@@ -218,7 +218,12 @@ class Pages {
       // carries the signed impression id a click needs.
       const choose = (entry: FrontPageEntry) => selectVariant(entry.variants, stickyRandom(visitor, entry.id));
       let tokens = new Map<string, string>();
-      if (countsAsView(req.method, (name) => req.get(name))) {
+      const notAView = req.method === 'GET' ? notAViewReason((name) => req.get(name)) : undefined;
+      if (notAView) {
+        // A crawler's or prefetch's render is counted as uncounted, with why, in the one render it gets.
+        return this.send(res, front.prepared.render(choose, (entry, variant) => void this.deps.recorder.uncounted(variant.id, notAView)));
+      }
+      if (notAView === null) {
         // A first render only learns which variants are shown; the gate's answer (one round trip
         // for the page, shared by every API process) gives the ids a second render links.
         const shown = new Map<string, string>();
@@ -226,6 +231,7 @@ class Pages {
         if (shown.size > 0) {
           const grant = await this.deps.abGate.impressions(await this.client(req), pub.id, shown);
           for (const variant of grant.counted) this.deps.recorder.impression(variant);
+          for (const { variant, reason } of grant.uncounted) this.deps.recorder.uncounted(variant, reason);
           tokens = grant.tokens;
         }
       }

@@ -198,7 +198,21 @@ const AbResults = z.object({
       round: z.number().int(),
       round_started_at: z.string().nullable(),
       last_evaluated_at: z.string().nullable(),
-      variants: z.array(z.object({ edge_id: Id, title: z.string(), ab_status: z.enum(['testing', 'winner', 'retired']), impressions: z.number().int(), clicks: z.number().int(), ctr: Interval })),
+      variants: z.array(
+        z.object({
+          edge_id: Id,
+          title: z.string(),
+          ab_status: z.enum(['testing', 'winner', 'retired']),
+          impressions: z.number().int(),
+          clicks: z.number().int(),
+          ctr: Interval,
+          uncounted: z
+            .object({ bot: z.number().int(), prefetch: z.number().int(), address_cap: z.number().int(), repeat: z.number().int() })
+            .describe(
+              'impressions of the current round shown but not counted: to crawlers or clients without a User-Agent (bot), prefetches and prerenders (prefetch), clients over AB_CLIENTS_PER_ADDRESS of one IPv4 address or IPv6 /48 this window (address_cap), clients already counted for the article this window (repeat)',
+            ),
+        }),
+      ),
       comparisons: z.array(z.object({ variant: Id, against: Id, difference: Interval, lift: Interval.nullable(), p_value: z.number() })),
       undecided: z.object({ reason: z.string(), explanation: z.string() }).nullable(),
       sample_ratio: z.object({ chi_square: z.number(), p_value: z.number() }).nullable(),

@@ -6,16 +6,18 @@ import type { Db, Trx } from './trx.js';
 export type { AbCountRow };
 
 /**
- * One batch of counted impressions and clicks, one statement. Rows of variants deleted since
+ * One batch of counted impressions and clicks (and the uncounted impressions by reason), one statement. Rows of variants deleted since
  * they were counted are dropped (the join), so a vanished edge cannot fail the batch.
  */
 export async function recordAbCounts(db: Db, rows: readonly AbCountRow[]): Promise<number> {
   if (rows.length === 0) return 0;
   const result = await sql`
-    insert into ab_events (variant_edge_id, hour_of_week, impressions, clicks)
-    select r.variant_edge_id, r.hour_of_week, r.impressions, r.clicks
+    insert into ab_events (variant_edge_id, hour_of_week, impressions, clicks, uncounted_bot, uncounted_prefetch, uncounted_address_cap, uncounted_repeat)
+    select r.variant_edge_id, r.hour_of_week, r.impressions, r.clicks,
+      coalesce(r.uncounted_bot, 0), coalesce(r.uncounted_prefetch, 0), coalesce(r.uncounted_address_cap, 0), coalesce(r.uncounted_repeat, 0)
     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-      as r(variant_edge_id uuid, hour_of_week smallint, impressions integer, clicks integer)
+      as r(variant_edge_id uuid, hour_of_week smallint, impressions integer, clicks integer,
+        uncounted_bot integer, uncounted_prefetch integer, uncounted_address_cap integer, uncounted_repeat integer)
     join edges e on e.id = r.variant_edge_id and e.edge_type = ${FRONT_PAGE_VARIANT}`.execute(db);
   return Number(result.numAffectedRows ?? 0);
 }

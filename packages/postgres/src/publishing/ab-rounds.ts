@@ -62,6 +62,7 @@ export async function resultVariants(db: Db, publicationId: string, limit: numbe
     ab_status: 'testing' | 'winner' | 'retired';
     impressions: string;
     clicks: string;
+    uncounted: { bot: string; prefetch: string; address_cap: string; repeat: string } | null;
     round: number | null;
     round_started_at: Date | null;
     last_evaluated_at: Date | null;
@@ -79,7 +80,10 @@ export async function resultVariants(db: Db, publicationId: string, limit: numbe
       limit ${limit})
     select v.*, n.title as article_title, r.round, r.round_started_at, r.last_evaluated_at, r.last_reason,
       coalesce((select sum(a.impressions) from ab_events a where a.variant_edge_id = v.id and a.recorded_at >= coalesce(r.round_started_at, '-infinity')), 0) as impressions,
-      coalesce((select sum(a.clicks) from ab_events a where a.variant_edge_id = v.id and a.recorded_at >= coalesce(r.round_started_at, '-infinity')), 0) as clicks
+      coalesce((select sum(a.clicks) from ab_events a where a.variant_edge_id = v.id and a.recorded_at >= coalesce(r.round_started_at, '-infinity')), 0) as clicks,
+      (select jsonb_build_object('bot', coalesce(sum(a.uncounted_bot), 0), 'prefetch', coalesce(sum(a.uncounted_prefetch), 0),
+          'address_cap', coalesce(sum(a.uncounted_address_cap), 0), 'repeat', coalesce(sum(a.uncounted_repeat), 0))
+        from ab_events a where a.variant_edge_id = v.id and a.recorded_at >= coalesce(r.round_started_at, '-infinity')) as uncounted
     from variants v
     join nodes n on n.id = v.article_id
     left join ab_tests r on r.publication_id = ${publicationId} and r.article_id = v.article_id and r.variant_type = v.variant_type
@@ -94,6 +98,12 @@ export async function resultVariants(db: Db, publicationId: string, limit: numbe
     abStatus: r.ab_status,
     impressions: Number(r.impressions),
     clicks: Number(r.clicks),
+    uncounted: {
+      bot: Number(r.uncounted?.bot ?? 0),
+      prefetch: Number(r.uncounted?.prefetch ?? 0),
+      address_cap: Number(r.uncounted?.address_cap ?? 0),
+      repeat: Number(r.uncounted?.repeat ?? 0),
+    },
     round: r.round ?? 1,
     roundStartedAt: r.round_started_at && Number.isFinite(r.round_started_at.getTime()) ? r.round_started_at : null,
     lastEvaluatedAt: r.last_evaluated_at,
