@@ -60,7 +60,15 @@ export async function startHotStandby(): Promise<HotStandby> {
     freezeStandby(frozen) {
       // Backends are children of the postmaster: all of them, or connections already open would still answer.
       const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(standby.pid)], { encoding: 'utf8' }).split('\n').filter((p) => p.trim());
-      for (const pid of [standby.pid!, ...children.map(Number)]) process.kill(pid, frozen ? 'SIGSTOP' : 'SIGCONT');
+      for (const pid of [standby.pid!, ...children.map(Number)]) {
+        try {
+          process.kill(pid, frozen ? 'SIGSTOP' : 'SIGCONT');
+        } catch (err) {
+          // A backend that ended between `ps` and here (ESRCH) has nothing left to freeze; stopping
+          // at it would leave the others frozen for every test after this one.
+          if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+        }
+      }
     },
     async stop() {
       for (const child of [...servers].reverse()) await stopOne(child);
