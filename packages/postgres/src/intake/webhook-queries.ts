@@ -97,7 +97,7 @@ export async function firstCollectionOf(trx: Db | Trx, nodeId: string): Promise<
 }
 
 /** The webhooks (or the one) whose collection the actor holds admin on (every one for a system administrator), oldest first. */
-export function webhookRows(db: Db | Trx, actor: Actor, webhookId?: string): Promise<AdministeredWebhook[]> {
+export function webhookRows(db: Db | Trx, actor: Actor, webhookId?: string, limit?: number): Promise<AdministeredWebhook[]> {
   const callerId = actor.personId;
   return db
     .selectFrom('nodes as w')
@@ -118,6 +118,7 @@ export function webhookRows(db: Db | Trx, actor: Actor, webhookId?: string): Pro
     .$if(!actor.isAdmin, (q) => q.where(hasAccessAtLeast(callerId!, 'admin', 'c')))
     .orderBy('w.created_at')
     .orderBy('w.id')
+    .$if(limit !== undefined, (q) => q.limit(limit!))
     .execute();
 }
 
