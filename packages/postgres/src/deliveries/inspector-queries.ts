@@ -74,32 +74,8 @@ export async function searchRequests(trx: Trx, webhookId: string, search: Reques
           .execute()
       : [];
   const rows: InspectedRequest[] = [
-    ...accepted.map(
-      (row): InspectedRequest => ({
-        id: row.id,
-        webhook_id: row.webhook_id,
-        received_at: row.received_at.toISOString(),
-        status: row.status,
-        ...optional(row),
-        ...(row.node_id !== null ? { node_id: row.node_id } : {}),
-        ...(row.replay_of !== null ? { replay_of: row.replay_of } : {}),
-        duplicate: row.duplicate,
-        bytes: Number(row.bytes),
-        duration_ms: row.duration_ms,
-      }),
-    ),
-    ...refused.map(
-      (row): InspectedRequest => ({
-        id: row.id,
-        webhook_id: row.webhook_id,
-        received_at: row.received_at.toISOString(),
-        status: row.status,
-        ...optional(row),
-        duplicate: false,
-        bytes: Number(row.bytes),
-        duration_ms: row.duration_ms,
-      }),
-    ),
+    ...accepted.map(acceptedEntry),
+    ...refused.map(refusedEntry),
     ...counted.map(
       (row): InspectedRequest => ({
         id: row.id,
@@ -118,6 +94,32 @@ export async function searchRequests(trx: Trx, webhookId: string, search: Reques
   ].sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : a.counted === undefined ? -1 : 1));
   const requests = rows.slice(0, limit);
   return { requests, next_cursor: rows.length > limit ? requests.at(-1)!.id : null };
+}
+
+type LogRow = { id: string; webhook_id: string; received_at: Date; status: number; error: string | null; delivery_id: string | null; event: string | null; bytes: string | number; duration_ms: number };
+
+/** An accepted delivery's log row as the inspector lists it (and, with headers and body, shows it). */
+function acceptedEntry(row: LogRow & { node_id: string | null; replay_of: string | null; duplicate: boolean }): InspectedRequest {
+  return {
+    ...refusedEntry(row),
+    ...(row.node_id !== null ? { node_id: row.node_id } : {}),
+    ...(row.replay_of !== null ? { replay_of: row.replay_of } : {}),
+    duplicate: row.duplicate,
+  };
+}
+
+/** A refused request kept whole, as the inspector lists it. */
+function refusedEntry(row: LogRow): InspectedRequest {
+  return {
+    id: row.id,
+    webhook_id: row.webhook_id,
+    received_at: row.received_at.toISOString(),
+    status: row.status,
+    ...optional(row),
+    duplicate: false,
+    bytes: Number(row.bytes),
+    duration_ms: row.duration_ms,
+  };
 }
 
 function optional(row: { error: string | null; delivery_id: string | null; event: string | null }) {
@@ -140,16 +142,7 @@ export async function requestDetail(trx: Trx, webhookId: string, requestId: stri
     .executeTakeFirst();
   if (accepted) {
     return {
-      id: accepted.id,
-      webhook_id: accepted.webhook_id,
-      received_at: accepted.received_at.toISOString(),
-      status: accepted.status,
-      ...optional(accepted),
-      ...(accepted.node_id !== null ? { node_id: accepted.node_id } : {}),
-      ...(accepted.replay_of !== null ? { replay_of: accepted.replay_of } : {}),
-      duplicate: accepted.duplicate,
-      bytes: Number(accepted.bytes),
-      duration_ms: accepted.duration_ms,
+      ...acceptedEntry(accepted),
       headers: accepted.headers,
       body: accepted.payload === null ? null : { text: accepted.payload, truncated: false, from_node: true },
     };
@@ -157,14 +150,7 @@ export async function requestDetail(trx: Trx, webhookId: string, requestId: stri
   const refused = await trx.selectFrom('webhook_refused_requests').selectAll().where('webhook_id', '=', webhookId).where('id', '=', requestId).executeTakeFirst();
   if (!refused) return undefined;
   return {
-    id: refused.id,
-    webhook_id: refused.webhook_id,
-    received_at: refused.received_at.toISOString(),
-    status: refused.status,
-    ...optional(refused),
-    duplicate: false,
-    bytes: Number(refused.bytes),
-    duration_ms: refused.duration_ms,
+    ...refusedEntry(refused),
     headers: refused.headers,
     body: refused.body === null ? null : { text: refused.body, truncated: refused.body_truncated, from_node: false },
   };
