@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ACCESS_LEVELS } from '@inntak/access';
 import { jsonProblem, textProblem, VISIBILITIES } from '@inntak/graph';
 import { PAGE_LANGUAGES } from '@inntak/publishing';
-import { DEFAULT_LIMITS } from '@inntak/jobs';
+import { DEFAULT_LIMITS, type RuleChange } from '@inntak/jobs';
 
 /** Shapes shared by several routes; each route's own request and response sit beside it. */
 export const Id = z.uuid();
@@ -80,3 +80,16 @@ export const UpdateRuleBody = z.strictObject({
   block_during_livekit: z.boolean().optional(),
   timeout: z.number().int().min(1).max(86400).optional().describe('seconds'),
 });
+
+/** update_rule's body as the use case takes it (the route and the console's rule form). */
+export function ruleChangeOf(body: z.output<typeof UpdateRuleBody>): RuleChange {
+  return {
+    jobType: body.job_type,
+    basePriority: body.base_priority,
+    cpuWeight: body.cpu_weight,
+    maxConcurrent: body.max_concurrent,
+    livekitPriorityAdj: body.livekit_priority_adj,
+    blockDuringLivekit: body.block_during_livekit,
+    timeoutSeconds: body.timeout,
+  };
+}

@@ -4,7 +4,7 @@ import { cancelJob, DEFAULT_LIMITS, diskStatus, JOB_STATUSES, listJobs, resource
 import { html, type Html } from '@inntak/publishing';
 import { lineChart } from '@inntak/studio';
 import type { JobAdminDeps } from '../rest/job-admin.js';
-import { UpdateRuleBody } from '../schemas.js';
+import { UpdateRuleBody, ruleChangeOf } from '../schemas.js';
 import { EMPTY_FORM, errorSummary, field, handleForm, parseForm, valuesOf, type FormState } from './studio-forms.js';
 import { actionButton, csrfField, layout, sendPage, timeTag, type StudioView } from './studio-html.js';
 import { studioCaller, viewOf } from './studio-session.js';
@@ -87,15 +87,7 @@ ${rulesSection(view, resources.rules, form)}`,
         RULE_LABELS,
         values,
       );
-      await updateRule(store, studioCaller(res), {
-        jobType: body.job_type,
-        basePriority: body.base_priority,
-        cpuWeight: body.cpu_weight,
-        maxConcurrent: body.max_concurrent,
-        livekitPriorityAdj: body.livekit_priority_adj,
-        blockDuringLivekit: body.block_during_livekit,
-        timeoutSeconds: body.timeout,
-      });
+      await updateRule(store, studioCaller(res), ruleChangeOf(body));
       res.redirect(303, '/studio/system?ok=regel');
     });
   });

@@ -19,7 +19,7 @@ import {
 } from '@inntak/jobs';
 import { latestPruneRun, type MediaStore } from '@inntak/media';
 import type { RouteRegistry } from '../route-registry.js';
-import { Timestamp, UpdateRuleBody } from '../schemas.js';
+import { Timestamp, UpdateRuleBody, ruleChangeOf } from '../schemas.js';
 
 export interface JobAdminDeps {
   store: JobAdminStore;
@@ -289,15 +289,7 @@ export function installJobAdmin(app: Express, registry: RouteRegistry, auth: Req
     },
     auth,
     async ({ body, caller }) => {
-      const rule = await updateRule(deps.store, caller, {
-        jobType: body.job_type,
-        basePriority: body.base_priority,
-        cpuWeight: body.cpu_weight,
-        maxConcurrent: body.max_concurrent,
-        livekitPriorityAdj: body.livekit_priority_adj,
-        blockDuringLivekit: body.block_during_livekit,
-        timeoutSeconds: body.timeout,
-      });
+      const rule = await updateRule(deps.store, caller, ruleChangeOf(body));
       return { rule: ruleView(rule) };
     },
   );
