@@ -29,6 +29,19 @@ describe('create_collection_orchestration', () => {
     expect((await post('/intentions/create_collection_orchestration', stranger.authorization, { collection_id: ctx.collectionId, event: 'manual', script: MANUAL })).status).toBe(404);
     expect((await ctx.database.pool.query(`select count(*)::int as n from nodes where node_kind = 'orchestration'`)).rows[0].n).toBe(before);
   });
+
+  it('asks the write policy: a reader of the collection (just below the member an observes edge needs at its target) gets 403 and nothing is made; a member may', async () => {
+    const reader = await ctx.addPerson('leser-orkestrering');
+    const member = await ctx.addPerson('medlem-orkestrering');
+    for (const [person, access] of [[reader, 'reader'], [member, 'member']] as const) {
+      expect((await post('/intentions/grant_access', owner, { subject_id: person.id, object_id: ctx.collectionId, access })).status).toBeLessThan(300);
+    }
+    const count = async () => (await ctx.database.pool.query(`select count(*)::int as n from nodes where node_kind = 'orchestration'`)).rows[0].n;
+    const before = await count();
+    expect((await post('/intentions/create_collection_orchestration', reader.authorization, { collection_id: ctx.collectionId, event: 'manual', script: MANUAL })).status).toBe(403);
+    expect(await count()).toBe(before);
+    expect((await post('/intentions/create_collection_orchestration', member.authorization, { collection_id: ctx.collectionId, event: 'manual', script: MANUAL })).status).toBe(201);
+  });
 });
 
 describe('rerun_orchestration from the start', () => {
