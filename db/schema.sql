@@ -844,8 +844,7 @@ begin
     perform pg_notify('inntak_access', jsonb_build_object('op', 'insert', 'subject_id', c.subject_id,
       'object_id', c.object_id, 'at', clock_timestamp())::text) from changed c;
   end if;
-  update node_search s set readers = inntak_node_readers(s.node_id)
-   where s.node_id in (select distinct c.object_id from changed c);
+  perform inntak_node_search_readers_of(array(select distinct c.object_id from changed c));
   return null;
 end $function$
 ;
@@ -878,8 +877,7 @@ CREATE OR REPLACE FUNCTION public.inntak_node_search_access()
  LANGUAGE plpgsql
 AS $function$
 begin
-  update node_search s set readers = inntak_node_readers(s.node_id)
-   where s.node_id in (select distinct c.object_id from changed c);
+  perform inntak_node_search_readers_of(array(select distinct c.object_id from changed c));
   return null;
 end $function$
 ;
@@ -899,6 +897,22 @@ AS $function$
 begin
   update node_search set visibility = new.visibility, created_by = new.created_by where node_id = new.id;
   return null;
+end $function$
+;
+CREATE OR REPLACE FUNCTION public.inntak_node_search_readers_of(ids uuid[])
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+declare
+  id uuid;
+begin
+  if cardinality(ids) > 1000 then
+    update node_search s set readers = inntak_node_readers(s.node_id) where s.node_id = any(ids);
+    return;
+  end if;
+  foreach id in array ids loop
+    update node_search set readers = inntak_node_readers(id) where node_id = id;
+  end loop;
 end $function$
 ;
 CREATE OR REPLACE FUNCTION public.inntak_notify_change()

@@ -96,6 +96,27 @@ describe('the read filter beside the search documents', () => {
     expect(await found()).toEqual({ walk: false, bitmap: false });
   });
 
+  it('access rows added or removed for more than 1,000 nodes in one statement change what a search finds for each of them', async () => {
+    // Migration 041 probes node_search by key per node up to 1,000 nodes and updates set-wise
+    // beyond: both ends of that limit, in one statement each.
+    for (const count of [1000, 1001]) {
+      const word = `mengde${count}`;
+      const ids = (
+        await sql<{ id: string }>`insert into nodes (id, node_kind, title, content, visibility, metadata, created_by)
+          select gen_random_uuid(), 'content', ${word}, null, 'hidden', '{}', ${owner}::uuid from generate_series(1, ${count}) returning id`.execute(h.db)
+      ).rows.map((r) => r.id);
+      const found = async () =>
+        Number((await sql<{ n: string }>`select count(*) as n from node_search where node_id = any(${ids}::uuid[]) and readers @@ ${reader.replaceAll('-', '')}::tsquery`.execute(h.db)).rows[0]!.n);
+      expect(await found()).toBe(0);
+      await sql`insert into node_access (subject_id, object_id, access, via_edge) select ${reader}::uuid, unnest(${ids}::uuid[]), 'reader', null`.execute(h.db);
+      expect(await found()).toBe(count);
+      const hits = await all(reader, { text: word, limit: 100 }, { searchStrategy: 'bitmap' });
+      expect(hits).toHaveLength(count);
+      await sql`delete from node_access where subject_id = ${reader} and object_id = any(${ids}::uuid[])`.execute(h.db);
+      expect(await found()).toBe(0);
+    }
+  });
+
   it('a node and its access rows written in one transaction are searchable once it commits, with its final title', async () => {
     const id = uuidv7();
     await h.db.transaction().execute(async (trx) => {
