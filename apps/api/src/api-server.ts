@@ -172,7 +172,7 @@ export async function startApiServer(options: ApiServerOptions, port: number, ho
   const postgresFeed = new PostgresChangeFeed(database.db, options.databaseUrl, replicas && ((fn) => replicas.read(fn, true)));
   // With the intake spool the API starts while the database is away (issue 37): the streams then wait for it.
   const feed = options.intakeSpool ? patientFeed(postgresFeed, logger) : postgresFeed;
-  const pageCache = await startPageCache({ feed, publicationsTouched: (nodeIds, edgeIds, makers) => publicationsTouched(database.db, nodeIds, edgeIds, makers), logger });
+  const pageCache = await startPageCache({ feed, publicationsTouched: (nodeIds, edgeIds, makers) => publicationsTouched(database, nodeIds, edgeIds, makers), logger });
   deps.publishing = { ...deps.publishing, pageCache: pageCache.cache };
   const spooling = options.intakeSpool && (await startIntakeSpool(options, options.intakeSpool, deps, feed));
   const app = createApp(deps);
