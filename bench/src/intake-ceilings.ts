@@ -72,7 +72,8 @@ const BENCH_HEADERS = {
 export class Ceilings {
   private readonly scripts = new Map<CeilingKind, string>();
   private pool?: pg.Pool;
-  private hasQuietWrite?: boolean;
+  /** Whether this database has this build's intake SQL; an older build's has other functions and tables. */
+  private ownSql = false;
 
   private constructor(
     private readonly url: string,
@@ -86,7 +87,13 @@ export class Ceilings {
   static async create(url: string, scene: IntakeScene, node: MinimalNode, bodyBytes: number): Promise<Ceilings> {
     const viaPgbench = spawnSync(PGBENCH, ['--version']).status === 0;
     const ceilings = new Ceilings(url, scene, node, bodyBytes, await mkdtemp(path.join(os.tmpdir(), 'inntak-bench-intake-')), viaPgbench);
-    if (viaPgbench) for (const kind of ['intake', 'minimal'] as const) ceilings.scripts.set(kind, await ceilings.writeScript(kind));
+    // This build's write (migrations 036/037: the delivery's headers; 035: previous tokens) only
+    // runs in a database migrated as far; an older build's database gets the minimal ceiling only.
+    const found = await scene.handle.pool.query(
+      "select 1 from pg_proc where proname = 'inntak_intake_write_quiet' and pronargs = 23 and to_regclass('webhook_previous_tokens') is not null",
+    );
+    ceilings.ownSql = found.rowCount === 1;
+    if (viaPgbench) for (const kind of ceilings.kinds) ceilings.scripts.set(kind, await ceilings.writeScript(kind));
     return ceilings;
   }
 
@@ -94,7 +101,14 @@ export class Ceilings {
     return this.viaPgbench ? 'pgbench' : 'Node pg (no pgbench)';
   }
 
-  run(kind: CeilingKind, connections: number, seconds: number): Promise<Figures> {
+  /** The ceilings this database can run. */
+  get kinds(): CeilingKind[] {
+    return this.ownSql ? ['intake', 'minimal'] : ['minimal'];
+  }
+
+  /** Undefined for the intake's SQL in an older build's database. */
+  async run(kind: CeilingKind, connections: number, seconds: number): Promise<Figures | undefined> {
+    if (!this.kinds.includes(kind)) return undefined;
     return this.viaPgbench ? this.pgbench(kind, connections, seconds) : this.nodePg(kind, connections, seconds);
   }
 
@@ -124,22 +138,14 @@ export class Ceilings {
         const log = [':l_id', ':webhook', 'statement_timestamp()', ':d_id', ':event', ':bytes', '0', headers, 'null'];
         return [...node, ...edge, ...log][Number(n) - 1]!;
       });
-      const quiet = await this.quiet();
       const notices = INTAKE_STATEMENTS.sendNotices.text.replace('$1::uuid[]', 'array[:n_id]::uuid[]').replace('$2::uuid[]', 'array[:e_id]::uuid[]');
       // The current token finds the webhook: the previous tokens' branch ($2, a hash) is not reached.
       sql = [`${INTAKE_STATEMENTS.findWebhook.text.replace('$1', ':token').replace('$2', "''").replace(/\s+/g, ' ')};`, made];
-      sql.push(quiet ? `${write.replace(/\s+/g, ' ')};` : `${write.replace('inntak_intake_write_quiet', 'inntak_intake_write').replace(', null)', ')').replace(/\s+/g, ' ')};`);
-      if (quiet) sql.push(`${notices};`);
+      sql.push(`${write.replace(/\s+/g, ' ')};`, `${notices};`);
     }
     const file = path.join(this.workDir, `${kind}.sql`);
     await writeFile(file, [...vars, ...sql].join('\n') + '\n');
     return file;
-  }
-
-  /** Whether this database has 031's write (a database of an older build has only the write that notifies itself). */
-  private async quiet(): Promise<boolean> {
-    this.hasQuietWrite ??= (await this.scene.handle.pool.query("select 1 from pg_proc where proname = 'inntak_intake_write_quiet'")).rowCount === 1;
-    return this.hasQuietWrite;
   }
 
   private async pgbench(kind: CeilingKind, connections: number, seconds: number): Promise<Figures> {
@@ -233,18 +239,15 @@ export class Ceilings {
       }
       const found = await pool.query({ ...INTAKE_STATEMENTS.findWebhook, values: [scene.webhook.token, tokenHash(scene.webhook.token)] });
       const target = found.rows[0] as { id: string; target_id: string };
-      const quiet = await this.quiet();
-      const write = quiet ? INTAKE_STATEMENTS.writeContent : { name: 'old_write', text: INTAKE_STATEMENTS.writeContent.text.replace('inntak_intake_write_quiet', 'inntak_intake_write').replace(', $22)', ')') };
       await pool.query({
-        ...write,
+        ...INTAKE_STATEMENTS.writeContent,
         values: [
           ...[nodeId, n.node_kind, n.title, n.content, n.visibility, JSON.stringify(n.metadata), target.id],
           ...[edgeId, nodeId, target.target_id, 'belongs_to', '{}', true, target.id],
-          ...[uuidv7(), target.id, new Date(), randomUUID(), 'push', this.bodyBytes, 0],
-          ...(quiet ? [null] : []),
+          ...[uuidv7(), target.id, new Date(), randomUUID(), 'push', this.bodyBytes, 0, JSON.stringify(BENCH_HEADERS), null],
         ],
       });
-      if (quiet) await pool.query({ ...INTAKE_STATEMENTS.sendNotices, values: [[nodeId], [edgeId]] });
+      await pool.query({ ...INTAKE_STATEMENTS.sendNotices, values: [[nodeId], [edgeId]] });
     };
     return runLoop(write, connections, seconds);
   }
