@@ -106,6 +106,7 @@ export function postgresAppDeps(
     // Group commit: writes waiting for a connection of intake's pool go together in one
     // transaction (packages/intake/src/group-commit.ts).
     intakeStore: batch > 1 ? new GroupCommit(intakeStore, { maxInFlight: intakeDatabase.pool.options.max ?? 10, maxBatch: batch }) : intakeStore,
+    intakeNoticesSent: () => intakeStore.noticesSent(),
     readsPerCaller: options.readsPerCaller,
     orchestration: options.orchestration ?? DEFAULT_ORCHESTRATION_LIMITS,
     mediaUrlSecret: options.mediaUrlSecret,
@@ -206,6 +207,8 @@ export async function startApiServer(options: ApiServerOptions, port: number, ho
       await deps.publishing.recorder.close();
       await pageCache.stop();
       await spooling?.stop();
+      // Answered writes' change notices go out before the pool closes.
+      await deps.intakeNoticesSent?.();
     },
   };
 }
@@ -246,6 +249,7 @@ async function startIntakeSpool(
     async stop() {
       await changes.stop();
       await store.stop();
+      await replay.noticesSent();
       await spool.close();
     },
   };

@@ -41,6 +41,8 @@ import { readRouting, type ReadRouter } from './read-routing.js';
 export interface AppDeps {
   logger: Logger;
   intakeStore: IntakeStore;
+  /** Resolves once the change notices of every intake answered so far are sent (PostgresIntakeStore.noticesSent). */
+  intakeNoticesSent?: () => Promise<void>;
   verifier: TokenVerifier;
   identities: IdentityDirectory;
   /** The graph's write port: the graph intentions' use cases (packages/access) write through it. */

@@ -82,6 +82,33 @@ describe("an intake's change notices", () => {
     expect(sent).toEqual(expected(old));
   });
 
+  it('writes answered while notices are being sent have theirs sent together in the next statement, in the order they were answered', async () => {
+    const statements: unknown[][] = [];
+    let allAnswered!: () => void;
+    const answered = new Promise<void>((resolve) => (allAnswered = resolve));
+    const counting: Pick<DatabaseHandle, 'prepared'> = {
+      prepared: async <R>(s: PreparedStatement, values: unknown[]) => {
+        if (s.name === 'inntak_intake_notices') {
+          // The first statement is held in flight until every write has been answered.
+          if (statements.length === 0) await answered;
+          statements.push(values[0] as unknown[]);
+        }
+        return h.prepared<R>(s, values);
+      },
+    };
+    const store = new PostgresIntakeStore(counting);
+    const writes = ['w1', 'w2', 'w3', 'w4', 'w5', 'w6'].map(content);
+    const order: typeof writes = [];
+    const sent = await noticesAfter(async () => {
+      for (const w of writes) await store.writeContent(w.node, w.edge, w.log).then(() => order.push(w));
+      allAnswered();
+      await store.noticesSent();
+    }, 18);
+    expect(order).toEqual(writes);
+    expect(sent).toEqual(writes.flatMap(expected));
+    expect(statements).toEqual([[writes[0]!.node.id], writes.slice(1).map((w) => w.node.id)]);
+  });
+
   it('notices that cannot be sent leave the write stored and answered, and are reported', async () => {
     const lost = content('tapt');
     const reported: unknown[] = [];
@@ -89,8 +116,10 @@ describe("an intake's change notices", () => {
     const failing: Pick<DatabaseHandle, 'prepared'> = {
       prepared: <R>(s: PreparedStatement, values: unknown[]) => (s.name === 'inntak_intake_notices' ? Promise.reject(new Error('connection lost')) : h.prepared<R>(s, values)),
     };
-    const outcome = await new PostgresIntakeStore(failing, (error) => reported.push(error)).writeContent(lost.node, lost.edge, lost.log);
+    const store = new PostgresIntakeStore(failing, (error) => reported.push(error));
+    const outcome = await store.writeContent(lost.node, lost.edge, lost.log);
     expect(outcome).toEqual({ propagationError: null, duplicateOf: null });
+    await store.noticesSent();
     expect((reported as Error[]).map((e) => e.message)).toEqual(['connection lost']);
     expect(await h.db.selectFrom('nodes').select('id').where('id', '=', lost.node.id).execute()).toEqual([{ id: lost.node.id }]);
   });

@@ -84,6 +84,9 @@ const RECORD_FAILURE: PreparedStatement = {
   text: 'select inntak_intake_refuse($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)',
 };
 
+/** Writes whose notices one statement sends at most (a group commit's batch is at most 64). */
+const MAX_NOTICES_PER_STATEMENT = 500;
+
 /** How many refused requests of one minute are kept whole per webhook (the rest only counted). */
 export const KEPT_REFUSALS_PER_MINUTE = 20;
 
@@ -122,6 +125,10 @@ export class PostgresIntakeStore implements BatchIntakeStore, WebhookTargetSourc
     private readonly noticesFailed: (error: unknown) => void = () => {},
   ) {}
 
+  /** Committed writes whose notices wait for the statement in flight, in the order they committed here. */
+  private unsent: ContentWrite[] = [];
+  private sending: Promise<void> | undefined;
+
   async findWebhookByToken(token: string): Promise<WebhookTarget | undefined> {
     const [row] = await this.database.prepared<TargetRow>(FIND_WEBHOOK, [token, tokenHash(token)]);
     return row ? targetOf(row) : undefined;
@@ -134,7 +141,7 @@ export class PostgresIntakeStore implements BatchIntakeStore, WebhookTargetSourc
 
   async writeContent(node: NewNode, edge: NewEdge, log: DeliveryLogEntry): Promise<WriteOutcome> {
     const outcome = await this.write({ node, edge, log });
-    if (!outcome.duplicateOf) await this.sendNotices([{ node, edge, log }]);
+    if (!outcome.duplicateOf) this.sendNotices([{ node, edge, log }]);
     return outcome;
   }
 
@@ -162,13 +169,34 @@ export class PostgresIntakeStore implements BatchIntakeStore, WebhookTargetSourc
     const rows = writes.map(writeValues);
     const columns = rows[0]!.map((_, i) => rows.map((row) => row[i]));
     const outcomes = (await this.database.prepared<OutcomeRow>(WRITE_CONTENTS, columns)).map(outcomeOf);
-    await this.sendNotices(writes.filter((_, i) => !outcomes[i]!.duplicateOf));
+    this.sendNotices(writes.filter((_, i) => !outcomes[i]!.duplicateOf));
     return outcomes;
   }
 
-  private async sendNotices(written: readonly ContentWrite[]): Promise<void> {
+  /**
+   * The change notices of committed writes, sent after the answer rather than before it: one
+   * statement at a time, carrying every write that committed while the one before ran, in the
+   * order they committed here. Under load that is one round trip for several writes instead of
+   * one each, and the sender's answer no longer waits for it (issue 40). A process killed in
+   * between loses those notices, as it would have between its commit and its notices before.
+   */
+  private sendNotices(written: readonly ContentWrite[]): void {
     if (written.length === 0) return;
-    await this.database.prepared(SEND_NOTICES, [written.map((w) => w.node.id), written.map((w) => w.edge.id)]).catch(this.noticesFailed);
+    this.unsent.push(...written);
+    this.sending ??= this.sendUnsent();
+  }
+
+  private async sendUnsent(): Promise<void> {
+    while (this.unsent.length > 0) {
+      const batch = this.unsent.splice(0, MAX_NOTICES_PER_STATEMENT);
+      await this.database.prepared(SEND_NOTICES, [batch.map((w) => w.node.id), batch.map((w) => w.edge.id)]).catch(this.noticesFailed);
+    }
+    this.sending = undefined;
+  }
+
+  /** Resolves once the notices of every write answered so far are sent (or reported lost): before the pool closes. */
+  async noticesSent(): Promise<void> {
+    await this.sending;
   }
 
   async recordFailedDelivery(delivery: FailedDelivery): Promise<void> {
