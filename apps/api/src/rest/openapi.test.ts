@@ -258,6 +258,16 @@ describe('OpenAPI media types and path parameters', () => {
     expect(Object.keys(redirect.headers!)).toEqual(['Location']);
   });
 
+  it('GET /admin/webhooks declares its page as the other lists do (limit, at most 200; cursor) and the Link header of a next page', () => {
+    const list = op('/admin/webhooks');
+    expect(list.parameters).toEqual([
+      { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 200, default: 200 } },
+      { name: 'cursor', in: 'query', required: false, schema: expect.objectContaining({ type: 'string', format: 'uuid' }) },
+    ]);
+    expect(mediaTypes('/admin/webhooks', '200')).toEqual(['application/json']);
+    expect(Object.keys(list.responses['200']!.headers!)).toEqual(['Link']);
+  });
+
   it('/metrics answers JSON or Prometheus text; JSON routes stay application/json', () => {
     expect(mediaTypes('/metrics', '200')).toEqual(['application/json', 'text/plain']);
     expect(mediaTypes('/nodes/{id}', '200')).toEqual(['application/json']);

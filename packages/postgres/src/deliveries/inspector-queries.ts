@@ -163,7 +163,7 @@ export async function requestDetail(trx: Trx, webhookId: string, requestId: stri
  * sum over the day's counted rows by their primary key.
  */
 export async function webhookHealth(trx: Trx, actor: Actor, limit: number): Promise<WebhookHealth[]> {
-  const webhooks = await webhookRows(trx, actor, undefined, limit);
+  const webhooks = await webhookRows(trx, actor, { limit });
   if (webhooks.length === 0) return [];
   const ids = webhooks.map((w) => w.id);
   const stats = await sql<{ id: string; collection_title: string | null; last_at: Date | null; last_status: number | null; failures_hour: string; failures_day: string }>`

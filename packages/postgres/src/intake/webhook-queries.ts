@@ -96,9 +96,14 @@ export async function firstCollectionOf(trx: Db | Trx, nodeId: string): Promise<
   return edge?.target_id;
 }
 
-/** The webhooks (or the one) whose collection the actor holds admin on (every one for a system administrator), oldest first. */
-export function webhookRows(db: Db | Trx, actor: Actor, webhookId?: string, limit?: number): Promise<AdministeredWebhook[]> {
+/**
+ * The webhooks whose collection the actor holds admin on (every one for a system administrator):
+ * the one named, or at most `limit` after `after`, in id order. A page walks the (node_kind, id)
+ * index from `after` and stops at `limit`.
+ */
+export function webhookRows(db: Db | Trx, actor: Actor, which: { id: string } | { limit: number; after?: string }): Promise<AdministeredWebhook[]> {
   const callerId = actor.personId;
+  const { id, limit, after }: { id?: string; limit?: number; after?: string } = which;
   return db
     .selectFrom('nodes as w')
     .innerJoin('edges as e', (join) => join.onRef('e.source_id', '=', 'w.id').on('e.edge_type', '=', 'belongs_to'))
@@ -114,9 +119,9 @@ export function webhookRows(db: Db | Trx, actor: Actor, webhookId?: string, limi
       'w.created_at',
     ])
     .where('w.node_kind', '=', 'webhook')
-    .$if(webhookId !== undefined, (q) => q.where('w.id', '=', webhookId!))
+    .$if(id !== undefined, (q) => q.where('w.id', '=', id!))
+    .$if(after !== undefined, (q) => q.where('w.id', '>', after!))
     .$if(!actor.isAdmin, (q) => q.where(hasAccessAtLeast(callerId!, 'admin', 'c')))
-    .orderBy('w.created_at')
     .orderBy('w.id')
     .$if(limit !== undefined, (q) => q.limit(limit!))
     .execute();
