@@ -206,8 +206,9 @@ export interface WebhookAdminTx {
   /** The webhook node, its edges, its delivery log and claimed delivery ids (content it created stays). */
   deleteWebhook(webhookId: string): Promise<void>;
   /**
-   * The webhooks whose collection the actor holds admin on (every one for a system administrator):
-   * the one named, or at most `limit` after the id `after` in id order (UUIDv7: the order they were made).
+   * The webhooks whose collection (the target of the first `belongs_to`, as requireWebhookAdmin
+   * judges) the actor holds admin on, every one for a system administrator: the one named, or
+   * at most `limit` after the id `after` in id order (UUIDv7: the order they were made).
    */
   administeredWebhooks(actor: Actor, which: { id: string } | { limit: number; after?: string }): Promise<AdministeredWebhook[]>;
 }

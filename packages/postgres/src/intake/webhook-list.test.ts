@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
-import { createCollection, createPerson, grantAccess, OPERATOR, type Actor } from '@inntak/access';
+import { createCollection, createEdge, createPerson, grantAccess, OPERATOR, type Actor } from '@inntak/access';
 import { createWebhook, listWebhooks, WEBHOOK_PAGE } from '@inntak/intake';
 import { openDatabase } from '../platform/index.js';
 import { openTestDatabase, type OpenTestDatabase, storesOn } from '../testing/index.js';
@@ -67,6 +67,15 @@ describe('listing the webhooks one administers, a page at a time', () => {
     const own = (await createWebhook(storesOn(h.db).webhookAdmin, otherAdmin, { collectionId: mine })).id;
     expect(await allPages(otherAdmin, 1)).toEqual([[own]]);
     expect((await allPages(OPERATOR, 200)).flat()).toEqual([...made, own]);
+  });
+
+  it('a webhook with a second belongs_to is listed once, under its first collection, and not to an admin of the second only', async () => {
+    // The owner administers the webhook and is a member of `mine`, whose admin only reads `read`.
+    const webhook = made[0]!;
+    await createEdge(storesOn(h.db).graph, owner, { source_id: webhook, target_id: mine, edge_type: 'belongs_to' });
+    const ownerPage = await listWebhooks(storesOn(h.db).webhookAdmin, owner, { limit: 200 });
+    expect(ownerPage.webhooks.filter((w) => w.id === webhook)).toEqual([expect.objectContaining({ collection_id: read })]);
+    expect((await allPages(otherAdmin, 200)).flat()).not.toContain(webhook);
   });
 });
 

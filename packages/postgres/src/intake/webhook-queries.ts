@@ -92,22 +92,28 @@ export async function firstCollectionOf(trx: Db | Trx, nodeId: string): Promise<
     .where('source_id', '=', nodeId)
     .where('edge_type', '=', 'belongs_to')
     .orderBy('created_at')
+    .orderBy('id')
     .executeTakeFirst();
   return edge?.target_id;
 }
 
 /**
  * The webhooks whose collection the actor holds admin on (every one for a system administrator):
- * the one named, or at most `limit` after `after`, in id order. A page walks the (node_kind, id)
- * index from `after` and stops at `limit`.
+ * the one named, or at most `limit` after `after`. The collection is the target of the first
+ * belongs_to (firstCollectionOf, what requireWebhookAdmin judges), so a second belongs_to neither
+ * lists a webhook twice nor shows it, token and all, to an admin of that other node. A page walks
+ * the (node_kind, id) index from `after` and stops at `limit`.
  */
 export function webhookRows(db: Db | Trx, actor: Actor, which: { id: string } | { limit: number; after?: string }): Promise<AdministeredWebhook[]> {
   const callerId = actor.personId;
   const { id, limit, after }: { id?: string; limit?: number; after?: string } = which;
   return db
     .selectFrom('nodes as w')
-    .innerJoin('edges as e', (join) => join.onRef('e.source_id', '=', 'w.id').on('e.edge_type', '=', 'belongs_to'))
-    .innerJoin('nodes as c', 'c.id', 'e.target_id')
+    .innerJoinLateral(
+      (eb) => eb.selectFrom('edges as e').select('e.target_id').whereRef('e.source_id', '=', 'w.id').where('e.edge_type', '=', 'belongs_to').orderBy('e.created_at').orderBy('e.id').limit(1).as('b'),
+      (join) => join.onTrue(),
+    )
+    .innerJoin('nodes as c', 'c.id', 'b.target_id')
     .leftJoin('webhook_secrets as s', 's.webhook_id', 'w.id')
     .select([
       sql<SignatureScheme | null>`s.scheme`.as('signature_scheme'),
