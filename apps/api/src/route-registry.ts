@@ -69,6 +69,8 @@ export interface RouteResponse<Out extends z.ZodType = z.ZodType> {
   contentType?: string | readonly string[];
   /** Other media types the same answer may come as on request, each with its schema (/metrics: Prometheus text). */
   alternatives?: Record<string, z.ZodType>;
+  /** Headers the answer may carry (`Link` to a bare list's next page), each with its description; only these may be set. */
+  headers?: Record<string, string>;
 }
 
 export interface RouteInput<Params, Query, Body> {
@@ -78,6 +80,8 @@ export interface RouteInput<Params, Query, Body> {
   /** Set on `jwt` routes. */
   caller: Caller;
   req: Request;
+  /** Sets a header of the answer; it must be one the route's `response.headers` declares. */
+  setHeader: (name: string, value: string) => void;
 }
 
 export class RouteRegistry {
@@ -113,6 +117,10 @@ export class RouteRegistry {
         body: parseInput(spec.body, req.body ?? {}, 'body'),
         caller: spec.auth === 'jwt' ? callerOf(res) : (undefined as unknown as Caller),
         req,
+        setHeader: (name: string, value: string) => {
+          if (!Object.hasOwn(spec.response.headers ?? {}, name)) throw new Error(`${spec.method} ${spec.path}: header ${name} is not in response.headers`);
+          res.setHeader(name, value);
+        },
       } as RouteInput<z.infer<Params>, z.infer<Query>, z.infer<Body>>;
       const output = await handler(input);
       if (this.options.checkResponses) spec.response.schema.parse(output);

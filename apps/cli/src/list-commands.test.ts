@@ -21,14 +21,14 @@ beforeAll(async () => {
 });
 afterAll(() => h.dispose());
 
-/** The exit code and stdout as text (a help or a table is not JSON). */
-async function inntakText(...args: string[]): Promise<{ code: number; out: string }> {
+/** The exit code, stdout as text (a help or a table is not JSON) and stderr. */
+async function inntakText(...args: string[]): Promise<{ code: number; out: string; err: string }> {
   try {
-    const { stdout } = await promisify(execFile)(process.execPath, [CLI, ...args], { env: { ...process.env, DATABASE_URL: h.url, LOG_LEVEL: 'error' } });
-    return { code: 0, out: stdout };
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], { env: { ...process.env, DATABASE_URL: h.url, LOG_LEVEL: 'error' } });
+    return { code: 0, out: stdout, err: stderr };
   } catch (err) {
-    const failure = err as { code: number; stdout: string };
-    return { code: failure.code, out: failure.stdout };
+    const failure = err as { code: number; stdout: string; stderr: string };
+    return { code: failure.code, out: failure.stdout, err: failure.stderr };
   }
 }
 
@@ -54,6 +54,29 @@ describe('inntak webhook delete', () => {
     const listed = (await inntak('webhook', 'list')).out as { id: string }[];
     expect(listed.map((w) => w.id)).not.toContain(webhook.id);
     expect(await inntak('webhook', 'delete', '--webhook', webhook.id)).toEqual({ code: 1, out: { error: `--webhook ${webhook.id} finnes ikke` } });
+  });
+});
+
+describe('inntak webhook list', () => {
+  it('pages with --limit and --cursor: stdout stays the JSON list, stderr names the next page; --table ends with it; --limit 201 exits 2', async () => {
+    const pages = await createCollection(storesOn(h.db).graph, { title: 'Sider', ownerId: owner });
+    const before = JSON.parse((await inntakText('webhook', 'list')).out) as { id: string }[];
+    for (let i = 0; i < 3; i++) expect((await inntak('webhook', 'add', '--collection', pages.id)).code).toBe(0);
+    const all = JSON.parse((await inntakText('webhook', 'list')).out) as { id: string; collection_id: string }[];
+    expect(all.slice(0, before.length)).toEqual(before);
+    const made = all.slice(before.length).map((w) => w.id);
+    expect(made).toHaveLength(3);
+    const first = await inntakText('webhook', 'list', '--limit', String(before.length + 1));
+    const firstIds = (JSON.parse(first.out) as { id: string }[]).map((w) => w.id);
+    expect(firstIds.at(-1)).toBe(made[0]);
+    expect(first.err).toBe(`neste side: --cursor ${made[0]}\n`);
+    const last = await inntakText('webhook', 'list', '--cursor', made[0]!);
+    expect([(JSON.parse(last.out) as { id: string }[]).map((w) => w.id), last.err]).toEqual([made.slice(1), '']);
+    const table = await inntakText('webhook', 'list', '--table', '--cursor', made[0]!, '--limit', '1');
+    const lines = table.out.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^signature_scheme +id +title +token +template_id +collection_id +created_at +url$/);
+    expect(lines.slice(2)).toEqual([expect.stringMatching(new RegExp(`^ +${made[1]} `)), `(neste side: --cursor ${made[1]})`]);
+    expect((await inntak('webhook', 'list', '--limit', '201')).code).toBe(2);
   });
 });
 

@@ -9,6 +9,9 @@ import type { CollectionEntry, DirectoryReads, PersonEntry } from './ports.js';
  * what: the persons, with their login identities, only a system administrator (the operator at
  * a shell is one); the collections, what the read filter lets the actor see, all of them for a
  * system administrator.
+ *
+ * `checkPage` and `nextCursor` are the keyset paging of every such list (the webhooks the actor
+ * administers too, packages/intake webhook-admin.ts): one limit, one cursor, one error text.
  */
 export const DIRECTORY_PAGE = { default: 50, max: 200 } as const;
 
@@ -32,7 +35,8 @@ export async function listCollections(reads: DirectoryReads, actor: Actor, page:
   return { collections: rows.slice(0, limit), next_cursor: nextCursor(rows, limit) };
 }
 
-function checkPage(page: DirectoryPage): { limit: number; after: string | undefined } {
+/** The page asked for, checked: `limit` a whole number from 1 to `DIRECTORY_PAGE.max`, `cursor` a UUID; else 400 naming the field. */
+export function checkPage(page: DirectoryPage): { limit: number; after: string | undefined } {
   if (!Number.isInteger(page.limit) || page.limit < 1 || page.limit > DIRECTORY_PAGE.max) {
     throw new AppError('invalid_input', { detail: `limit: må være et helt tall fra 1 til ${DIRECTORY_PAGE.max}` });
   }
@@ -41,6 +45,6 @@ function checkPage(page: DirectoryPage): { limit: number; after: string | undefi
 }
 
 /** One row past the page was read: there is a next page, which starts after the page's last id. */
-function nextCursor(rows: readonly { id: string }[], limit: number): string | null {
+export function nextCursor(rows: readonly { id: string }[], limit: number): string | null {
   return rows.length > limit ? rows[limit - 1]!.id : null;
 }

@@ -48,7 +48,7 @@ export {
 } from './write-policy.js';
 export { type WriterLevel, type LevelReads } from './level-check.js';
 export { inTransaction, type GraphStore, type GraphTx, type NodeRow, type EdgeRow, type StoredEdge, type DirectoryReads, type PersonEntry, type CollectionEntry } from './ports.js';
-export { listPersons, listCollections, DIRECTORY_PAGE, type DirectoryPage } from './directory.js';
+export { listPersons, listCollections, checkPage, nextCursor, DIRECTORY_PAGE, type DirectoryPage } from './directory.js';
 export { requireLevel, requireSubject, requireEnd, requireEnds, requireAnyOf, type NodeForWrite } from './authorize.js';
 export { createPerson, createCollection, createNode, createEdge, deleteEdge, MAX_BELONGS_TO_DEPTH, type NewNodeInput, type NewEdgeInput } from './graph-writes.js';
 export { grantAccess, revokeAccess, keepAnOwner } from './grant-access.js';

@@ -205,8 +205,12 @@ export interface WebhookAdminTx {
   setWebhookTitle(webhookId: string, title: string | null): Promise<void>;
   /** The webhook node, its edges, its delivery log and claimed delivery ids (content it created stays). */
   deleteWebhook(webhookId: string): Promise<void>;
-  /** The webhooks (or the one) whose collection the actor administers (every one for a system administrator), oldest first. */
-  administeredWebhooks(actor: Actor, webhookId?: string): Promise<AdministeredWebhook[]>;
+  /**
+   * The webhooks whose collection (the target of the first `belongs_to`, as requireWebhookAdmin
+   * judges) the actor holds admin on, every one for a system administrator: the one named, or
+   * at most `limit` after the id `after` in id order (UUIDv7: the order they were made).
+   */
+  administeredWebhooks(actor: Actor, which: { id: string } | { limit: number; after?: string }): Promise<AdministeredWebhook[]>;
 }
 
 /** The webhook-administration port (packages/postgres implements it). */

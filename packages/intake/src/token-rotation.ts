@@ -38,10 +38,10 @@ export function rotateWebhookToken(store: WebhookAdminStore, actor: Actor, input
   const hours = graceHours(input.grace_hours);
   return store.transaction(async (tx) => {
     await requireWebhookAdmin(tx, actor, input.webhook_id);
-    const [before] = await tx.administeredWebhooks(actor, input.webhook_id);
+    const [before] = await tx.administeredWebhooks(actor, { id: input.webhook_id });
     await tx.setWebhookToken(input.webhook_id, randomUUID());
     if (hours > 0) await tx.keepPreviousToken(input.webhook_id, tokenHash(before!.token), Math.round(hours * 3600));
-    return (await tx.administeredWebhooks(actor, input.webhook_id))[0]!;
+    return (await tx.administeredWebhooks(actor, { id: input.webhook_id }))[0]!;
   });
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, isUuid } from '@inntak/core';
-import { requireLevel, type Actor } from '@inntak/access';
+import { checkPage, DIRECTORY_PAGE, nextCursor, requireLevel, type Actor, type DirectoryPage } from '@inntak/access';
 import type { Locale } from '@inntak/templates';
 import type { AdministeredWebhook, WebhookAdminStore, WebhookAdminTx } from './ports.js';
 
@@ -51,7 +51,7 @@ export function setWebhookTemplate(
   return store.transaction(async (tx) => {
     await requireWebhookAdmin(tx, actor, input.webhook_id);
     await tx.setWebhookTemplate(input.webhook_id, input.template_id, input.locale);
-    return (await tx.administeredWebhooks(actor, input.webhook_id))[0]!;
+    return (await tx.administeredWebhooks(actor, { id: input.webhook_id }))[0]!;
   });
 }
 
@@ -62,7 +62,7 @@ export function renameWebhook(store: WebhookAdminStore, actor: Actor, input: { w
   return store.transaction(async (tx) => {
     await requireWebhookAdmin(tx, actor, input.webhook_id);
     await tx.setWebhookTitle(input.webhook_id, title);
-    return (await tx.administeredWebhooks(actor, input.webhook_id))[0]!;
+    return (await tx.administeredWebhooks(actor, { id: input.webhook_id }))[0]!;
   });
 }
 
@@ -80,14 +80,26 @@ export function webhookCollections(store: WebhookAdminStore, actor: Actor): Prom
   return store.transaction((tx) => tx.administeredCollections(actor, 200));
 }
 
-/** The webhooks the actor administers, oldest first. */
-export function listWebhooks(store: WebhookAdminStore, actor: Actor): Promise<AdministeredWebhook[]> {
-  return store.transaction((tx) => tx.administeredWebhooks(actor));
+/**
+ * The webhooks one page holds: the directory's limit (at most 200) and cursor. The default is
+ * the maximum, not the directory's 50: the list was read whole before it was paged, and anyone
+ * with up to 200 webhooks still gets all of them from a call without `limit`.
+ */
+export const WEBHOOK_PAGE = { default: DIRECTORY_PAGE.max, max: DIRECTORY_PAGE.max } as const;
+
+/**
+ * The webhooks the actor administers, one keyset page in the order they were made (id order, a
+ * UUIDv7); `next_cursor` is the last id of a full page, null on the last one.
+ */
+export async function listWebhooks(store: WebhookAdminStore, actor: Actor, page: DirectoryPage): Promise<{ webhooks: AdministeredWebhook[]; next_cursor: string | null }> {
+  const { limit, after } = checkPage(page);
+  const rows = await store.transaction((tx) => tx.administeredWebhooks(actor, { limit: limit + 1, after }));
+  return { webhooks: rows.slice(0, limit), next_cursor: nextCursor(rows, limit) };
 }
 
 /** One webhook, if the actor administers it. */
 export async function findAdministeredWebhook(store: WebhookAdminStore, actor: Actor, webhookId: string): Promise<AdministeredWebhook | undefined> {
-  return (await store.transaction((tx) => tx.administeredWebhooks(actor, webhookId)))[0];
+  return (await store.transaction((tx) => tx.administeredWebhooks(actor, { id: webhookId })))[0];
 }
 
 /**

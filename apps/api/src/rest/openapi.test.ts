@@ -3,6 +3,7 @@ import express from 'express';
 import request from 'supertest';
 import { z } from 'zod';
 import { RouteRegistry } from '../route-registry.js';
+import { openApiDocument } from './openapi.js';
 import { setupTestContext, type TestContext } from '../__tests__/helpers.js';
 
 let ctx: TestContext;
@@ -257,6 +258,16 @@ describe('OpenAPI media types and path parameters', () => {
     expect(Object.keys(redirect.headers!)).toEqual(['Location']);
   });
 
+  it('GET /admin/webhooks declares its page as the other lists do (limit, at most 200; cursor) and the Link header of a next page', () => {
+    const list = op('/admin/webhooks');
+    expect(list.parameters).toEqual([
+      { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 200, default: 200 } },
+      { name: 'cursor', in: 'query', required: false, schema: expect.objectContaining({ type: 'string', format: 'uuid' }) },
+    ]);
+    expect(mediaTypes('/admin/webhooks', '200')).toEqual(['application/json']);
+    expect(Object.keys(list.responses['200']!.headers!)).toEqual(['Link']);
+  });
+
   it('/metrics answers JSON or Prometheus text; JSON routes stay application/json', () => {
     expect(mediaTypes('/metrics', '200')).toEqual(['application/json', 'text/plain']);
     expect(mediaTypes('/nodes/{id}', '200')).toEqual(['application/json']);
@@ -273,6 +284,21 @@ describe('the route registry', () => {
   it('route() answers JSON only: a route declaring another media type must describe() itself', () => {
     const declared = { ...spec, path: '/x', response: { ...spec.response, contentType: 'text/html' } };
     expect(() => new RouteRegistry().route(express(), declared, (_req, _res, next) => next(), () => Promise.resolve(''))).toThrow('route() answers JSON only');
+  });
+
+  it('a route sets only the headers its response declares, and the document lists them', async () => {
+    const app = express();
+    const registry = new RouteRegistry();
+    const pass: express.RequestHandler = (_req, _res, next) => next();
+    const declared = { ...spec, path: '/x', response: { ...spec.response, headers: { Link: 'the next page' } } };
+    registry.route(app, declared, pass, ({ setHeader }) => (setHeader('Link', '</x?cursor=1>; rel="next"'), Promise.resolve('x')));
+    registry.route(app, { ...spec, path: '/y' }, pass, ({ setHeader }) => (setHeader('Link', '</y?cursor=1>; rel="next"'), Promise.resolve('y')));
+    expect((await request(app).get('/x')).headers.link).toBe('</x?cursor=1>; rel="next"');
+    const undeclared = await request(app).get('/y');
+    expect([undeclared.status, undeclared.headers.link]).toEqual([500, undefined]);
+    const paths = openApiDocument(registry.routes, { version: '0', baseUrl: 'http://inntak.test' }).paths as Record<string, Record<string, Operation>>;
+    expect(paths['/x']!.get!.responses['200']!.headers).toEqual({ Link: { description: 'the next page', schema: { type: 'string' } } });
+    expect(paths['/y']!.get!.responses['200']!.headers).toBeUndefined();
   });
 });
 

@@ -130,14 +130,15 @@ function operation(route: RouteSpec): Record<string, unknown> {
 
 /** The success answer in its own media type(s); a redirect has no body, only where it points. */
 function successResponse(route: RouteSpec): Record<string, unknown> {
-  const { status, schema, description, contentType = 'application/json', alternatives = {} } = route.response;
+  const { status, schema, description, contentType = 'application/json', alternatives = {}, headers = {} } = route.response;
   if (status >= 300 && status < 400) {
     return { description: description ?? 'Redirect', headers: { Location: { description: 'Where to go next', schema: { type: 'string' } } } };
   }
   const content: Record<string, unknown> = {};
   for (const mediaType of typeof contentType === 'string' ? [contentType] : contentType) content[mediaType] = { schema: jsonSchema(schema, 'output') };
   for (const [mediaType, alternative] of Object.entries(alternatives)) content[mediaType] = { schema: jsonSchema(alternative, 'output') };
-  return { description: description ?? 'OK', content };
+  const documented = Object.fromEntries(Object.entries(headers).map(([name, about]) => [name, { description: about, schema: { type: 'string' } }]));
+  return { description: description ?? 'OK', content, ...(Object.keys(documented).length ? { headers: documented } : {}) };
 }
 
 /**

@@ -237,6 +237,42 @@ describe('GET /admin/webhooks', () => {
     expect(ids).toContain(created.body.id);
     expect((await get('/admin/webhooks', owner)).body.map((w: { id: string }) => w.id)).not.toContain(created.body.id);
   });
+
+  it('pages with limit and cursor: the answer stays an array, a Link header names the next page, and following it gives every webhook once, in order', async () => {
+    const pager = await ctx.addPerson('pager');
+    const reader = await ctx.addPerson('pager-reader');
+    const collection = (await post('/intentions/create_collection', pager.authorization, { title: 'Sider' })).body.id as string;
+    await post('/intentions/grant_access', pager.authorization, { subject_id: reader.id, object_id: collection, access: 'reader' });
+    const made: string[] = [];
+    for (let i = 0; i < 5; i++) made.push((await post('/intentions/create_webhook', pager.authorization, { collection_id: collection })).body.id);
+    const pages: string[][] = [];
+    let next: string | undefined = '/admin/webhooks?limit=2';
+    while (next) {
+      const res = await get(next, pager.authorization);
+      expect(res.status).toBe(200);
+      expect(Array.isArray(res.body)).toBe(true);
+      pages.push(res.body.map((w: { id: string }) => w.id));
+      const link = res.headers.link as string | undefined;
+      if (link) expect(link).toBe(`<${BASE_URL}/admin/webhooks?limit=2&cursor=${pages.at(-1)!.at(-1)}>; rel="next"`);
+      next = link?.slice(`<${BASE_URL}`.length, link.indexOf('>'));
+    }
+    expect(pages).toEqual([made.slice(0, 2), made.slice(2, 4), made.slice(4)]);
+    // Without limit the page is the maximum (200): the whole list, no Link, as before paging.
+    const whole = await get('/admin/webhooks', pager.authorization);
+    expect([whole.body.map((w: { id: string }) => w.id), whole.headers.link]).toEqual([made, undefined]);
+    // A reader of the collection administers none of them, on any page.
+    const read = await get('/admin/webhooks?limit=1', reader.authorization);
+    expect([read.body, read.headers.link]).toEqual([[], undefined]);
+  });
+
+  it('answers limit above 200 with the 400 the other lists give, and a cursor that is not a UUID with 400', async () => {
+    const webhook = await newWebhook();
+    const res = await get('/admin/webhooks?limit=201', owner);
+    expect([res.status, res.body]).toEqual([400, { error: 'Ugyldig forespørsel: limit: For stor(t): forventet number til å ha <=200' }]);
+    expect((await get(`/admin/webhooks/${webhook.id}/deliveries?limit=201`, owner)).body).toEqual(res.body);
+    expect((await get('/admin/webhooks?limit=0', owner)).status).toBe(400);
+    expect((await get('/admin/webhooks?cursor=siste', owner)).body).toEqual({ error: 'Ugyldig forespørsel: cursor: Ugyldig UUID' });
+  });
 });
 
 describe('GET /admin/webhooks/templates', () => {

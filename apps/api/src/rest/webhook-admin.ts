@@ -12,6 +12,7 @@ import {
   intakeUrl,
   knownTemplateId,
   listWebhooks,
+  WEBHOOK_PAGE,
   rotateWebhookToken,
   setWebhookTemplate,
   SIGNATURE_SCHEMES,
@@ -187,14 +188,29 @@ export function installWebhookAdmin(app: Express, registry: RouteRegistry, auth:
     {
       method: 'get',
       path: '/admin/webhooks',
-      summary: 'The webhooks the caller administers',
+      summary: 'The webhooks the caller administers, in the order they were made, a page at a time',
+      description:
+        `Keyset pagination on a bare list (the answer stays an array): at most limit webhooks (default and maximum ${WEBHOOK_PAGE.max}); ` +
+        'when there are more, the Link header names the next page (rel="next"), whose cursor is the last id of this one.',
       tags: TAGS,
       auth: 'jwt',
-      response: { status: 200, schema: z.array(Webhook) },
-      errors: [401],
+      query: z.object({
+        limit: z.coerce.number().int().min(1).max(WEBHOOK_PAGE.max).default(WEBHOOK_PAGE.default),
+        cursor: Id.optional().describe('the last id of the page before'),
+      }),
+      response: {
+        status: 200,
+        schema: z.array(Webhook),
+        headers: { Link: '`<…/admin/webhooks?limit=N&cursor=ID>; rel="next"` when there is a next page (RFC 8288); absent on the last page' },
+      },
+      errors: [400, 401],
     },
     auth,
-    async ({ caller }) => (await listWebhooks(deps.webhookAdmin, caller)).map(view),
+    async ({ query, caller, setHeader }) => {
+      const page = await listWebhooks(deps.webhookAdmin, caller, { limit: query.limit, cursor: query.cursor });
+      if (page.next_cursor !== null) setHeader('Link', `<${deps.baseUrl}/admin/webhooks?limit=${query.limit}&cursor=${page.next_cursor}>; rel="next"`);
+      return page.webhooks.map(view);
+    },
   );
 
   registry.route(

@@ -1,4 +1,4 @@
-import { OPERATOR } from '@inntak/access';
+import { DIRECTORY_PAGE, OPERATOR } from '@inntak/access';
 import type { SignatureScheme } from '@inntak/intake';
 import { id, optional, required, requireKind, TABLE, UsageError, wholeNumber, type CommandContext, type CommandSpec } from '../command-line.js';
 
@@ -28,13 +28,27 @@ export const webhookAdd: CommandSpec = {
   },
 };
 
+// listWebhooks' page (WEBHOOK_PAGE in packages/intake): the directory's maximum, and that as the
+// default. The answer stays a list; the next page's --cursor goes to stderr, or under --table.
+const WEBHOOK_PAGE_MAX = DIRECTORY_PAGE.max;
+
 export const webhookList: CommandSpec = {
   name: 'webhook list',
-  args: '[--table]',
-  summary: 'every webhook with token, url, template_id, collection_id',
-  options: { table: TABLE },
-  async run(_options, context) {
-    return Promise.all((await context.services.listWebhooks(OPERATOR)).map((w) => view(context, w)));
+  args: '[--limit N] [--cursor C] [--table]',
+  summary: `the webhooks with token, url, template_id, collection_id in the order they were made, at most ${WEBHOOK_PAGE_MAX}; a next page's --cursor on stderr`,
+  options: {
+    limit: { type: 'string', help: `at most this many, 1–${WEBHOOK_PAGE_MAX} (default ${WEBHOOK_PAGE_MAX})` },
+    cursor: id('the last id of the page before (stderr names it: neste side: --cursor ID)'),
+    table: TABLE,
+  },
+  async run(options, context) {
+    const limit = wholeNumber(options, 'limit', { min: 1, max: WEBHOOK_PAGE_MAX }) ?? WEBHOOK_PAGE_MAX;
+    const page = await context.services.listWebhooks(OPERATOR, { limit, cursor: optional(options, 'cursor') });
+    const webhooks = await Promise.all(page.webhooks.map((w) => view(context, w)));
+    // A table is for a person: it ends with the next page's option, as the directory's pages do.
+    if (options.table === true) return { webhooks, next_cursor: page.next_cursor };
+    if (page.next_cursor !== null) context.progress?.(`neste side: --cursor ${page.next_cursor}`);
+    return webhooks;
   },
 };
 

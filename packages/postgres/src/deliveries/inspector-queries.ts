@@ -163,7 +163,7 @@ export async function requestDetail(trx: Trx, webhookId: string, requestId: stri
  * sum over the day's counted rows by their primary key.
  */
 export async function webhookHealth(trx: Trx, actor: Actor, limit: number): Promise<WebhookHealth[]> {
-  const webhooks = await webhookRows(trx, actor, undefined, limit);
+  const webhooks = await webhookRows(trx, actor, { limit });
   if (webhooks.length === 0) return [];
   const ids = webhooks.map((w) => w.id);
   const stats = await sql<{ id: string; collection_title: string | null; last_at: Date | null; last_status: number | null; failures_hour: string; failures_day: string }>`
@@ -172,7 +172,7 @@ export async function webhookHealth(trx: Trx, actor: Actor, limit: number): Prom
            case when r.last_at is null or (d.received_at is not null and d.received_at >= r.last_at) then d.status else r.status end as last_status,
            coalesce(f.hour, 0) as failures_hour, coalesce(f.day, 0) as failures_day
       from unnest(${ids}::uuid[]) as w(id)
-      left join lateral (select e.target_id from edges e where e.source_id = w.id and e.edge_type = 'belongs_to' order by e.created_at limit 1) b on true
+      left join lateral (select e.target_id from edges e where e.source_id = w.id and e.edge_type = 'belongs_to' order by e.created_at, e.id limit 1) b on true
       left join nodes c on c.id = b.target_id
       left join lateral (select received_at, status from webhook_deliveries where webhook_id = w.id order by id desc limit 1) d on true
       left join lateral (select last_received_at as last_at, status from webhook_refusals where webhook_id = w.id order by id desc limit 1) r on true

@@ -32,7 +32,7 @@ export class PostgresWebhookAdminTx implements WebhookAdminTx {
   administeredCollections = (actor: Actor, limit: number) => administeredCollections(this.trx, actor, limit);
   setWebhookTitle = (webhookId: string, title: string | null) => updateWebhookTitle(this.trx, webhookId, title);
   deleteWebhook = (webhookId: string) => deleteWebhookRows(this.trx, webhookId);
-  administeredWebhooks = (actor: Actor, webhookId?: string) => webhookRows(this.trx, actor, webhookId);
+  administeredWebhooks = (actor: Actor, which: Parameters<WebhookAdminTx['administeredWebhooks']>[1]) => webhookRows(this.trx, actor, which);
 }
 
 /** The webhook-administration port (packages/intake) on PostgreSQL: each transaction one kysely transaction. */

@@ -92,17 +92,28 @@ export async function firstCollectionOf(trx: Db | Trx, nodeId: string): Promise<
     .where('source_id', '=', nodeId)
     .where('edge_type', '=', 'belongs_to')
     .orderBy('created_at')
+    .orderBy('id')
     .executeTakeFirst();
   return edge?.target_id;
 }
 
-/** The webhooks (or the one) whose collection the actor holds admin on (every one for a system administrator), oldest first. */
-export function webhookRows(db: Db | Trx, actor: Actor, webhookId?: string, limit?: number): Promise<AdministeredWebhook[]> {
+/**
+ * The webhooks whose collection the actor holds admin on (every one for a system administrator):
+ * the one named, or at most `limit` after `after`. The collection is the target of the first
+ * belongs_to (firstCollectionOf, what requireWebhookAdmin judges), so a second belongs_to neither
+ * lists a webhook twice nor shows it, token and all, to an admin of that other node. A page walks
+ * the (node_kind, id) index from `after` and stops at `limit`.
+ */
+export function webhookRows(db: Db | Trx, actor: Actor, which: { id: string } | { limit: number; after?: string }): Promise<AdministeredWebhook[]> {
   const callerId = actor.personId;
+  const { id, limit, after }: { id?: string; limit?: number; after?: string } = which;
   return db
     .selectFrom('nodes as w')
-    .innerJoin('edges as e', (join) => join.onRef('e.source_id', '=', 'w.id').on('e.edge_type', '=', 'belongs_to'))
-    .innerJoin('nodes as c', 'c.id', 'e.target_id')
+    .innerJoinLateral(
+      (eb) => eb.selectFrom('edges as e').select('e.target_id').whereRef('e.source_id', '=', 'w.id').where('e.edge_type', '=', 'belongs_to').orderBy('e.created_at').orderBy('e.id').limit(1).as('b'),
+      (join) => join.onTrue(),
+    )
+    .innerJoin('nodes as c', 'c.id', 'b.target_id')
     .leftJoin('webhook_secrets as s', 's.webhook_id', 'w.id')
     .select([
       sql<SignatureScheme | null>`s.scheme`.as('signature_scheme'),
@@ -114,9 +125,9 @@ export function webhookRows(db: Db | Trx, actor: Actor, webhookId?: string, limi
       'w.created_at',
     ])
     .where('w.node_kind', '=', 'webhook')
-    .$if(webhookId !== undefined, (q) => q.where('w.id', '=', webhookId!))
+    .$if(id !== undefined, (q) => q.where('w.id', '=', id!))
+    .$if(after !== undefined, (q) => q.where('w.id', '>', after!))
     .$if(!actor.isAdmin, (q) => q.where(hasAccessAtLeast(callerId!, 'admin', 'c')))
-    .orderBy('w.created_at')
     .orderBy('w.id')
     .$if(limit !== undefined, (q) => q.limit(limit!))
     .execute();
