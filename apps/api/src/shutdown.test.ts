@@ -51,6 +51,13 @@ describe('SIGTERM with uploads half sent', () => {
       void exited.then(() => reject(new Error('the API exited before listening')));
     });
     const authorization = `Bearer ${await issuer.token('opplaster')}`;
+    // The token's keys fetched and kept first (one answered request): on a busy machine a first
+    // key fetch made by the stalled uploads themselves could time out and end them before the
+    // probe below, which would then never find two uploads in flight.
+    for (const until = Date.now() + READING_MS; (await fetch(`http://127.0.0.1:${port}/me`, { headers: { Authorization: authorization } })).status !== 200; ) {
+      if (Date.now() > until) throw new Error('GET /me never answered 200');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
     const wav = readFileSync(join(import.meta.dirname, '__tests__', 'media-fixtures', 'tone.wav'));
     // Two uploads announcing 1 MB that send 24 KB and stall, as a sender that went away leaves them.
     const stalled: Socket[] = [];
