@@ -51,30 +51,35 @@ describe('SIGTERM with uploads half sent', () => {
       void exited.then(() => reject(new Error('the API exited before listening')));
     });
     const authorization = `Bearer ${await issuer.token('opplaster')}`;
-    // The token's keys fetched and kept first (one answered request): on a busy machine a first
-    // key fetch made by the stalled uploads themselves could time out and end them before the
-    // probe below, which would then never find two uploads in flight.
-    for (const until = Date.now() + READING_MS; (await fetch(`http://127.0.0.1:${port}/me`, { headers: { Authorization: authorization } })).status !== 200; ) {
-      if (Date.now() > until) throw new Error('GET /me never answered 200');
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
     const wav = readFileSync(join(import.meta.dirname, '__tests__', 'media-fixtures', 'tone.wav'));
     // Two uploads announcing 1 MB that send 24 KB and stall, as a sender that went away leaves them.
     const stalled: Socket[] = [];
     const closed: Array<Promise<void>> = [];
-    for (let i = 0; i < 2; i++) {
+    const refused = new Set<Socket>();
+    const stall = () => {
       const socket = connect(port, '127.0.0.1');
       socket.on('error', () => {});
+      // A probe below may reach the cap before a stalled upload's bytes are read: that upload is
+      // then the one refused (429), and is sent again.
+      socket.on('data', (chunk: Buffer) => {
+        if (chunk.toString('latin1').startsWith('HTTP/1.1 429')) refused.add(socket);
+      });
       closed.push(new Promise((resolve) => socket.once('close', () => resolve())));
       socket.write(`POST /media?collection_id=${collection.id} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${authorization}\r\nContent-Type: audio/wav\r\nContent-Length: ${2 ** 20}\r\n\r\n`);
       socket.write(wav);
       stalled.push(socket);
-    }
+    };
+    stall();
+    stall();
     // Both are being read once a third upload of the same person is refused (two at once at most).
     let third = 0;
     // Until then a probe is answered as an upload of its own (422: 64 bytes are no WAV); on a busy
     // machine the stalled ones may take seconds to be read, so only a hang ends the wait.
     for (const until = Date.now() + READING_MS; third !== 429 && Date.now() < until; ) {
+      for (const socket of refused) {
+        refused.delete(socket);
+        stall();
+      }
       third = (await fetch(`http://127.0.0.1:${port}/media?collection_id=${collection.id}`, { method: 'POST', headers: { Authorization: authorization }, body: wav.subarray(0, 64) })).status;
       if (third !== 429) await new Promise((resolve) => setTimeout(resolve, 50));
     }
