@@ -18,7 +18,7 @@ export class PostgresDeliveriesTx extends PostgresWebhookAdminTx implements Insp
   countDelivered = (webhookId: string, from: DeliveredSince) => countDelivered(this.trx, webhookId, from);
   deliveredNodes = (webhookId: string, from: DeliveredSince, limit: number) => deliveredNodes(this.trx, webhookId, from, limit);
   searchRequests = (webhookId: string, search: RequestSearch) => searchRequests(this.trx, webhookId, search);
-  requestDetail = (webhookId: string, requestId: string) => requestDetail(this.trx, webhookId, requestId);
+  requestDetail = (actor: Actor, webhookId: string, requestId: string) => requestDetail(this.trx, actor, webhookId, requestId);
   webhookHealth = (actor: Actor, limit: number) => webhookHealth(this.trx, actor, limit);
   replayTarget = (webhookId: string) => replayTarget(this.trx, webhookId);
   writeReplay = (write: Parameters<InspectorTx['writeReplay']>[0]) => writeReplay(this.trx, write);
