@@ -91,7 +91,8 @@ async function requireVisibleWebhook(tx: DeliveriesTx, actor: Actor, node: { web
 /**
  * Re-renders every content node a webhook delivered (created since `since`, after `after`) with
  * its current template, for the webhook's administrators (the console's form) and the operator
- * (`inntak webhook rerender`). In pages of `batch` nodes, each page one transaction; `started`
+ * (`inntak webhook rerender`): of those nodes, the ones the caller may re-render one by one (admin
+ * on the node; not one moved to a collection hidden from them). In pages of `batch` nodes, each page one transaction; `started`
  * hears the total, `progress` each page, so a run cut short can go on with `after` = the last
  * node id it reported.
  */
@@ -113,7 +114,7 @@ export async function rerenderWebhook(
     await requireWebhookAdmin(tx, actor, webhookId);
     const templateId = await tx.webhookTemplate(webhookId);
     if (templateId === undefined) throw new AppError('conflict', { detail: WEBHOOK_GONE });
-    return { templateId, locale: await tx.webhookLocale(webhookId), total: await tx.countDelivered(webhookId, { since, after: options.after }) };
+    return { templateId, locale: await tx.webhookLocale(webhookId), total: await tx.countDelivered(actor, webhookId, { since, after: options.after }) };
   });
   options.started?.(total);
   let done = 0;
@@ -121,7 +122,7 @@ export async function rerenderWebhook(
   for (;;) {
     const after = last ?? options.after;
     const page = await store.transaction(async (tx) => {
-      const nodes = await tx.deliveredNodes(webhookId, { since, after }, batch);
+      const nodes = await tx.deliveredNodes(actor, webhookId, { since, after }, batch);
       for (const node of nodes) {
         if (node.metadata.source === 'webhook') await tx.writeRendering(node.id, rerenderContent(templateId, node.metadata, locale));
       }
