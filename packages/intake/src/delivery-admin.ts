@@ -3,7 +3,7 @@ import { requireLevel, type Actor } from '@inntak/access';
 import type { DeliveriesStore, DeliveriesTx, DeliveryPage, DeliveryView } from './ports.js';
 import { rerenderContent } from './rerender.js';
 import { secretProblem, type SignatureScheme } from './signatures.js';
-import { requireCollectionAdmin, requireWebhookAdmin } from './webhook-admin.js';
+import { createWebhookIn, requireCollectionAdmin, requireWebhookAdmin, type WebhookInput } from './webhook-admin.js';
 
 /**
  * A webhook's delivery log, newest first, for its administrators (admin or owner on its
@@ -14,6 +14,28 @@ export function listDeliveries(store: DeliveriesStore, actor: Actor, webhookId: 
   return store.transaction(async (tx) => {
     await requireWebhookAdmin(tx, actor, webhookId);
     return tx.deliveryLog(webhookId, page);
+  });
+}
+
+/**
+ * create_webhook with a signing secret (the console's form): the webhook and its secret in one
+ * transaction, so a webhook meant to be signed is never left behind unsigned (taking unsigned
+ * deliveries) when the secret's write fails. The secret is checked before anything is written.
+ */
+export async function createSignedWebhook(
+  store: DeliveriesStore,
+  actor: Actor,
+  input: WebhookInput & { signing: { scheme: SignatureScheme; secret: string } | null },
+): Promise<{ id: string; token: string; edgeId: string }> {
+  const { signing, ...webhook } = input;
+  if (signing) {
+    const problem = secretProblem(signing.scheme, signing.secret);
+    if (problem) throw new AppError('invalid_input', { detail: `secret: ${problem}` });
+  }
+  return store.transaction(async (tx) => {
+    const created = await createWebhookIn(tx, actor, webhook);
+    if (signing) await tx.setWebhookSecret(created.id, signing);
+    return created;
   });
 }
 
