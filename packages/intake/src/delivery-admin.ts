@@ -3,7 +3,7 @@ import { requireLevel, type Actor } from '@inntak/access';
 import type { DeliveriesStore, DeliveriesTx, DeliveryPage, DeliveryView } from './ports.js';
 import { rerenderContent } from './rerender.js';
 import { secretProblem, type SignatureScheme } from './signatures.js';
-import { requireCollectionAdmin, requireWebhookAdmin } from './webhook-admin.js';
+import { createWebhookIn, requireCollectionAdmin, requireWebhookAdmin, type WebhookInput } from './webhook-admin.js';
 
 /**
  * A webhook's delivery log, newest first, for its administrators (admin or owner on its
@@ -14,6 +14,28 @@ export function listDeliveries(store: DeliveriesStore, actor: Actor, webhookId: 
   return store.transaction(async (tx) => {
     await requireWebhookAdmin(tx, actor, webhookId);
     return tx.deliveryLog(webhookId, page);
+  });
+}
+
+/**
+ * create_webhook with a signing secret (the console's form): the webhook and its secret in one
+ * transaction, so a webhook meant to be signed is never left behind unsigned (taking unsigned
+ * deliveries) when the secret's write fails. The secret is checked before anything is written.
+ */
+export async function createSignedWebhook(
+  store: DeliveriesStore,
+  actor: Actor,
+  input: WebhookInput & { signing: { scheme: SignatureScheme; secret: string } | null },
+): Promise<{ id: string; token: string; edgeId: string }> {
+  const { signing, ...webhook } = input;
+  if (signing) {
+    const problem = secretProblem(signing.scheme, signing.secret);
+    if (problem) throw new AppError('invalid_input', { detail: `secret: ${problem}` });
+  }
+  return store.transaction(async (tx) => {
+    const created = await createWebhookIn(tx, actor, webhook);
+    if (signing) await tx.setWebhookSecret(created.id, signing);
+    return created;
   });
 }
 
@@ -91,7 +113,8 @@ async function requireVisibleWebhook(tx: DeliveriesTx, actor: Actor, node: { web
 /**
  * Re-renders every content node a webhook delivered (created since `since`, after `after`) with
  * its current template, for the webhook's administrators (the console's form) and the operator
- * (`inntak webhook rerender`). In pages of `batch` nodes, each page one transaction; `started`
+ * (`inntak webhook rerender`): of those nodes, the ones the caller may re-render one by one (admin
+ * on the node; not one moved to a collection hidden from them). In pages of `batch` nodes, each page one transaction; `started`
  * hears the total, `progress` each page, so a run cut short can go on with `after` = the last
  * node id it reported.
  */
@@ -113,7 +136,7 @@ export async function rerenderWebhook(
     await requireWebhookAdmin(tx, actor, webhookId);
     const templateId = await tx.webhookTemplate(webhookId);
     if (templateId === undefined) throw new AppError('conflict', { detail: WEBHOOK_GONE });
-    return { templateId, locale: await tx.webhookLocale(webhookId), total: await tx.countDelivered(webhookId, { since, after: options.after }) };
+    return { templateId, locale: await tx.webhookLocale(webhookId), total: await tx.countDelivered(actor, webhookId, { since, after: options.after }) };
   });
   options.started?.(total);
   let done = 0;
@@ -121,7 +144,7 @@ export async function rerenderWebhook(
   for (;;) {
     const after = last ?? options.after;
     const page = await store.transaction(async (tx) => {
-      const nodes = await tx.deliveredNodes(webhookId, { since, after }, batch);
+      const nodes = await tx.deliveredNodes(actor, webhookId, { since, after }, batch);
       for (const node of nodes) {
         if (node.metadata.source === 'webhook') await tx.writeRendering(node.id, rerenderContent(templateId, node.metadata, locale));
       }

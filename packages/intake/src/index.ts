@@ -31,7 +31,7 @@ export {
   DEFAULT_GRACE_HOURS,
   MAX_GRACE_HOURS,
 } from './token-rotation.js';
-export { listDeliveries, setWebhookSecret, rerenderNode, rerenderWebhook, type RerenderResult } from './delivery-admin.js';
+export { listDeliveries, setWebhookSecret, createSignedWebhook, rerenderNode, rerenderWebhook, type RerenderResult } from './delivery-admin.js';
 export { senderDeliveryId, loggableDeliveryId, senderEvent } from './delivery-facts.js';
 export { verifySignature, signaturePlausible, secretProblem, SIGNATURE_SCHEMES, type SignatureScheme, type WebhookSecret } from './signatures.js';
 export { findWebhook, renderDelivery, REDACTED_TOKEN, type Delivery, type IntakeResponse } from './receive-webhook.js';

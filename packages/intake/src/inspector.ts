@@ -76,7 +76,8 @@ export interface WebhookHealth {
 /** The inspector's reads and replay's write, added to a deliveries transaction. */
 export interface InspectorTx extends DeliveriesTx {
   searchRequests(webhookId: string, search: RequestSearch): Promise<{ requests: InspectedRequest[]; next_cursor: string | null }>;
-  requestDetail(webhookId: string, requestId: string): Promise<RequestDetail | undefined>;
+  /** An accepted request's body only while `actor` reads its content node whole (every read path filters by the caller's access); null otherwise. */
+  requestDetail(actor: Actor, webhookId: string, requestId: string): Promise<RequestDetail | undefined>;
   /** The webhooks the actor administers with their health, oldest first, at most `limit`. */
   webhookHealth(actor: Actor, limit: number): Promise<WebhookHealth[]>;
   /** The webhook's token, collection, template and locale, as the intake looks them up. */
@@ -111,7 +112,7 @@ export function searchRequests(store: InspectorStore, actor: Actor, webhookId: s
 export function inspectRequest(store: InspectorStore, actor: Actor, webhookId: string, requestId: string): Promise<RequestDetail> {
   return store.transaction(async (tx) => {
     await requireWebhookAdmin(tx, actor, webhookId);
-    const found = isUuid(requestId) ? await tx.requestDetail(webhookId, requestId) : undefined;
+    const found = isUuid(requestId) ? await tx.requestDetail(actor, webhookId, requestId) : undefined;
     if (!found) throw new AppError('not_found', { detail: 'delivery_id' });
     return found;
   });
@@ -123,7 +124,8 @@ export function inspectRequest(store: InspectorStore, actor: Actor, webhookId: s
  * original). The body is the original's content node payload (accepted) or the kept body
  * (refused: the admin vouches for it, its signature is not checked again). Not possible (409)
  * when there is no whole body to replay: refused before it was read, cut at the size cap, or
- * its node deleted. No duplicate check: replaying is asking for a new copy.
+ * its node deleted or no longer readable by the actor (moved to a collection hidden from them:
+ * a replay would copy it into the webhook's collection). No duplicate check: replaying is asking for a new copy.
  */
 export async function replayDelivery(
   store: InspectorStore,
@@ -133,7 +135,7 @@ export async function replayDelivery(
 ): Promise<{ id: string; node_id: string; edge_id: string; replay_of: string }> {
   return store.transaction(async (tx) => {
     await requireWebhookAdmin(tx, actor, input.webhook_id);
-    const original = isUuid(input.delivery_id) ? await tx.requestDetail(input.webhook_id, input.delivery_id) : undefined;
+    const original = isUuid(input.delivery_id) ? await tx.requestDetail(actor, input.webhook_id, input.delivery_id) : undefined;
     if (!original || original.counted !== undefined) throw new AppError('not_found', { detail: 'delivery_id' });
     if (!original.body) throw new AppError('conflict', { detail: 'leveransen har ikke noe lagret innhold å spille av' });
     if (original.body.truncated) throw new AppError('conflict', { detail: 'innholdet ble kortet av ved lagring og kan ikke spilles av' });

@@ -86,7 +86,7 @@ export async function acceptDelivery(deps: IntakeDeps, admission: Admission, bod
   return renderer.run(body.length, async () => {
     const delivery = await renderer.render({ body, contentType: headers['content-type'], target, token, headers });
     const log = deliveryLogEntry(target, headers, delivery, { receivedAt, bytes });
-    log.headers = keptHeaders(headers);
+    log.headers = keptHeaders(headers, token);
     return storeDelivery(deps, target, delivery, log);
   });
 }
@@ -111,7 +111,7 @@ export async function refuseDelivery(
     status: refusal.status,
     error,
     ...(refusal.reason ? { reason: error } : {}),
-    headers: keptHeaders(headers),
+    headers: keptHeaders(headers, admission.token),
     body: refusal.body === undefined ? null : keptBody(refusal.body, admission.token),
     deliveryId: loggableDeliveryId(headers, target.secret?.scheme ?? null),
     event: senderEvent(headers),

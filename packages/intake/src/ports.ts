@@ -235,10 +235,10 @@ export interface DeliveriesTx extends WebhookAdminTx {
   webhookLocale(webhookId: string): Promise<Locale>;
   /** Writes a rendering over the node's title, content and template keys. */
   writeRendering(nodeId: string, rendered: Rerendered): Promise<void>;
-  /** How many content nodes the webhook delivered (created_by it), from `from`. */
-  countDelivered(webhookId: string, from: DeliveredSince): Promise<number>;
+  /** How many content nodes the webhook delivered (created_by it), from `from`, that `actor` may re-render (admin on the node). */
+  countDelivered(actor: Actor, webhookId: string, from: DeliveredSince): Promise<number>;
   /** The next `limit` of them, by id. */
-  deliveredNodes(webhookId: string, from: DeliveredSince, limit: number): Promise<Array<{ id: string; metadata: JsonObject }>>;
+  deliveredNodes(actor: Actor, webhookId: string, from: DeliveredSince, limit: number): Promise<Array<{ id: string; metadata: JsonObject }>>;
 }
 
 /** The deliveries port (packages/postgres implements it). */

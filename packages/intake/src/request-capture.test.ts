@@ -34,6 +34,20 @@ describe('what the delivery inspector keeps of a request', () => {
     });
   });
 
+  it('replaces the webhook’s token in any header value (a Referer or a proxy’s X-Original-URL echoing the URL), and masks HMAC headers', () => {
+    const token = '0192f1a2-1111-7222-8333-444455556666';
+    const kept = keptHeaders(
+      {
+        referer: `https://x/api/webhook/${token}`,
+        'x-original-url': `/api/webhook/${token.toUpperCase()}?a=${token}`,
+        'x-shopify-hmac-sha256': 'abc=',
+        'x-github-event': 'push',
+      },
+      token,
+    );
+    expect(kept).toEqual({ referer: 'https://x/api/webhook/:token', 'x-original-url': '/api/webhook/:token?a=:token', 'x-shopify-hmac-sha256': MASKED, 'x-github-event': 'push' });
+  });
+
   it('keeps at most 64 headers, each value cut at 1,000 characters', () => {
     const many = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`x-h${i}`, 'v'.repeat(5000)]));
     const kept = keptHeaders(many);

@@ -12,9 +12,10 @@ import { giteaFamilySignatureHeader, SLACK_MAX_AGE_SECONDS, type WebhookSecret }
 /** What a masked header's value is replaced by. */
 export const MASKED = '••••••';
 
-/** Header names always masked, besides any name holding secret, token, signature, key, password, auth or cookie. */
+/** Header names always masked, besides any name holding secret, token, signature, hmac, key, password, auth or cookie. */
 const MASKED_NAMES = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-hub-signature', 'x-hub-signature-256', 'x-slack-signature', 'webhook-signature', 'x-gitlab-token']);
-const MASKED_PATTERN = /secret|token|signature|passw|api[-_]?key|auth|cookie|credential/i;
+// hmac: signature headers not named so (X-Shopify-Hmac-Sha256, X-Square-HmacSha256-Signature).
+const MASKED_PATTERN = /secret|token|signature|hmac|passw|api[-_]?key|auth|cookie|credential/i;
 
 /** At most this many headers, each value this long, are kept (a request may carry hundreds). */
 export const HEADER_CAPS = { count: 64, valueChars: 1_000 } as const;
@@ -29,19 +30,38 @@ export function maskedHeader(name: string): boolean {
 
 /**
  * The headers as kept: names lower-cased (Node does that), masked values replaced, values cut at
- * HEADER_CAPS.valueChars, at most HEADER_CAPS.count of them. One pass, no copy of a value that
- * fits: this runs on every accepted request (issue 40).
+ * HEADER_CAPS.valueChars, at most HEADER_CAPS.count of them, and the webhook's `token` (the one
+ * the request came on) replaced in any value, as in a kept body: a Referer or a proxy's
+ * X-Original-URL carries the URL, and the URL is never kept. One pass, no copy of a value that
+ * fits and holds no token: this runs on every accepted request (issue 40).
  */
-export function keptHeaders(headers: Headers): Record<string, string> {
+export function keptHeaders(headers: Headers, token?: string): Record<string, string> {
+  const pattern = tokenPattern(token);
   const kept: Record<string, string> = {};
   let count = 0;
   for (const name in headers) {
     const value = headers[name];
     if (value === undefined) continue;
     if (++count > HEADER_CAPS.count) break;
-    kept[name] = maskedHeader(name) ? MASKED : value.length > HEADER_CAPS.valueChars ? storable(value.slice(0, HEADER_CAPS.valueChars)) : storable(value);
+    if (maskedHeader(name)) {
+      kept[name] = MASKED;
+      continue;
+    }
+    // The token is replaced before the cut, so a cut cannot leave a part of it.
+    const clean = pattern && value.length >= TOKEN_CHARS && pattern.test(value) ? value.replace(pattern, REDACTED_TOKEN) : value;
+    if (pattern) pattern.lastIndex = 0;
+    kept[name] = clean.length > HEADER_CAPS.valueChars ? storable(clean.slice(0, HEADER_CAPS.valueChars)) : storable(clean);
   }
   return kept;
+}
+
+/** A token's length: a UUID (findWebhook takes no other). */
+const TOKEN_CHARS = 36;
+
+/** The token as a pattern in any case; none for a token that is not a UUID's hex digits and dashes. */
+function tokenPattern(token: string | undefined): RegExp | undefined {
+  const literal = token?.replace(/[^0-9a-f-]/gi, '');
+  return literal && literal.length === TOKEN_CHARS ? new RegExp(literal, 'gi') : undefined;
 }
 
 /** A refused request's body as kept: text up to BODY_CAP_BYTES, the webhook's token replaced. */

@@ -25,21 +25,24 @@ export interface WebhookInput {
  * the collection (admin on it); the collection's access rows are copied to it like to any member.
  */
 export function createWebhook(store: WebhookAdminStore, actor: Actor, input: WebhookInput): Promise<{ id: string; token: string; edgeId: string }> {
-  return store.transaction(async (tx) => {
-    if (!isUuid(input.collectionId)) throw new AppError('invalid_input', { detail: 'collection_id: forventet UUID' });
-    const collection = await requireLevel(tx, actor, input.collectionId, 'admin', 'collection_id');
-    if (collection.node_kind !== 'collection') throw new AppError('not_found', { detail: 'collection_id' });
-    const token = randomUUID();
-    const created = await tx.insertWebhook({
-      collectionId: input.collectionId,
-      token,
-      templateId: input.templateId || null,
-      locale: input.locale ?? null,
-      title: input.title ?? null,
-      createdBy: input.createdBy ?? actor.personId,
-    });
-    return { ...created, token };
+  return store.transaction((tx) => createWebhookIn(tx, actor, input));
+}
+
+/** create_webhook inside a caller's transaction (a webhook made with its signing secret: delivery-admin.ts). */
+export async function createWebhookIn(tx: WebhookAdminTx, actor: Actor, input: WebhookInput): Promise<{ id: string; token: string; edgeId: string }> {
+  if (!isUuid(input.collectionId)) throw new AppError('invalid_input', { detail: 'collection_id: forventet UUID' });
+  const collection = await requireLevel(tx, actor, input.collectionId, 'admin', 'collection_id');
+  if (collection.node_kind !== 'collection') throw new AppError('not_found', { detail: 'collection_id' });
+  const token = randomUUID();
+  const created = await tx.insertWebhook({
+    collectionId: input.collectionId,
+    token,
+    templateId: input.templateId || null,
+    locale: input.locale ?? null,
+    title: input.title ?? null,
+    createdBy: input.createdBy ?? actor.personId,
   });
+  return { ...created, token };
 }
 
 /** set_template: the webhook's payload template (null: generic extraction). */

@@ -2,14 +2,13 @@ import type { Response, Router } from 'express';
 import { z } from 'zod';
 import { AppError, isUuid } from '@inntak/core';
 import {
-  createWebhook,
+  createSignedWebhook,
   deleteWebhook,
   findAdministeredWebhook,
   intakeUrl,
   knownTemplateId,
   renameWebhook,
   secretProblem,
-  setWebhookSecret,
   SIGNATURE_SCHEMES,
   webhookCollections,
   type DeliveriesStore,
@@ -47,8 +46,8 @@ function idParam(value: unknown): string {
 
 /**
  * Creating, renaming and deleting webhooks from the console (issue 39, point 1): each form one
- * call of the use case the API and the CLI make (createWebhook, renameWebhook, deleteWebhook;
- * setWebhookSecret when a scheme is chosen). Registered before /webhooks/:id, so `ny` is a page.
+ * call of a use case of packages/intake (createSignedWebhook: create_webhook and, when a scheme
+ * is chosen, its secret in one transaction; renameWebhook, deleteWebhook). Registered before /webhooks/:id, so `ny` is a page.
  */
 export function installStudioWebhookManage(router: Router, deps: StudioWebhookManageDeps): void {
   const createPage = async (res: Response, state: FormState) => {
@@ -79,11 +78,11 @@ ${field(state, { name: 'secret', label: 'Hemmelighet', type: 'password', maxleng
       if (form.template_id && !listTemplates().some((t) => t.id === form.template_id)) throw new FormRejected({ values: kept, errors: { template_id: '«Mal» må være en av malene i listen.' } });
       const templateId = knownTemplateId(form.template_id || null);
       const secret = form.scheme === 'none' ? null : form.secret || generatedSecret(form.scheme);
-      // Two use cases, two transactions: the secret is checked first, so a bad one leaves no webhook behind.
+      // The secret is checked first, to show a bad one on the form; the webhook and its secret are one transaction.
       const problem = secret === null ? null : secretProblem(form.scheme as (typeof SIGNATURE_SCHEMES)[number], secret);
       if (problem) throw new FormRejected({ values: kept, errors: { secret: `«Hemmelighet» ${problem}.` } });
-      const created = await createWebhook(deps.webhookAdmin, caller, { collectionId: form.collection_id, templateId, title: form.title });
-      if (secret !== null) await setWebhookSecret(deps.deliveries, caller, { webhook_id: created.id, scheme: form.scheme as (typeof SIGNATURE_SCHEMES)[number], secret });
+      const signing = secret === null ? null : { scheme: form.scheme as (typeof SIGNATURE_SCHEMES)[number], secret };
+      const created = await createSignedWebhook(deps.deliveries, caller, { collectionId: form.collection_id, templateId, title: form.title, signing });
       const url = intakeUrl(deps.baseUrl, created.token);
       sendPage(
         res,

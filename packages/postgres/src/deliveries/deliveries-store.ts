@@ -15,10 +15,10 @@ export class PostgresDeliveriesTx extends PostgresWebhookAdminTx implements Insp
   webhookTemplate = (webhookId: string) => webhookTemplate(this.trx, webhookId);
   webhookLocale = (webhookId: string) => webhookLocale(this.trx, webhookId);
   writeRendering = (nodeId: string, rendered: Rerendered) => writeRendering(this.trx, nodeId, rendered);
-  countDelivered = (webhookId: string, from: DeliveredSince) => countDelivered(this.trx, webhookId, from);
-  deliveredNodes = (webhookId: string, from: DeliveredSince, limit: number) => deliveredNodes(this.trx, webhookId, from, limit);
+  countDelivered = (actor: Actor, webhookId: string, from: DeliveredSince) => countDelivered(this.trx, actor, webhookId, from);
+  deliveredNodes = (actor: Actor, webhookId: string, from: DeliveredSince, limit: number) => deliveredNodes(this.trx, actor, webhookId, from, limit);
   searchRequests = (webhookId: string, search: RequestSearch) => searchRequests(this.trx, webhookId, search);
-  requestDetail = (webhookId: string, requestId: string) => requestDetail(this.trx, webhookId, requestId);
+  requestDetail = (actor: Actor, webhookId: string, requestId: string) => requestDetail(this.trx, actor, webhookId, requestId);
   webhookHealth = (actor: Actor, limit: number) => webhookHealth(this.trx, actor, limit);
   replayTarget = (webhookId: string) => replayTarget(this.trx, webhookId);
   writeReplay = (write: Parameters<InspectorTx['writeReplay']>[0]) => writeReplay(this.trx, write);

@@ -5,6 +5,7 @@ import type { NewEdge, NewNode } from '@inntak/graph';
 import { webhookLocaleOf, type InspectedRequest, type RequestDetail, type RequestSearch, type WebhookHealth } from '@inntak/intake';
 import type { Database } from '../platform/index.js';
 import { webhookRows } from '../intake/index.js';
+import { fullViewOf } from '../graph/index.js';
 
 /** The delivery inspector's queries (InspectorTx); who may is packages/intake's (inspector.ts). */
 
@@ -130,11 +131,19 @@ function optional(row: { error: string | null; delivery_id: string | null; event
   };
 }
 
-/** One request with its kept headers and body (an accepted one's body: its node's payload). */
-export async function requestDetail(trx: Trx, webhookId: string, requestId: string): Promise<RequestDetail | undefined> {
+/**
+ * One request with its kept headers and body (an accepted one's body: its node's payload, only
+ * while `actor` reads that node whole: a node moved to a collection hidden from them is not
+ * read through the inspector; its body is then null, as for a deleted node).
+ */
+export async function requestDetail(trx: Trx, actor: Actor, webhookId: string, requestId: string): Promise<RequestDetail | undefined> {
+  const callerId = actor.personId;
   const accepted = await trx
     .selectFrom('webhook_deliveries as d')
-    .leftJoin('nodes as n', 'n.id', 'd.node_id')
+    .leftJoin('nodes as n', (join) => {
+      const on = join.onRef('n.id', '=', 'd.node_id');
+      return callerId === null || actor.isAdmin ? on : on.on(fullViewOf(callerId, 'n'));
+    })
     .select(['d.id', 'd.webhook_id', 'd.received_at', 'd.status', 'd.error', 'd.node_id', 'd.delivery_id', 'd.event', 'd.duplicate', 'd.bytes', 'd.duration_ms', 'd.replay_of', 'd.headers'])
     .select(sql<string | null>`jsonb_pretty(n.metadata -> 'payload')`.as('payload'))
     .where('d.webhook_id', '=', webhookId)

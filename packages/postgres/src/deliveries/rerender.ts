@@ -1,7 +1,9 @@
 import { sql, type Transaction } from 'kysely';
+import type { Actor } from '@inntak/access';
 import type { JsonObject } from '@inntak/graph';
 import { webhookLocaleOf, type DeliveredSince, type Locale, type Rerendered, type StoredDelivery } from '@inntak/intake';
 import type { Database, Db } from '../platform/index.js';
+import { hasAccessAtLeast } from '../graph/index.js';
 
 /** The queries behind re-rendering stored deliveries (WebhookAdminTx); the use cases are packages/intake's. */
 
@@ -40,27 +42,34 @@ export async function writeRendering(trx: Trx, nodeId: string, rendered: Rerende
     .execute();
 }
 
-function deliveredBy(db: Db | Trx, webhookId: string, from: DeliveredSince) {
+/**
+ * The webhook's content nodes that `actor` may re-render: admin on the node (its collection's
+ * admins hold it through belongs_to), as rerender of one node asks; a node moved to a collection
+ * hidden from them is not theirs to write. A system administrator and the operator: all.
+ */
+function deliveredBy(db: Db | Trx, actor: Actor, webhookId: string, from: DeliveredSince) {
+  const callerId = actor.personId;
   return (
     db
       .selectFrom('nodes')
       // Intake nodes are created_by their webhook (nodes_created_by_id_idx), ids time-ordered.
       .where('created_by', '=', webhookId)
       .where('node_kind', '=', 'content')
+      .$if(callerId !== null && !actor.isAdmin, (q) => q.where(hasAccessAtLeast(callerId!, 'admin', 'nodes')))
       .$if(from.since !== undefined, (q) => q.where('created_at', '>=', from.since!))
       .$if(from.after !== undefined, (q) => q.where('id', '>', from.after!))
   );
 }
 
 /** How many content nodes the webhook delivered (created since `since`, after `after`). */
-export async function countDelivered(db: Db | Trx, webhookId: string, from: DeliveredSince): Promise<number> {
-  const { total } = await deliveredBy(db, webhookId, from)
+export async function countDelivered(db: Db | Trx, actor: Actor, webhookId: string, from: DeliveredSince): Promise<number> {
+  const { total } = await deliveredBy(db, actor, webhookId, from)
     .select((eb) => eb.fn.countAll<string>().as('total'))
     .executeTakeFirstOrThrow();
   return Number(total);
 }
 
 /** The next `limit` of them by id. */
-export function deliveredNodes(db: Db | Trx, webhookId: string, from: DeliveredSince, limit: number): Promise<Array<{ id: string; metadata: JsonObject }>> {
-  return deliveredBy(db, webhookId, from).select(['id', 'metadata']).orderBy('id').limit(limit).execute() as Promise<Array<{ id: string; metadata: JsonObject }>>;
+export function deliveredNodes(db: Db | Trx, actor: Actor, webhookId: string, from: DeliveredSince, limit: number): Promise<Array<{ id: string; metadata: JsonObject }>> {
+  return deliveredBy(db, actor, webhookId, from).select(['id', 'metadata']).orderBy('id').limit(limit).execute() as Promise<Array<{ id: string; metadata: JsonObject }>>;
 }

@@ -21,8 +21,9 @@ function firstIdAt(at: Date): string {
 }
 
 /**
- * Webhooks the actor administers (as listWebhooks: admin or owner on the webhook's collection;
- * system administrators every one) with refused requests (webhook_refusals, by minute: the
+ * Webhooks the actor administers (as requireWebhookAdmin: admin or owner on the webhook's
+ * collection, the target of its first belongs_to, so not an admin of a second one; system
+ * administrators every one) with refused requests (webhook_refusals, by minute: the
  * primary key's range) or logged deliveries other than 200 (webhook_deliveries, by id) since
  * `since`. Each webhook costs two index range scans over the window; the retention (30 days,
  * 10,000 rows a webhook and table) bounds them.
@@ -32,9 +33,9 @@ export async function failingWebhooks(db: Db, actor: Actor, since: Date, limit: 
   const administers = actor.isAdmin ? sql<boolean>`true` : callerId === null ? sql<boolean>`false` : hasAccessAtLeast(callerId, 'admin', 'c');
   const { rows } = await sql<{ id: string; title: string | null; refused: string; failed: string; last_at: Date; total: string }>`
     with mine as (
-      select distinct w.id, w.title
+      select w.id, w.title
       from nodes w
-      join edges e on e.source_id = w.id and e.edge_type = 'belongs_to'
+      cross join lateral (select e.target_id from edges e where e.source_id = w.id and e.edge_type = 'belongs_to' order by e.created_at, e.id limit 1) e
       join nodes c on c.id = e.target_id
       where w.node_kind = 'webhook' and ${administers}),
     counted as (
