@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, isUuid } from '@inntak/core';
-import { checkPage, DIRECTORY_PAGE, nextCursor, requireLevel, type Actor, type DirectoryPage } from '@inntak/access';
+import { checkPage, DIRECTORY_PAGE, nextCursor, nodeKindRule, requireLevel, type AccessLevel, type Actor, type DirectoryPage } from '@inntak/access';
 import type { Locale } from '@inntak/templates';
 import type { AdministeredWebhook, WebhookAdminStore, WebhookAdminTx } from './ports.js';
+
+/** Who may make and manage a webhook, from the write policy's webhook row: that level on its collection. */
+const WEBHOOK_NEED = nodeKindRule('webhook').write as AccessLevel;
 
 /**
  * Webhook administration. Who administers a webhook: whoever holds admin or owner on the
@@ -31,7 +34,7 @@ export function createWebhook(store: WebhookAdminStore, actor: Actor, input: Web
 /** create_webhook inside a caller's transaction (a webhook made with its signing secret: delivery-admin.ts). */
 export async function createWebhookIn(tx: WebhookAdminTx, actor: Actor, input: WebhookInput): Promise<{ id: string; token: string; edgeId: string }> {
   if (!isUuid(input.collectionId)) throw new AppError('invalid_input', { detail: 'collection_id: forventet UUID' });
-  const collection = await requireLevel(tx, actor, input.collectionId, 'admin', 'collection_id');
+  const collection = await requireLevel(tx, actor, input.collectionId, WEBHOOK_NEED, 'collection_id');
   if (collection.node_kind !== 'collection') throw new AppError('not_found', { detail: 'collection_id' });
   const token = randomUUID();
   const created = await tx.insertWebhook({
@@ -122,5 +125,5 @@ export async function requireWebhookAdmin(tx: WebhookAdminTx, actor: Actor, webh
 export async function requireCollectionAdmin(tx: WebhookAdminTx, actor: Actor, nodeId: string, field: string): Promise<void> {
   const collectionId = await tx.firstCollectionOf(nodeId);
   if (collectionId === undefined) throw new AppError('not_found', { detail: field });
-  await requireLevel(tx, actor, collectionId, 'admin', field);
+  await requireLevel(tx, actor, collectionId, WEBHOOK_NEED, field);
 }
