@@ -214,6 +214,7 @@ export async function replayTarget(trx: Trx, webhookId: string): Promise<{ token
     .where('w.id', '=', webhookId)
     .where('w.node_kind', '=', 'webhook')
     .orderBy('e.created_at')
+    .orderBy('e.id')
     .executeTakeFirst();
   return row && { token: row.token, collectionId: row.target_id, templateId: row.template_id, locale: webhookLocaleOf(row.locale) };
 }

@@ -36,14 +36,14 @@ const FIND_WEBHOOK: PreparedStatement = {
             from nodes w join edges e on e.source_id = w.id and e.edge_type = 'belongs_to'
             left join webhook_secrets s on s.webhook_id = w.id
            where w.node_kind = 'webhook' and w.metadata ->> 'token' = $1
-           order by e.created_at limit 1)
+           order by e.created_at, e.id limit 1)
          union all
          (select w.id, e.target_id, w.metadata ->> 'template_id', w.metadata ->> 'locale', s.scheme, s.secret, p.token_hash, p.grace_until
             from webhook_previous_tokens p join nodes w on w.id = p.webhook_id
             join edges e on e.source_id = w.id and e.edge_type = 'belongs_to'
             left join webhook_secrets s on s.webhook_id = w.id
            where p.token_hash = $2 and p.grace_until > now()
-           order by e.created_at limit 1)
+           order by e.created_at, e.id limit 1)
          limit 1`,
 };
 const WRITE_CONTENT: PreparedStatement = {
@@ -99,7 +99,7 @@ const WEBHOOK_TARGETS: PreparedStatement = {
   text: `select w.id, w.metadata ->> 'token' as token, e.target_id, w.metadata ->> 'template_id' as template_id, w.metadata ->> 'locale' as locale,
                 s.scheme, s.secret, p.token_hash as previous_hash, p.grace_until
            from nodes w
-           cross join lateral (select e.target_id from edges e where e.source_id = w.id and e.edge_type = 'belongs_to' order by e.created_at limit 1) e
+           cross join lateral (select e.target_id from edges e where e.source_id = w.id and e.edge_type = 'belongs_to' order by e.created_at, e.id limit 1) e
            left join webhook_secrets s on s.webhook_id = w.id
            left join lateral (select null::text as token_hash, null::timestamptz as grace_until
                               union all
