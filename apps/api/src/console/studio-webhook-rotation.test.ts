@@ -72,6 +72,14 @@ describe('rotating a token in the console', () => {
     expect((await deliver(webhook.token)).status).toBe(404);
   });
 
+  it('a blank grace (spaces too) is the default 24 hours, not none', async () => {
+    const webhook = await ctx.addWebhook(null);
+    const rotated = await postForm(app, owner, `/studio/webhooks/${webhook.id}/nytt-token`, { grace_hours: '  ' });
+    expect(rotated.status).toBe(200);
+    expect(rotated.text).not.toContain('Den gamle adressen svarer 404 fra nå av.');
+    expect((await deliver(webhook.token)).status).toBe(200);
+  });
+
   it('refuses a grace outside 0–168 hours and keeps the token', async () => {
     const webhook = await ctx.addWebhook(null);
     for (const grace_hours of ['200', '-1', 'en dag']) {

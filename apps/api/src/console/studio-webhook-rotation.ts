@@ -80,7 +80,8 @@ function webhookId(value: unknown): string {
 
 /** The form's field: a number of hours; the use case says what is allowed. */
 function graceField(raw: unknown): number | undefined {
-  if (raw === undefined || raw === '') return undefined;
+  // Blank (spaces too) is the default grace: Number(' ') is 0, which would mean none.
+  if (raw === undefined || (typeof raw === 'string' && raw.trim() === '')) return undefined;
   const hours = typeof raw === 'string' ? Number(raw) : NaN;
   if (!Number.isFinite(hours)) throw new AppError('invalid_input', { detail: `grace_hours: et tall fra 0 til ${MAX_GRACE_HOURS}` });
   return hours;
