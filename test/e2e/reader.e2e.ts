@@ -110,7 +110,11 @@ describe('pages a reader would choose, in a browser', () => {
     const audio = page.locator('main audio');
     expect(await audio.getAttribute('src')).toBe(`/pub/fjordposten/medier/${audioId}`);
     await page.evaluate<void>("document.querySelector('main audio').load()");
-    await page.waitForFunction('document.querySelector("main audio").readyState >= 2', undefined, { timeout: 20_000 });
+    // Polled from here: page.waitForFunction polls a string inside the page with eval, which the
+    // page's own Content-Security-Policy refuses whenever the first check is not already true.
+    for (const until = Date.now() + 20_000; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+      if ((await page.evaluate<number>('document.querySelector("main audio").readyState')) >= 2) break;
+    }
     const state = await page.evaluate<{ ready: number; duration: number }>('({ ready: document.querySelector("main audio").readyState, duration: document.querySelector("main audio").duration })');
     expect(state.ready).toBeGreaterThanOrEqual(2);
     expect(state.duration).toBeCloseTo(1, 1);
