@@ -22,7 +22,7 @@ export { SpoolFullError, tokenHash, type Spool, type SpoolEntry, type SpooledEnt
 export { WebhookTargetCache, type WebhookTargetSource } from './webhook-target-cache.js';
 export { SpoolingIntakeStore, type SpoolingIntakeOptions, type SpoolSnapshot } from './spooling-intake-store.js';
 export { GroupCommit, type BatchIntakeStore, type ContentWrite, type GroupCommitOptions } from './group-commit.js';
-export { createWebhook, renameWebhook, webhookCollections, setWebhookTemplate, deleteWebhook, listWebhooks, WEBHOOK_PAGE, findAdministeredWebhook, requireWebhookAdmin, requireCollectionAdmin, type WebhookInput } from './webhook-admin.js';
+export { createWebhook, renameWebhook, webhookCollections, setWebhookTemplate, deleteWebhook, listWebhooks, WEBHOOK_PAGE, WEBHOOK_NEED, findAdministeredWebhook, requireWebhookAdmin, requireCollectionAdmin, type WebhookInput } from './webhook-admin.js';
 export {
   rotateWebhookToken,
   endTokenGrace,

@@ -4,8 +4,11 @@ import { checkPage, DIRECTORY_PAGE, nextCursor, nodeKindRule, requireLevel, type
 import type { Locale } from '@inntak/templates';
 import type { AdministeredWebhook, WebhookAdminStore, WebhookAdminTx } from './ports.js';
 
-/** Who may make and manage a webhook, from the write policy's webhook row: that level on its collection. */
-const WEBHOOK_NEED = nodeKindRule('webhook').write as AccessLevel;
+/**
+ * Who may make and manage a webhook, from the write policy's webhook row: that level on its
+ * collection. The stores' lists of administered webhooks filter by it too.
+ */
+export const WEBHOOK_NEED = nodeKindRule('webhook').write as AccessLevel;
 
 /**
  * Webhook administration. Who administers a webhook: whoever holds admin or owner on the

@@ -1,7 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { Actor } from '@inntak/access';
 import type { JsonObject } from '@inntak/graph';
-import type { AdministeredWebhook, PreviousToken, SignatureScheme } from '@inntak/intake';
+import { WEBHOOK_NEED, type AdministeredWebhook, type PreviousToken, type SignatureScheme } from '@inntak/intake';
 import type { Database, Db } from '../platform/index.js';
 import { deleteEdges, hasAccessAtLeast, insertEdge, insertNode } from '../graph/index.js';
 
@@ -127,19 +127,19 @@ export function webhookRows(db: Db | Trx, actor: Actor, which: { id: string } | 
     .where('w.node_kind', '=', 'webhook')
     .$if(id !== undefined, (q) => q.where('w.id', '=', id!))
     .$if(after !== undefined, (q) => q.where('w.id', '>', after!))
-    .$if(!actor.isAdmin, (q) => q.where(hasAccessAtLeast(callerId!, 'admin', 'c')))
+    .$if(!actor.isAdmin, (q) => q.where(hasAccessAtLeast(callerId!, WEBHOOK_NEED, 'c')))
     .orderBy('w.id')
     .$if(limit !== undefined, (q) => q.limit(limit!))
     .execute();
 }
 
-/** The collections the actor holds admin on (every one for a system administrator), by title, at most `limit`. */
+/** The collections the actor may make webhooks in (WEBHOOK_NEED on them; every one for a system administrator), by title, at most `limit`. */
 export function administeredCollections(db: Db | Trx, actor: Actor, limit: number): Promise<Array<{ id: string; title: string | null }>> {
   return db
     .selectFrom('nodes as c')
     .select(['c.id', 'c.title'])
     .where('c.node_kind', '=', 'collection')
-    .$if(!actor.isAdmin, (q) => q.where(hasAccessAtLeast(actor.personId!, 'admin', 'c')))
+    .$if(!actor.isAdmin, (q) => q.where(hasAccessAtLeast(actor.personId!, WEBHOOK_NEED, 'c')))
     .orderBy('c.title')
     .orderBy('c.id')
     .limit(limit)

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Actor } from '@inntak/access';
+import { WEBHOOK_NEED } from '@inntak/intake';
 import type { FailingWebhook } from '@inntak/studio';
 import type { Db } from '../platform/index.js';
 import { hasAccessAtLeast } from '../graph/index.js';
@@ -30,7 +31,7 @@ function firstIdAt(at: Date): string {
  */
 export async function failingWebhooks(db: Db, actor: Actor, since: Date, limit: number): Promise<{ webhooks: FailingWebhook[]; total: number }> {
   const callerId = actor.personId;
-  const administers = actor.isAdmin ? sql<boolean>`true` : callerId === null ? sql<boolean>`false` : hasAccessAtLeast(callerId, 'admin', 'c');
+  const administers = actor.isAdmin ? sql<boolean>`true` : callerId === null ? sql<boolean>`false` : hasAccessAtLeast(callerId, WEBHOOK_NEED, 'c');
   const { rows } = await sql<{ id: string; title: string | null; refused: string; failed: string; last_at: Date; total: string }>`
     with mine as (
       select w.id, w.title
