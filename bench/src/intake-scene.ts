@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import type pg from 'pg';
 import { OPERATOR, createCollection, createPerson, grantAccess } from '@inntak/access';
 import { webhookContentNode } from '@inntak/graph';
@@ -19,6 +20,46 @@ export interface IntakeScene {
 }
 
 export const EVENT_HEADERS = { 'x-github-event': 'push' };
+
+/**
+ * One delivery of `body` to an API on 127.0.0.1:`port`, as GitHub sends it (its own delivery id,
+ * so the duplicate check runs on every one); resolves with the node id of a 200, rejects otherwise.
+ */
+export function postDelivery(port: number, agent: http.Agent, token: string, body: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: `/api/webhook/${token}`,
+        agent,
+        headers: { 'content-type': 'application/json', ...EVENT_HEADERS, 'x-github-delivery': randomUUID() },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => (res.statusCode === 200 ? resolve((JSON.parse(text) as { node_id: string }).node_id) : reject(new Error(String(res.statusCode)))));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Waits until `post` succeeds once (the API process came up), for at most 15 s. */
+export async function untilAnswered(post: () => Promise<unknown>, what: string): Promise<void> {
+  for (let i = 0; ; i++) {
+    try {
+      await post();
+      return;
+    } catch {
+      if (i > 150) throw new Error(`API ${what} did not come up`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 
 /** A 1.9 KB GitHub push with three commits. */

@@ -14,7 +14,6 @@
  * time per intake. Warm-up first, then ANALYZE, as a running service's tables have statistics.
  */
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +21,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { scratchDatabase } from './bench-database.js';
 import { cpuMs, runLoop } from './intake-ceilings.js';
-import { EVENT_HEADERS, intakeScene, pushPayload } from './intake-scene.js';
+import { intakeScene, postDelivery, pushPayload, untilAnswered } from './intake-scene.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -49,38 +48,11 @@ const api = spawn(process.execPath, [args.api], {
 process.on('exit', () => api.kill('SIGKILL'));
 const agent = new http.Agent({ keepAlive: true });
 let answered = 0;
-const post = () =>
-  new Promise<void>((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: 'POST',
-        path: `/api/webhook/${scene.webhook.token}`,
-        agent,
-        headers: { 'content-type': 'application/json', ...EVENT_HEADERS, 'x-github-delivery': randomUUID() },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => {
-          if (res.statusCode !== 200) return reject(new Error(String(res.statusCode)));
-          answered++;
-          resolve();
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-for (let i = 0; ; i++) {
-  try {
-    await post();
-    break;
-  } catch {
-    if (i > 150) throw new Error(`API ${args.api} did not come up`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const post = async () => {
+  await postDelivery(port, agent, scene.webhook.token, body);
+  answered++;
+};
+await untilAnswered(post, args.api);
 await runLoop(post, CONNECTIONS, 3);
 
 const client = new pg.Client({ connectionString: scratch.url, application_name: 'bench' });

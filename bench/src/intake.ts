@@ -17,7 +17,6 @@
  * `main.js#INTAKE_GROUP_COMMIT=1` runs a build with settings of its own.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -27,7 +26,7 @@ import { parseArgs } from 'node:util';
 import { migrate, withClient } from '@inntak/postgres';
 import { percentile, scratchDatabase } from './bench-database.js';
 import { Ceilings, cpuMs, cpuUsed, runLoop, type Figures } from './intake-ceilings.js';
-import { EVENT_HEADERS, intakeScene, pushPayload, sampleNode, type IntakeScene } from './intake-scene.js';
+import { intakeScene, postDelivery, pushPayload, sampleNode, untilAnswered, type IntakeScene } from './intake-scene.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -84,44 +83,11 @@ async function startBuild(spec: string, index: number): Promise<Build> {
   const agents = processes.map(() => new http.Agent({ keepAlive: true }));
   const created: string[] = [];
   // Connection i goes to process i mod N.
-  const post = (worker: number) =>
-    new Promise<void>((resolve, reject) => {
-      const api = worker % API_PROCESSES;
-      const req = http.request(
-        {
-          host: '127.0.0.1',
-          port: basePort + api,
-          method: 'POST',
-          path: `/api/webhook/${scene.webhook.token}`,
-          agent: agents[api],
-          // Each delivery with its own id, as GitHub sends them: the duplicate check runs on every one.
-          headers: { 'content-type': 'application/json', ...EVENT_HEADERS, 'x-github-delivery': randomUUID() },
-        },
-        (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => (text += chunk));
-          res.on('end', () => {
-            if (res.statusCode !== 200) return reject(new Error(String(res.statusCode)));
-            created.push((JSON.parse(text) as { node_id: string }).node_id);
-            resolve();
-          });
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
-  for (let api = 0; api < API_PROCESSES; api++) {
-    for (let i = 0; ; i++) {
-      try {
-        await post(api);
-        break;
-      } catch {
-        if (i > 150) throw new Error(`API ${mainJs} did not come up`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
-  }
+  const post = async (worker: number) => {
+    const api = worker % API_PROCESSES;
+    created.push(await postDelivery(basePort + api, agents[api]!, scene.webhook.token, body));
+  };
+  for (let api = 0; api < API_PROCESSES; api++) await untilAnswered(() => post(api), mainJs);
   return { scene, ceilings, processes, post, created, drop: scratch.drop };
 }
 
