@@ -240,7 +240,12 @@ async function startIntakeSpool(
     logger,
   });
   await store.start();
-  const changes = feed.subscribe({ logger, onBurst: (notices) => targets.onBurst(notices), onReconnect: () => targets.onReconnect() });
+  const changes = feed.subscribe({
+    logger,
+    onBurst: (notices) => targets.onBurst(notices),
+    onReconnect: () => targets.onReconnect(),
+    onLive: (live) => targets.onLive(live),
+  });
   await changes.start();
   deps.intakeStore = store;
   deps.intakeSpool = () => store.snapshot();

@@ -139,7 +139,7 @@ export function installMetrics(app: Express, registry: RouteRegistry, auth: Requ
         requests: z.array(z.record(z.string(), z.unknown())),
         intake: z.array(z.record(z.string(), z.unknown())),
         read_replicas: z.array(z.object({ name: z.string(), in_rotation: z.boolean(), reason: z.string().optional() })).optional(),
-        spool: z.object({ entries: z.number(), bytes: z.number(), oldest_age_seconds: z.number(), replays_done: z.number(), degraded: z.boolean() }).optional(),
+        spool: z.object({ entries: z.number(), bytes: z.number(), oldest_age_seconds: z.number(), replays_done: z.number(), degraded: z.boolean(), token_lookups: z.object({ memory: z.number(), database: z.number() }) }).optional(),
       }),
       alternatives: { 'text/plain': z.string().describe('Prometheus text format (format=prometheus, or asked for by Accept)') },
     },
@@ -169,7 +169,7 @@ export function installMetrics(app: Express, registry: RouteRegistry, auth: Requ
       requests: counts.values.map((v) => ({ ...v.labels, count: v.value })),
       intake: intake.values.map((v) => ({ ...v.labels, count: v.value })),
       ...(replicas ? { read_replicas: replicas } : {}),
-      ...(spool ? { spool: { entries: spool.entries, bytes: spool.bytes, oldest_age_seconds: spool.oldestAgeSeconds, replays_done: spool.replaysDone, degraded: spool.degraded } } : {}),
+      ...(spool ? { spool: { entries: spool.entries, bytes: spool.bytes, oldest_age_seconds: spool.oldestAgeSeconds, replays_done: spool.replaysDone, degraded: spool.degraded, token_lookups: spool.tokenLookups } } : {}),
     });
   });
 }
@@ -181,12 +181,20 @@ function spoolMetrics(registry: Registry) {
   const bytes = gauge('bytes', 'Bytes the intake spool holds');
   const oldest = gauge('oldest_age_seconds', 'Age of the oldest delivery waiting in the intake spool');
   const replays = gauge('replays_total', 'Spooled deliveries written to the database since start');
+  const lookups = new Gauge({
+    name: 'inntak_intake_token_lookups_total',
+    help: 'Webhook token lookups since start, by what answered: memory (kept current by the change stream) or database',
+    labelNames: ['answered_by'],
+    registers: [registry],
+  });
   return {
     set(s: SpoolSnapshot): void {
       entries.set(s.entries);
       bytes.set(s.bytes);
       oldest.set(s.oldestAgeSeconds);
       replays.set(s.replaysDone);
+      lookups.set({ answered_by: 'memory' }, s.tokenLookups.memory);
+      lookups.set({ answered_by: 'database' }, s.tokenLookups.database);
     },
   };
 }

@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHmac } from 'node:crypto';
 import { sql } from 'kysely';
 import { describeWithEngine } from '@inntak/test-support';
+import { OPERATOR } from '@inntak/access';
+import { createWebhook } from '@inntak/intake';
+import { storesOn } from '@inntak/postgres/testing';
 import { connectStream, type StreamClient } from './__tests__/realtime-helpers.js';
 import { pause, startOutageScene, type Answer, type OutageScene } from './__tests__/outage-scene.js';
 
@@ -52,6 +55,21 @@ describeWithEngine('postgres', describe, 'intake through a PostgreSQL outage (th
 
   const drained = () => scene.drained();
 
+  /** Posts to a token until it answers `status`: a change reaches each process's cache by its change stream, within milliseconds. */
+  async function untilStatus(token: string, status: number): Promise<void> {
+    for (let tries = 0; ; tries++) {
+      const res = await scene.post(token, { title: 'probe', tries });
+      if (res.status === status) return;
+      if (tries > 100) throw new Error(`the token still answers ${res.status}, not ${status}`);
+      await pause(20);
+    }
+  }
+
+  const tokenLookups = async () => {
+    const res = await fetch(`${scene.api.url}/metrics?format=json`, { headers: { authorization: 'Bearer metrics-token-for-the-outage-test' } });
+    return ((await res.json()) as { spool: { token_lookups: { memory: number; database: number } } }).spool.token_lookups;
+  };
+
   it('answers every request to a known webhook 200 through a 5 s outage, and stores each once, in order, with access rows and /ws events, once it is back', async () => {
     // Both webhooks are known (looked up once while the database answered).
     expect((await post('a', 0)).status).toBe(200);
@@ -92,7 +110,8 @@ describeWithEngine('postgres', describe, 'intake through a PostgreSQL outage (th
     expect((await post('b', 1000)).status).toBe(200);
     const rotated = '5b0e6f1c-3d1e-4a8a-9f3e-0c6d2b7a9e11';
     await sql`update nodes set metadata = metadata || jsonb_build_object('token', ${rotated}::text) where id = ${b.id}`.execute(scene.database.db);
-    // The change stream tells the cache; the next lookup of the old token (database up) finds nothing.
+    // The change stream tells the cache: the old token is asked of the database again, which finds nothing.
+    await untilStatus(oldToken, 404);
     expect((await post('b', 1001, oldToken)).status).toBe(404);
     await scene.pg.stopServer();
     try {
@@ -104,7 +123,14 @@ describeWithEngine('postgres', describe, 'intake through a PostgreSQL outage (th
       const ready = await fetch(`${scene.api.url}/health/ready`);
       expect([ready.status, await ready.json()]).toEqual([200, { status: 'degraded', database: 'unreachable', spool: { entries: 1, oldest_age_seconds: expect.any(Number) } }]);
       const metrics = await fetch(`${scene.api.url}/metrics?format=json`, { headers: { authorization: 'Bearer metrics-token-for-the-outage-test' } });
-      expect(((await metrics.json()) as { spool: unknown }).spool).toEqual({ entries: 1, bytes: expect.any(Number), oldest_age_seconds: expect.any(Number), replays_done: expect.any(Number), degraded: true });
+      expect(((await metrics.json()) as { spool: unknown }).spool).toEqual({
+        entries: 1,
+        bytes: expect.any(Number),
+        oldest_age_seconds: expect.any(Number),
+        replays_done: expect.any(Number),
+        degraded: true,
+        token_lookups: { memory: expect.any(Number), database: expect.any(Number) },
+      });
     } finally {
       await scene.pg.startServer();
     }
@@ -190,4 +216,34 @@ describeWithEngine('postgres', describe, 'intake through a PostgreSQL outage (th
     }
     await drained();
   }, 110_000);
+
+  it('answers a known token from memory while the change stream keeps it current, asks the database again once the webhook changes, and stops a token rotated away without a grace', async () => {
+    // A webhook of its own: a has a signing secret by now, b a rotated token.
+    const c = await createWebhook(storesOn(scene.database.db).webhookAdmin, OPERATOR, { collectionId: scene.collectionId, templateId: null, createdBy: null });
+    const postC = (n: number) => scene.post(c.token, { title: `c ${n}`, n });
+    expect((await postC(4000)).status).toBe(200);
+    const before = await tokenLookups();
+    for (let n = 1; n <= 5; n++) expect((await postC(4000 + n)).status).toBe(200);
+    const served = await tokenLookups();
+    expect([served.memory - before.memory, served.database - before.database]).toEqual([5, 0]);
+
+    // Any change of the webhook's node (here its title) sends the next lookup to the database.
+    await sql`update nodes set title = 'Omdøpt' where id = ${c.id}`.execute(scene.database.db);
+    for (let tries = 0; (await tokenLookups()).database === served.database; tries++) {
+      if (tries > 100) throw new Error('the change of the webhook did not reach the cache');
+      expect((await postC(4010 + tries)).status).toBe(200);
+      await pause(20);
+    }
+    const asked = await tokenLookups();
+    expect((await postC(4200)).status).toBe(200);
+    expect((await tokenLookups()).memory).toBe(asked.memory + 1);
+
+    // Rotated without a grace: the old token answers 404 within the change stream's delay, and from then on.
+    const old = c.token;
+    const rotation = await scene.asOwner('/intentions/rotate_webhook_token', { webhook_id: c.id, grace_hours: 0 });
+    expect(rotation.status).toBe(200);
+    await untilStatus(old, 404);
+    for (let n = 0; n < 3; n++) expect((await scene.post(old, { n })).status).toBe(404);
+    expect((await scene.post((rotation.body as { token: string }).token, { n: 4300 })).status).toBe(200);
+  }, 60_000);
 });

@@ -40,6 +40,8 @@ export interface ChangeSubscriber {
   onBurst(notices: ChangeNotice[]): Promise<void>;
   /** Called after the connection was lost and made again: notices in between were missed. */
   onReconnect(): void;
+  /** Called with true when the stream listens (first and after each reconnect), false when it lost its connection or stopped. */
+  onLive?(live: boolean): void;
   minBackoffMs?: number;
   maxBackoffMs?: number;
 }

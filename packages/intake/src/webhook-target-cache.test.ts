@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { KeptTarget } from './spool.js';
 import { tokenHash } from './spool.js';
+import type { ChangeNotice } from '@inntak/access';
 import type { WebhookTarget } from './ports.js';
 import { WebhookTargetCache, type WebhookTargetSource } from './webhook-target-cache.js';
 
@@ -93,4 +94,80 @@ describe('the webhook cache of the intake spool', () => {
     expect(cache.known(OLD)).toBeUndefined();
     expect(cache.known(NEW)).toEqual(base);
   });
+
+  describe('answering from memory (issue 40)', () => {
+    const notice = (channel: ChangeNotice['channel'], payload: Record<string, unknown>): ChangeNotice => ({ channel, payload });
+    /** A cache whose change stream listens, with NEW looked up and answered by the database. */
+    function served(source?: WebhookTargetSource) {
+      const scene = setup(source);
+      scene.cache.onLive(true);
+      scene.cache.remember(NEW, base, scene.cache.mark);
+      return scene;
+    }
+
+    it('answers a token the database found only while the change stream listens', () => {
+      const { cache } = setup();
+      cache.remember(NEW, base, cache.mark);
+      expect(cache.current(NEW)).toBeUndefined();
+      expect(cache.known(NEW)).toEqual(base);
+      cache.onLive(true);
+      expect(cache.current(NEW)).toBeUndefined();
+      cache.remember(NEW, base, cache.mark);
+      expect(cache.current(NEW)).toEqual(base);
+      cache.onLive(false);
+      expect(cache.current(NEW)).toBeUndefined();
+      expect(cache.known(NEW)).toEqual(base);
+    });
+
+    it("takes a webhook out at once when a notice of its node, secret or grace, or of a deleted edge from it, arrives, before it is read again", async () => {
+      for (const changed of [
+        notice('inntak_nodes', { op: 'update', id: WEBHOOK }),
+        notice('inntak_nodes', { op: 'delete', id: WEBHOOK }),
+        notice('inntak_webhooks', { op: 'insert', webhook_id: WEBHOOK }),
+        notice('inntak_edges', { op: 'delete', id: 'e', old: { source_id: WEBHOOK, target_id: base.collectionId } }),
+        notice('inntak_edges', { overflow: 7 }),
+      ]) {
+        let reads = 0;
+        const { cache } = served({ targetsOf: () => new Promise(() => void reads++) });
+        expect(cache.current(NEW)).toEqual(base);
+        void cache.onBurst([changed]);
+        expect([cache.current(NEW), cache.known(NEW)]).toEqual([undefined, base]);
+        expect(reads).toBe(changed.payload.overflow === undefined ? 1 : 0);
+      }
+    });
+
+    it("leaves it answered through intake's own notices: new nodes, edges and access rows", async () => {
+      const { cache } = served({ targetsOf: async () => [] });
+      await cache.onBurst([
+        notice('inntak_nodes', { op: 'insert', id: 'n' }),
+        notice('inntak_edges', { op: 'insert', id: 'e' }),
+        notice('inntak_access', { op: 'insert', subject_id: 's', object_id: 'n' }),
+      ]);
+      expect(cache.current(NEW)).toEqual(base);
+    });
+
+    it('does not answer from memory what the database said while a change that may concern it was heard (its notice found nothing to take out)', async () => {
+      const { cache } = setup({ targetsOf: async () => [] });
+      cache.onLive(true);
+      const mark = cache.mark;
+      await cache.onBurst([notice('inntak_nodes', { op: 'update', id: WEBHOOK })]);
+      cache.remember(NEW, base, mark);
+      expect([cache.current(NEW), cache.known(NEW)]).toEqual([undefined, base]);
+      cache.remember(NEW, base, cache.mark);
+      expect(cache.current(NEW)).toEqual(base);
+    });
+
+    it('asks the database again after a minute whatever was heard, and never answers a previous token past its grace', () => {
+      const { cache, advance } = served();
+      cache.remember(OLD, previous('2026-11-28T10:00:30Z'), cache.mark);
+      expect(cache.current(OLD)).toBeDefined();
+      advance(30_000);
+      expect(cache.current(OLD)).toBeUndefined();
+      advance(29_999);
+      expect(cache.current(NEW)).toEqual(base);
+      advance(1);
+      expect(cache.current(NEW)).toBeUndefined();
+    });
+  });
 });
+

@@ -6,6 +6,13 @@ import { tokenHash, type KeptTarget, type Spool } from './spool.js';
 /** Known webhooks read again per query after a reconnect. */
 const RELOAD_PAGE = 500;
 
+/**
+ * How long a token is answered from memory before the database is asked again: a bound on what
+ * no notice tells (a belongs_to edge drawn by hand that sorts first, a connection that hangs
+ * without closing), at one lookup per webhook and process a minute.
+ */
+const SERVED_FOR_MS = 60_000;
+
 /** Where the cache reads a changed webhook's tokens again (the database: PostgresIntakeStore). */
 export interface WebhookTargetSource {
   /**
@@ -31,6 +38,12 @@ export interface WebhookTargetSource {
 export class WebhookTargetCache {
   private readonly byHash = new Map<string, WebhookTarget>();
   private readonly hashesOf = new Map<string, Set<string>>();
+  /** Hashes whose target is answered without asking the database (current()), until when (ms). */
+  private readonly servable = new Map<string, number>();
+  /** Whether the change stream listens now: only then does every change reach this copy. */
+  private live = false;
+  /** Bursts seen that could change some webhook's target (mark, remember). */
+  private changes = 0;
 
   constructor(
     private readonly store: Pick<Spool, 'keepTargets' | 'forgetTarget' | 'targets'>,
@@ -56,13 +69,48 @@ export class WebhookTargetCache {
     return target;
   }
 
-  /** What the database answered for a token; written to the store only when it changed. */
-  remember(token: string, target: WebhookTarget): void {
+  /**
+   * The webhook a token finds, answered from memory while that is known to be what the database
+   * would answer (issue 40: the lookup was one of an intake's two round trips). That holds while
+   * the change stream listens and nothing about the webhook changed since the database said it:
+   * a change notice of the webhook (token rotated, grace ended, secret, template or locale set,
+   * node deleted, its belongs_to edge deleted) takes it out at once, before it is read again,
+   * and a lost stream takes out all. So a rotated token stops working as soon as each process
+   * hears of it (milliseconds), and while the stream is away every lookup asks the database;
+   * whatever happens, it is asked again after SERVED_FOR_MS.
+   */
+  current(token: string): WebhookTarget | undefined {
+    if (!this.live) return undefined;
+    const until = this.servable.get(tokenHash(token));
+    return until !== undefined && until > this.now() ? this.known(token) : undefined;
+  }
+
+  /** What to hand to remember() for a lookup about to be asked: the changes seen so far. */
+  get mark(): number {
+    return this.changes;
+  }
+
+  /**
+   * What the database answered for a token; written to the store only when it changed. With the
+   * `mark` taken before the question, it is also answered from memory from now on (current()),
+   * unless the stream was away or a change that could concern it was heard meanwhile: the
+   * answer may then predate that change, whose notice found nothing here to take out.
+   */
+  remember(token: string, target: WebhookTarget, mark?: number): void {
     const hash = tokenHash(token);
     const before = this.byHash.get(hash);
-    if (before && JSON.stringify(before) === JSON.stringify(target)) return;
-    this.put(hash, target);
-    this.persist(target.webhookId);
+    if (!before || JSON.stringify(before) !== JSON.stringify(target)) {
+      this.put(hash, target);
+      this.persist(target.webhookId);
+    }
+    if (mark !== undefined && mark === this.changes && this.live) this.servable.set(hash, this.now() + SERVED_FOR_MS);
+  }
+
+  /** The change stream listens (true) or lost its connection (false): in between, changes are missed. */
+  onLive(live: boolean): void {
+    this.live = live;
+    this.changes++;
+    this.servable.clear();
   }
 
   /** The database said no webhook has this token (rotated away, its grace over, or never). */
@@ -70,7 +118,7 @@ export class WebhookTargetCache {
     const hash = tokenHash(token);
     const target = this.byHash.get(hash);
     if (!target) return;
-    this.byHash.delete(hash);
+    this.drop(hash);
     this.hashesOf.get(target.webhookId)?.delete(hash);
     this.persist(target.webhookId);
   }
@@ -78,7 +126,7 @@ export class WebhookTargetCache {
   forget(webhookId: string): void {
     const hashes = this.hashesOf.get(webhookId);
     if (hashes === undefined) return;
-    for (const hash of hashes) this.byHash.delete(hash);
+    for (const hash of hashes) this.drop(hash);
     this.hashesOf.delete(webhookId);
     this.store.forgetTarget(webhookId).catch((error: unknown) => {
       this.logger.error('could not forget a webhook target in the intake spool', { webhook_id: webhookId, error: String(error) });
@@ -86,15 +134,25 @@ export class WebhookTargetCache {
   }
 
   /**
-   * A burst of the change stream: a change of a known webhook's node (`inntak_nodes`, its id) or
-   * of its secret or grace (`inntak_webhooks`, its `webhook_id`) reads its tokens again.
+   * A burst of the change stream: a change of a known webhook's node (`inntak_nodes`, its id), of
+   * its secret or grace (`inntak_webhooks`, its `webhook_id`) or the deletion of an edge from it
+   * (`inntak_edges`, the old row's source: its collection may change) reads its tokens again,
+   * and until then they are asked of the database. New nodes and edges change no webhook's
+   * target (a webhook's collection is its first belongs_to), so intake's own notices pass by.
    */
   async onBurst(notices: ChangeNotice[]): Promise<void> {
     const changed = new Set<string>();
+    let any = false;
     for (const notice of notices) {
-      const id = notice.channel === 'inntak_nodes' ? notice.payload.id : notice.payload.webhook_id;
+      const id = webhookOf(notice);
+      if (id === undefined) continue;
+      any = true;
       if (typeof id === 'string' && this.hashesOf.has(id)) changed.add(id);
+      // Too large for NOTIFY (realtime_overflow): which webhook it concerns is not read here.
+      if (id === OVERFLOW) this.servable.clear();
     }
+    if (any) this.changes++;
+    for (const id of changed) for (const hash of this.hashesOf.get(id) ?? []) this.servable.delete(hash);
     if (changed.size > 0) await this.refresh([...changed]);
   }
 
@@ -131,7 +189,7 @@ export class WebhookTargetCache {
         this.forget(id);
         continue;
       }
-      for (const hash of this.hashesOf.get(id) ?? []) this.byHash.delete(hash);
+      for (const hash of this.hashesOf.get(id) ?? []) this.drop(hash);
       this.hashesOf.delete(id);
       for (const kept of mine) this.put(kept.tokenHash, kept.target);
       this.persist(id);
@@ -147,12 +205,17 @@ export class WebhookTargetCache {
       for (const other of hashes) {
         if (other !== hash && !this.byHash.get(other)?.previousToken) {
           hashes.delete(other);
-          this.byHash.delete(other);
+          this.drop(other);
         }
       }
     }
     hashes.add(hash);
     this.byHash.set(hash, target);
+  }
+
+  private drop(hash: string): void {
+    this.byHash.delete(hash);
+    this.servable.delete(hash);
   }
 
   private persist(webhookId: string): void {
@@ -164,4 +227,19 @@ export class WebhookTargetCache {
       this.logger.error('could not keep a webhook target in the intake spool', { webhook_id: webhookId, error: String(error) });
     });
   }
+}
+
+/**
+ * The webhook a notice may concern: its id (undefined: the notice changes no webhook's target;
+ * null: it may, but whose is not known, as for an update of a node not known here).
+ */
+const OVERFLOW = Symbol('overflow');
+
+function webhookOf(notice: ChangeNotice): unknown {
+  const { channel, payload } = notice;
+  if (payload.overflow !== undefined) return channel === 'inntak_access' || channel === 'inntak_mixer' ? undefined : OVERFLOW;
+  if (channel === 'inntak_webhooks') return payload.webhook_id ?? null;
+  if (channel === 'inntak_nodes') return payload.op === 'insert' ? undefined : (payload.id ?? null);
+  if (channel === 'inntak_edges' && payload.op === 'delete') return (payload.old as { source_id?: unknown } | undefined)?.source_id ?? null;
+  return undefined;
 }

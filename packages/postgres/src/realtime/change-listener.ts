@@ -45,6 +45,7 @@ export class ChangeListener implements ChangeSubscription {
   async start(): Promise<void> {
     this.stopped = false;
     this.client = await this.connect();
+    this.options.onLive?.(true);
   }
 
   async stop(): Promise<void> {
@@ -53,6 +54,7 @@ export class ChangeListener implements ChangeSubscription {
     this.retryWake?.();
     const client = this.client;
     this.client = undefined;
+    this.options.onLive?.(false);
     if (client) await client.end().catch(() => {});
     await this.retrying;
     await this.idle;
@@ -78,6 +80,7 @@ export class ChangeListener implements ChangeSubscription {
       client.end().catch(() => {});
       if (this.client !== client) return;
       this.client = undefined;
+      this.options.onLive?.(false);
       if (this.stopped) return;
       this.options.logger.warn('realtime listener lost its connection; reconnecting', { error: error?.message });
       this.retrying = this.reconnect();
@@ -108,6 +111,7 @@ export class ChangeListener implements ChangeSubscription {
         }
         this.client = client;
         this.options.logger.info('realtime listener reconnected', { attempts: attempt, down_ms: Date.now() - since, last_error: lastError });
+        this.options.onLive?.(true);
         this.options.onReconnect();
         return;
       } catch (error) {
