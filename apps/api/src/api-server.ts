@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import type { Logger } from '@inntak/core';
 import type { ChangeFeed, TokenVerifier } from '@inntak/access';
-import { GroupCommit, SpoolingIntakeStore, WebhookTargetCache, type Spool } from '@inntak/intake';
+import { GroupCommit, SpoolingIntakeStore, WEBHOOK_TARGET_CHANNELS, WebhookTargetCache, type Spool } from '@inntak/intake';
 import { cachedLiveRoomStatus } from '@inntak/jobs';
 import { cachedDatabaseStats, isDatabaseUnavailable, type DatabaseHandle, type ReadReplicas } from '@inntak/postgres';
 import { sharedKey, PostgresGraphStore, PostgresIdentityDirectory, PostgresNodeQueryStore, queryCursorKey } from '@inntak/postgres/graph';
@@ -245,6 +245,8 @@ async function startIntakeSpool(
     onBurst: (notices) => targets.onBurst(notices),
     onReconnect: () => targets.onReconnect(),
     onLive: (live) => targets.onLive(live),
+    // Not access rows or the mixer: five of an intake's seven notices are access rows.
+    channels: WEBHOOK_TARGET_CHANNELS,
   });
   await changes.start();
   deps.intakeStore = store;

@@ -42,6 +42,8 @@ export interface ChangeSubscriber {
   onReconnect(): void;
   /** Called with true when the stream listens (first and after each reconnect), false when it lost its connection or stopped. */
   onLive?(live: boolean): void;
+  /** The channels it needs (default: all); each notice costs the listener's session and process a read. */
+  channels?: readonly ChangeChannel[];
   minBackoffMs?: number;
   maxBackoffMs?: number;
 }

@@ -1,7 +1,10 @@
 import type { Logger } from '@inntak/core';
-import type { ChangeNotice } from '@inntak/access';
+import type { ChangeChannel, ChangeNotice } from '@inntak/access';
 import type { WebhookTarget } from './ports.js';
 import { tokenHash, type KeptTarget, type Spool } from './spool.js';
+
+/** The change stream's channels whose notices can change a webhook's target (webhookOf). */
+export const WEBHOOK_TARGET_CHANNELS: readonly ChangeChannel[] = ['inntak_nodes', 'inntak_edges', 'inntak_webhooks'];
 
 /** Known webhooks read again per query after a reconnect. */
 const RELOAD_PAGE = 500;

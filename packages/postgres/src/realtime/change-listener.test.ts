@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import type { Logger } from '@inntak/core';
 import { admin, setupAdminScene, testDb } from '../__tests__/index.js';
-import { ChangeListener, LISTENER_APPLICATION_NAME, type ChangeNotice } from './change-listener.js';
+import { ChangeListener, LISTENER_APPLICATION_NAME, type ChangeListenerOptions, type ChangeNotice } from './change-listener.js';
 
 const lines: Array<{ level: string; message: string }> = [];
 const logger: Logger = {
@@ -49,10 +49,11 @@ async function outage(): Promise<void> {
 const started: ChangeListener[] = [];
 afterEach(() => Promise.all(started.splice(0).map((l) => l.stop())));
 
-function startListener(): { listener: ChangeListener; events: EventEmitter; notices: ChangeNotice[] } {
+function startListener(extra: Partial<ChangeListenerOptions> = {}): { listener: ChangeListener; events: EventEmitter; notices: ChangeNotice[] } {
   const events = new EventEmitter();
   const notices: ChangeNotice[] = [];
   const listener = new ChangeListener({
+    ...extra,
     connectionString: testDb.url,
     logger,
     minBackoffMs: 20,
@@ -116,4 +117,36 @@ describe('the realtime listener through a database outage', () => {
     expect(listener.reconnectAttempts).toBe(attempts);
     expect(lines.filter((l) => l.message.startsWith('realtime listener'))).toHaveLength(1);
   });
+
+  it('tells its subscriber when it listens and when it lost its connection, so a copy kept by its notices is not trusted in between (issue 40)', async () => {
+    const live: boolean[] = [];
+    const { listener, events } = startListener({ onLive: (on) => live.push(on) });
+    await listener.start();
+    expect(live).toEqual([true]);
+    const reconnected = once(events, 'reconnect');
+    await outage();
+    for (let tries = 0; live.length < 2 && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(live).toEqual([true, false]);
+    await admin.query(`alter database "${testDb.name}" allow_connections true`);
+    await reconnected;
+    expect(live).toEqual([true, false, true]);
+    await listener.stop();
+    expect(live).toEqual([true, false, true, false]);
+  });
 });
+
+describe('the channels a subscriber names', () => {
+  it('hears only those: the intake cache is not sent the access rows', async () => {
+    const { listener, events, notices } = startListener({ channels: ['inntak_nodes', 'inntak_webhooks'] });
+    await listener.start();
+    const burst = once(events, 'burst');
+    const db = new pg.Client({ connectionString: testDb.url });
+    await db.connect();
+    await db.query(`select pg_notify('inntak_access', '{"op":"insert"}'), pg_notify('inntak_nodes', '{"op":"update"}')`);
+    await db.end();
+    await burst;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(notices).toEqual([{ channel: 'inntak_nodes', payload: { op: 'update' } }]);
+  });
+});
+

@@ -67,7 +67,7 @@ export class ChangeListener implements ChangeSubscription {
     client.on('error', () => {});
     try {
       await client.connect();
-      await client.query(CHANGE_CHANNELS.map((c) => `listen ${c}`).join('; '));
+      await client.query((this.options.channels ?? CHANGE_CHANNELS).map((c) => `listen ${c}`).join('; '));
     } catch (error) {
       await client.end().catch(() => {});
       throw error;
