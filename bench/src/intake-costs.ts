@@ -49,6 +49,7 @@ const WITHOUT: [string, string[]][] = [
   ["without node_search's readers-and-words index (025)", ['index:node_search_readers_document_idx']],
   ["without node_search's created_by index (025)", ['index:node_search_created_by_idx']],
   ["without edges' created_by index (026)", ['index:edges_created_by_idx']],
+  ["without node_search's two whole-table GIN indexes (005, 007)", ['index:node_search_document_idx', 'index:node_search_title_document_idx']],
   // Not a removal: what the matcher costs once any node.created orchestration exists (017/019).
   ['with 3 never-matching node.created orchestrations of another person', ['orchestrations:3']],
 ];
@@ -84,9 +85,12 @@ async function writes(t: Target, minimal: boolean): Promise<{ cpu: number; wall:
   const payload = pushPayload();
   const n = sampleNode(t.scene.webhook.id, payload);
   const bytes = Buffer.byteLength(JSON.stringify(payload));
-  const sendsNotices = (await client.query("select 1 from pg_proc where proname = 'inntak_intake_write_quiet'")).rowCount === 1;
+  // This schema's write (23 arguments since 036/037: the kept headers, the previous token's hash).
+  const sendsNotices = (await client.query("select 1 from pg_proc where proname = 'inntak_intake_write_quiet' and pronargs = 23")).rowCount === 1;
   // An older schema (before 031) has only the write that notifies itself.
-  const statement = sendsNotices ? INTAKE_STATEMENTS.writeContent : { name: 'old_write', text: INTAKE_STATEMENTS.writeContent.text.replace('inntak_intake_write_quiet', 'inntak_intake_write').replace(', $22)', ')') };
+  const statement = sendsNotices
+    ? INTAKE_STATEMENTS.writeContent
+    : { name: 'old_write', text: INTAKE_STATEMENTS.writeContent.text.replace('inntak_intake_write_quiet', 'inntak_intake_write').replace(', $22, $23)', ')') };
   const write = async () => {
     const nodeId = uuidv7();
     const edgeId = uuidv7();
@@ -97,7 +101,7 @@ async function writes(t: Target, minimal: boolean): Promise<{ cpu: number; wall:
         ...[nodeId, n.node_kind, n.title, n.content, n.visibility, JSON.stringify(n.metadata), t.scene.webhook.id],
         ...[edgeId, nodeId, t.scene.collectionId, 'belongs_to', '{}', true, t.scene.webhook.id],
         ...[uuidv7(), t.scene.webhook.id, new Date(), randomUUID(), 'push', bytes, 0],
-        ...(sendsNotices ? [null] : []),
+        ...(sendsNotices ? ['{}', null] : []),
       ],
     });
     // Since 031 the intake sends its change notices after the write, as a statement of their own.
