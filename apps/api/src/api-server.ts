@@ -255,6 +255,8 @@ async function startIntakeSpool(
   return {
     async stop() {
       await changes.stop();
+      // A changed webhook's read outlives its burst (onBurst does not wait for it): done before the pool closes.
+      await targets.settled();
       await store.stop();
       await replay.noticesSent();
       await spool.close();

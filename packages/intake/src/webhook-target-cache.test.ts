@@ -67,16 +67,19 @@ describe('the webhook cache of the intake spool', () => {
     const secret = { scheme: 'github' as const, secret: 'ny' };
     answer = [{ tokenHash: tokenHash(OLD), target: { ...base, secret } }];
     await cache.onBurst([{ channel: 'inntak_webhooks', payload: { op: 'update', webhook_id: WEBHOOK } }]);
+    await cache.settled();
     expect(cache.known(OLD)?.secret).toEqual(secret);
     // Content nodes on the stream are not webhooks it knows: nothing is read.
     answer = new Error('not asked');
     await cache.onBurst([{ channel: 'inntak_nodes', payload: { op: 'insert', id: '01a20000-0000-7000-8000-0000000000ff' } }]);
     expect(cache.known(OLD)?.secret).toEqual(secret);
     await cache.onBurst([{ channel: 'inntak_nodes', payload: { op: 'update', id: WEBHOOK } }]);
+    await cache.settled();
     expect(cache.known(OLD)).toBeUndefined();
     cache.remember(OLD, base);
     answer = [];
     await cache.onBurst([{ channel: 'inntak_nodes', payload: { op: 'delete', id: WEBHOOK } }]);
+    await cache.settled();
     expect(cache.size).toBe(0);
   });
 
@@ -132,6 +135,8 @@ describe('the webhook cache of the intake spool', () => {
         expect(cache.current(NEW)).toEqual(base);
         void cache.onBurst([changed]);
         expect([cache.current(NEW), cache.known(NEW)]).toEqual([undefined, base]);
+        // The read begins after onBurst returned (it is not awaited there).
+        await new Promise((resolve) => setImmediate(resolve));
         expect(reads).toBe(changed.payload.overflow === undefined ? 1 : 0);
       }
     });

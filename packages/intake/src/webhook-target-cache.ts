@@ -47,6 +47,8 @@ export class WebhookTargetCache {
   private live = false;
   /** Bursts seen that could change some webhook's target (mark, remember). */
   private changes = 0;
+  /** The reads of changed webhooks begun so far, chained (onBurst): an older answer never lands after a newer one. */
+  private reads: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly store: Pick<Spool, 'keepTargets' | 'forgetTarget' | 'targets'>,
@@ -143,7 +145,7 @@ export class WebhookTargetCache {
    * and until then they are asked of the database. New nodes and edges change no webhook's
    * target (a webhook's collection is its first belongs_to), so intake's own notices pass by.
    */
-  async onBurst(notices: ChangeNotice[]): Promise<void> {
+  onBurst(notices: ChangeNotice[]): Promise<void> {
     const changed = new Set<string>();
     let any = false;
     for (const notice of notices) {
@@ -156,7 +158,16 @@ export class WebhookTargetCache {
     }
     if (any) this.changes++;
     for (const id of changed) for (const hash of this.hashesOf.get(id) ?? []) this.servable.delete(hash);
-    if (changed.size > 0) await this.refresh([...changed]);
+    // The read is not awaited here: the change stream hands over its next burst only once this
+    // one returned, and a notice of another webhook must take that one out at once, not after
+    // this read (a busy pool, a slow database). Reads run one after another, in notice order.
+    if (changed.size > 0) this.reads = this.reads.then(() => this.refresh([...changed]));
+    return Promise.resolve();
+  }
+
+  /** Resolves once the webhooks changed so far are read again (tests, shutdown). */
+  settled(): Promise<void> {
+    return this.reads;
   }
 
   /**

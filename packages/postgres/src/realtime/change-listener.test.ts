@@ -2,6 +2,7 @@ import { once, EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import type { Logger } from '@inntak/core';
+import { WEBHOOK_TARGET_CHANNELS, WebhookTargetCache, type KeptTarget, type WebhookTarget } from '@inntak/intake';
 import { admin, setupAdminScene, testDb } from '../__tests__/index.js';
 import { ChangeListener, LISTENER_APPLICATION_NAME, type ChangeListenerOptions, type ChangeNotice } from './change-listener.js';
 
@@ -150,3 +151,52 @@ describe('the channels a subscriber names', () => {
   });
 });
 
+
+describe("the intake's webhook cache on the stream (issue 40)", () => {
+  it('takes a webhook out at once on its notice while the read of another changed webhook is still under way', async () => {
+    // The read of webhook A hangs (a busy pool, a slow database): the notice of B, whose token
+    // was rotated meanwhile, must still take B's token out of memory within the stream's delay.
+    let release: (kept: KeptTarget[]) => void = () => {};
+    const hanging = new Promise<KeptTarget[]>((resolve) => (release = resolve));
+    const store = { keepTargets: async () => {}, forgetTarget: async () => {}, targets: async () => [] };
+    const cache = new WebhookTargetCache(store, logger, { targetsOf: (ids) => (ids.includes(A) ? hanging : Promise.resolve([])) });
+    const listener = new ChangeListener({
+      connectionString: testDb.url,
+      logger,
+      onBurst: (notices) => cache.onBurst(notices),
+      onReconnect: () => cache.onReconnect(),
+      onLive: (live) => cache.onLive(live),
+      channels: WEBHOOK_TARGET_CHANNELS,
+    });
+    started.push(listener);
+    await listener.start();
+    const A = '01a20000-0000-7000-8000-0000000000a1';
+    const B = '01a20000-0000-7000-8000-0000000000b1';
+    const TA = 'a0000000-0000-4000-8000-0000000000a1';
+    const TB = 'a0000000-0000-4000-8000-0000000000b1';
+    const target = (id: string): WebhookTarget => ({ webhookId: id, collectionId: '01a20000-0000-7000-8000-00000000000c', templateId: null, locale: 'nb', secret: null });
+    cache.remember(TA, target(A), cache.mark);
+    cache.remember(TB, target(B), cache.mark);
+    expect([cache.current(TA), cache.current(TB)]).toEqual([target(A), target(B)]);
+
+    const notifyWebhook = async (id: string) => {
+      const db = new pg.Client({ connectionString: testDb.url });
+      await db.connect();
+      await db.query(`select pg_notify('inntak_webhooks', json_build_object('op', 'update', 'webhook_id', $1::text)::text)`, [id]);
+      await db.end();
+    };
+    const until = async (done: () => boolean) => {
+      for (let tries = 0; !done() && tries < 50; tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+    await notifyWebhook(A);
+    await until(() => cache.current(TA) === undefined);
+    expect(cache.current(TA)).toBeUndefined();
+    await notifyWebhook(B);
+    await until(() => cache.current(TB) === undefined);
+    try {
+      expect(cache.current(TB)).toBeUndefined();
+    } finally {
+      release([]);
+    }
+  });
+});
