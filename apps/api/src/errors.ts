@@ -42,6 +42,7 @@ const ERROR_TABLE: Record<ErrorCode, { status: number; text: string }> = {
   storage_full: { status: 507, text: 'Lagringsplassen er full; filen ble ikke lagret' }, // issue 38
   rerun_other_actor: { status: 409, text: 'Kjøringen ble gjort som en annen enn den orkestreringen nå kjører som; start en ny kjøring i stedet' }, // issue 35
   secret_other_actor: { status: 403, text: 'Bare den orkestreringen kjører som kan sette hemmelighetene; ta den over med update_orchestration først' }, // issue 35, found on the merged result
+  input_other_actor: { status: 403, text: 'Bare den orkestreringen kjører som kan gi den input; ta den over med update_orchestration først' }, // issue 40's stop: a co-admin's input steered the creator's rights
 };
 
 const INTERNAL = { status: 500, text: 'Intern feil' };

@@ -37,7 +37,8 @@ export type ErrorCode =
   | 'media_link_expired'
   | 'storage_full'
   | 'rerun_other_actor'
-  | 'secret_other_actor';
+  | 'secret_other_actor'
+  | 'input_other_actor';
 
 export class AppError extends Error {
   readonly code: ErrorCode;

@@ -107,7 +107,10 @@ export const MAX_RUN_INPUT_BYTES = 16 * 1024;
 /**
  * run_orchestration: one run of a `manual` orchestration now, with `{event.input.*}` from the
  * caller's object; it acts as its creator like every run, and is its own root event (a fresh
- * budget).
+ * budget). Input steers the script (an id it reads, a text it posts) with its creator's rights,
+ * so only the one it runs as (or the operator at a shell) gives any, as for its secrets: another
+ * administrator may run the creator's script as written, with no input, or take it over first
+ * (update_orchestration) and then run it as themselves.
  */
 export async function runOrchestration(store: OrchestrationStore, actor: Actor, id: string, input: JsonObject, runsPerPerson = DEFAULT_ORCHESTRATION_RUNS_PER_PERSON): Promise<{ run_id: string; job_id: number }> {
   if (Buffer.byteLength(JSON.stringify(input)) > MAX_RUN_INPUT_BYTES) {
@@ -119,6 +122,7 @@ export async function runOrchestration(store: OrchestrationStore, actor: Actor, 
     const trigger = current.metadata.trigger as Trigger | undefined;
     if (trigger?.event !== 'manual') throw new AppError('conflict', { detail: 'orkestreringen startes ikke for hånd (trigger.event er ikke manual)' });
     if (current.metadata.enabled === false) throw new AppError('conflict', { detail: 'orkestreringen er slått av' });
+    if (Object.keys(input).length > 0 && actor.personId !== null && actor.personId !== current.created_by) throw new AppError('input_other_actor');
     await requireRunRoom(tx, actor, runsPerPerson);
     return tx.queueRun(id, (runId) => ({ type: 'manual', id: runId, depth: 0, input }), undefined, requestedBy(actor));
   });

@@ -53,6 +53,28 @@ describe('secrets of an orchestration another admin takes over', () => {
   });
 });
 
+describe('a manual run another admin starts', () => {
+  it("gives its creator's script no input of theirs (403, nothing queued); without input it runs as written, and once taken over with their input as them", async () => {
+    const id = await manualWithSecret();
+    const admin = await ctx.addPerson('medadmin');
+    await post('/intentions/grant_access', owner, { subject_id: admin.id, object_id: ctx.collectionId, access: 'admin' }).expect(200);
+    const runs = async () => Number((await ctx.database.pool.query('select count(*) as n from orchestration_runs where orchestration_id = $1', [id])).rows[0].n);
+
+    // Input would steer the creator's rights (an id read, a text posted with the creator's token).
+    const refused = await post('/intentions/run_orchestration', admin.authorization, { id, input: { tekst: 'fra medadmin' } });
+    expect([refused.status, refused.body]).toEqual([403, { error: 'Bare den orkestreringen kjører som kan gi den input; ta den over med update_orchestration først' }]);
+    expect(await runs()).toBe(0);
+
+    expect((await post('/intentions/run_orchestration', admin.authorization, { id, input: {} })).status).toBe(202);
+    expect((await post('/intentions/run_orchestration', owner, { id, input: { tekst: 'fra eieren' } })).status).toBe(202);
+    expect(await runs()).toBe(2);
+
+    expect((await post('/intentions/update_orchestration', admin.authorization, { id, title: 'Overtatt' })).body.runs_as).toBe(admin.id);
+    expect((await post('/intentions/run_orchestration', admin.authorization, { id, input: { tekst: 'nå som meg selv' } })).status).toBe(202);
+    expect(await runs()).toBe(3);
+  });
+});
+
 describe('a condition bounded in what it costs each event', () => {
   const comparisons = (n: number) => ({
     any: Array.from({ length: Math.ceil(n / 50) }, (_, i) => ({
