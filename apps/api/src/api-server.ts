@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import type { Logger } from '@inntak/core';
-import type { ChangeFeed, TokenVerifier } from '@inntak/access';
-import { GroupCommit, SpoolingIntakeStore, WEBHOOK_TARGET_CHANNELS, WebhookTargetCache, type Spool } from '@inntak/intake';
+import type { ChangeFeed, ChangeSubscription, TokenVerifier } from '@inntak/access';
+import { CachedLookupStore, GroupCommit, SpoolingIntakeStore, WEBHOOK_TARGET_CHANNELS, WebhookTargetCache, type Spool } from '@inntak/intake';
 import { cachedLiveRoomStatus } from '@inntak/jobs';
 import { cachedDatabaseStats, isDatabaseUnavailable, type DatabaseHandle, type ReadReplicas } from '@inntak/postgres';
 import { sharedKey, PostgresGraphStore, PostgresIdentityDirectory, PostgresNodeQueryStore, queryCursorKey } from '@inntak/postgres/graph';
@@ -175,7 +175,7 @@ export async function startApiServer(options: ApiServerOptions, port: number, ho
   const feed = options.intakeSpool ? patientFeed(postgresFeed, logger) : postgresFeed;
   const pageCache = await startPageCache({ feed, publicationsTouched: (nodeIds, edgeIds, makers) => publicationsTouched(database, nodeIds, edgeIds, makers), logger });
   deps.publishing = { ...deps.publishing, pageCache: pageCache.cache };
-  const spooling = options.intakeSpool && (await startIntakeSpool(options, options.intakeSpool, deps, feed));
+  const intake = options.intakeSpool ? await startIntakeSpool(options, options.intakeSpool, deps, feed) : await startTokenCache(deps, feed, logger);
   const app = createApp(deps);
   const server = createServer(app);
   const hub = new RealtimeHub(server, { logger, feed, mixer: postgresMixerFeed(database.db), verifier, identities: deps.identities, ...options.realtime });
@@ -206,7 +206,7 @@ export async function startApiServer(options: ApiServerOptions, port: number, ho
       // After the last request: every impression and click counted is written before exit.
       await deps.publishing.recorder.close();
       await pageCache.stop();
-      await spooling?.stop();
+      await intake.stop();
       // Answered writes' change notices go out before the pool closes.
       await deps.intakeNoticesSent?.();
     },
@@ -240,17 +240,11 @@ async function startIntakeSpool(
     logger,
   });
   await store.start();
-  const changes = feed.subscribe({
-    logger,
-    onBurst: (notices) => targets.onBurst(notices),
-    onReconnect: () => targets.onReconnect(),
-    onLive: (live) => targets.onLive(live),
-    // Not access rows or the mixer: five of an intake's seven notices are access rows.
-    channels: WEBHOOK_TARGET_CHANNELS,
-  });
+  const changes = subscribeTargets(feed, targets, logger);
   await changes.start();
   deps.intakeStore = store;
   deps.intakeSpool = () => store.snapshot();
+  deps.intakeTokenLookups = () => ({ ...targets.lookups });
   logger.info('intake spool ready', { adapter: settings.url ? 'nats' : 'sqlite', known_webhooks: targets.size });
   return {
     async stop() {
@@ -262,6 +256,33 @@ async function startIntakeSpool(
       await spool.close();
     },
   };
+}
+
+/** The intake's webhook cache kept current by the change stream (docs/deliveries.md#outages). */
+function subscribeTargets(feed: ChangeFeed, targets: WebhookTargetCache, logger: Logger): ChangeSubscription {
+  return feed.subscribe({
+    logger,
+    onBurst: (notices) => targets.onBurst(notices),
+    onReconnect: () => targets.onReconnect(),
+    onLive: (live) => targets.onLive(live),
+    // Not access rows or the mixer: five of an intake's seven notices are access rows.
+    channels: WEBHOOK_TARGET_CHANNELS,
+  });
+}
+
+/**
+ * Without a spool (SPOOL_DIR=off) the known tokens are still answered from memory, kept current
+ * by the change stream as with one (issue 40); the copy is then in memory alone, and a changed
+ * webhook is simply forgotten until its next lookup asks the database.
+ */
+async function startTokenCache(deps: AppDeps, feed: ChangeFeed, logger: Logger): Promise<{ stop(): Promise<void> }> {
+  const inMemoryOnly = { keepTargets: async () => {}, forgetTarget: async () => {}, targets: async () => [] };
+  const targets = new WebhookTargetCache(inMemoryOnly, logger);
+  const changes = subscribeTargets(feed, targets, logger);
+  await changes.start();
+  deps.intakeStore = new CachedLookupStore(deps.intakeStore, targets);
+  deps.intakeTokenLookups = () => ({ ...targets.lookups });
+  return { stop: () => changes.stop() };
 }
 
 /**

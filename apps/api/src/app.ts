@@ -54,6 +54,8 @@ export interface AppDeps {
   databaseReady: () => Promise<void>;
   /** The intake spool's state (issue 37), when intake spools while the database is away. */
   intakeSpool?: () => Promise<SpoolSnapshot>;
+  /** Token lookups since start by what answered (the intake's webhook cache, docs/deliveries.md#outages). */
+  intakeTokenLookups?: () => { memory: number; database: number };
   /** Whether OIDC_ISSUER answers, for /health/ready; absent: no issuer to ask. */
   issuerStatus?: () => Promise<IssuerStatus>;
   nodeQueries: NodeQueryStore;
@@ -138,7 +140,14 @@ export function createApp(deps: AppDeps): Express {
   const limitedReads = authThen(auth, readsPerCaller(deps.readsPerCaller ?? 4));
   installNodeRead(app, routes, limitedReads, deps);
   installQueryNodes(app, routes, limitedReads, { store: deps.nodeQueries, cursorKey: deps.cursorKey });
-  installMetrics(app, routes, auth, { metrics, databaseStats: deps.databaseStats, metricsToken: deps.metricsToken, replicaStatus, spool: deps.intakeSpool });
+  installMetrics(app, routes, auth, {
+    metrics,
+    databaseStats: deps.databaseStats,
+    metricsToken: deps.metricsToken,
+    replicaStatus,
+    spool: deps.intakeSpool,
+    tokenLookups: deps.intakeTokenLookups,
+  });
   installJobAdmin(app, routes, auth, deps.jobAdmin);
   installMedia(app, routes, auth, { media: deps.media, files: deps.files, logger: deps.logger, speech: deps.speech, baseUrl: deps.baseUrl, mediaUrlSecret: deps.mediaUrlSecret, mediaLinkKey: deps.mediaLinkKey, now: deps.now });
   installMediaUpload(app, routes, auth, { media: deps.media, files: deps.files, ...(deps.uploads ? { uploads: deps.uploads } : {}) });

@@ -109,11 +109,19 @@ export interface MetricsDeps {
   replicaStatus?: () => ReplicaStatus[];
   /** The intake spool's state (issue 37), when intake has one. */
   spool?: () => Promise<SpoolSnapshot>;
+  /** Token lookups by what answered, when intake has its webhook cache (issue 40). */
+  tokenLookups?: () => { memory: number; database: number };
 }
 
 export function installMetrics(app: Express, registry: RouteRegistry, auth: RequestHandler, deps: MetricsDeps): void {
   const gauges = pgMetrics(deps.metrics.registry);
   const spoolGauges = spoolMetrics(deps.metrics.registry);
+  const lookups = new Gauge({
+    name: 'inntak_intake_token_lookups_total',
+    help: 'Webhook token lookups since start, by what answered: memory (kept current by the change stream) or database',
+    labelNames: ['answered_by'],
+    registers: [deps.metrics.registry],
+  });
   const perProcess = processMetrics();
   const inRotation = new Gauge({ name: 'inntak_read_replica_in_rotation', help: 'Whether the read replica takes reads (1) or is out of rotation (0)', labelNames: ['replica'], registers: [deps.metrics.registry] });
   const allowed: RequestHandler = async (req, res, next) => {
@@ -139,7 +147,8 @@ export function installMetrics(app: Express, registry: RouteRegistry, auth: Requ
         requests: z.array(z.record(z.string(), z.unknown())),
         intake: z.array(z.record(z.string(), z.unknown())),
         read_replicas: z.array(z.object({ name: z.string(), in_rotation: z.boolean(), reason: z.string().optional() })).optional(),
-        spool: z.object({ entries: z.number(), bytes: z.number(), oldest_age_seconds: z.number(), replays_done: z.number(), degraded: z.boolean(), token_lookups: z.object({ memory: z.number(), database: z.number() }) }).optional(),
+        spool: z.object({ entries: z.number(), bytes: z.number(), oldest_age_seconds: z.number(), replays_done: z.number(), degraded: z.boolean() }).optional(),
+        token_lookups: z.object({ memory: z.number(), database: z.number() }).optional(),
       }),
       alternatives: { 'text/plain': z.string().describe('Prometheus text format (format=prometheus, or asked for by Accept)') },
     },
@@ -153,7 +162,9 @@ export function installMetrics(app: Express, registry: RouteRegistry, auth: Requ
     const stats = await deps.databaseStats().catch(() => ({}) as DatabaseStats);
     const replicas = deps.replicaStatus?.();
     const spool = deps.spool ? await deps.spool() : undefined;
+    const tokenLookups = deps.tokenLookups?.();
     if (prometheus) {
+      if (tokenLookups) for (const [by, n] of Object.entries(tokenLookups)) lookups.set({ answered_by: by }, n);
       gauges.set(stats);
       inRotation.reset();
       for (const r of replicas ?? []) inRotation.set({ replica: r.name }, r.in_rotation ? 1 : 0);
@@ -169,7 +180,8 @@ export function installMetrics(app: Express, registry: RouteRegistry, auth: Requ
       requests: counts.values.map((v) => ({ ...v.labels, count: v.value })),
       intake: intake.values.map((v) => ({ ...v.labels, count: v.value })),
       ...(replicas ? { read_replicas: replicas } : {}),
-      ...(spool ? { spool: { entries: spool.entries, bytes: spool.bytes, oldest_age_seconds: spool.oldestAgeSeconds, replays_done: spool.replaysDone, degraded: spool.degraded, token_lookups: spool.tokenLookups } } : {}),
+      ...(spool ? { spool: { entries: spool.entries, bytes: spool.bytes, oldest_age_seconds: spool.oldestAgeSeconds, replays_done: spool.replaysDone, degraded: spool.degraded } } : {}),
+      ...(tokenLookups ? { token_lookups: tokenLookups } : {}),
     });
   });
 }
@@ -181,20 +193,12 @@ function spoolMetrics(registry: Registry) {
   const bytes = gauge('bytes', 'Bytes the intake spool holds');
   const oldest = gauge('oldest_age_seconds', 'Age of the oldest delivery waiting in the intake spool');
   const replays = gauge('replays_total', 'Spooled deliveries written to the database since start');
-  const lookups = new Gauge({
-    name: 'inntak_intake_token_lookups_total',
-    help: 'Webhook token lookups since start, by what answered: memory (kept current by the change stream) or database',
-    labelNames: ['answered_by'],
-    registers: [registry],
-  });
   return {
     set(s: SpoolSnapshot): void {
       entries.set(s.entries);
       bytes.set(s.bytes);
       oldest.set(s.oldestAgeSeconds);
       replays.set(s.replaysDone);
-      lookups.set({ answered_by: 'memory' }, s.tokenLookups.memory);
-      lookups.set({ answered_by: 'database' }, s.tokenLookups.database);
     },
   };
 }

@@ -67,7 +67,7 @@ describeWithEngine('postgres', describe, 'intake through a PostgreSQL outage (th
 
   const tokenLookups = async () => {
     const res = await fetch(`${scene.api.url}/metrics?format=json`, { headers: { authorization: 'Bearer metrics-token-for-the-outage-test' } });
-    return ((await res.json()) as { spool: { token_lookups: { memory: number; database: number } } }).spool.token_lookups;
+    return ((await res.json()) as { token_lookups: { memory: number; database: number } }).token_lookups;
   };
 
   it('answers every request to a known webhook 200 through a 5 s outage, and stores each once, in order, with access rows and /ws events, once it is back', async () => {
@@ -129,7 +129,6 @@ describeWithEngine('postgres', describe, 'intake through a PostgreSQL outage (th
         oldest_age_seconds: expect.any(Number),
         replays_done: expect.any(Number),
         degraded: true,
-        token_lookups: { memory: expect.any(Number), database: expect.any(Number) },
       });
     } finally {
       await scene.pg.startServer();

@@ -21,6 +21,7 @@ export {
 export { SpoolFullError, tokenHash, type Spool, type SpoolEntry, type SpooledEntry, type SpoolStats, type KeptTarget, encodeEntry, decodeEntry, encodeTarget, decodeTarget } from './spool.js';
 export { WebhookTargetCache, WEBHOOK_TARGET_CHANNELS, type WebhookTargetSource } from './webhook-target-cache.js';
 export { SpoolingIntakeStore, type SpoolingIntakeOptions, type SpoolSnapshot } from './spooling-intake-store.js';
+export { CachedLookupStore } from './cached-lookup-store.js';
 export { GroupCommit, type BatchIntakeStore, type ContentWrite, type GroupCommitOptions } from './group-commit.js';
 export { createWebhook, renameWebhook, webhookCollections, setWebhookTemplate, deleteWebhook, listWebhooks, WEBHOOK_PAGE, WEBHOOK_NEED, findAdministeredWebhook, requireWebhookAdmin, requireCollectionAdmin, type WebhookInput } from './webhook-admin.js';
 export {

@@ -30,8 +30,6 @@ export interface SpoolSnapshot {
   replaysDone: number;
   /** Deliveries are going to the spool or waiting in it. */
   degraded: boolean;
-  /** Token lookups since start answered from memory (the change stream kept it current) and by the database. */
-  tokenLookups: { memory: number; database: number };
 }
 
 class BoundExceeded extends Error {
@@ -57,7 +55,6 @@ export class SpoolingIntakeStore implements IntakeStore {
   private wake: (() => void) | undefined;
   private spoolingSince = 0;
   replaysDone = 0;
-  private readonly tokenLookups = { memory: 0, database: 0 };
   private readonly boundMs: number;
 
   constructor(private readonly options: SpoolingIntakeOptions) {
@@ -87,19 +84,9 @@ export class SpoolingIntakeStore implements IntakeStore {
       const known = targets.known(token);
       if (known) return known;
     }
-    // While the change stream keeps the copy current, a known token costs no round trip.
-    const current = targets.current(token);
-    if (current) {
-      this.tokenLookups.memory++;
-      return current;
-    }
-    const mark = targets.mark;
-    this.tokenLookups.database++;
     try {
-      const target = await this.bounded(this.options.live.findWebhookByToken(token));
-      if (target) targets.remember(token, target, mark);
-      else targets.unknown(token);
-      return target;
+      // While the change stream keeps the copy current, a known token costs no round trip.
+      return await targets.lookup(token, (t) => this.bounded(this.options.live.findWebhookByToken(t)));
     } catch (error) {
       if (!this.unavailable(error)) throw error;
       this.enterOutage(error);
@@ -128,7 +115,7 @@ export class SpoolingIntakeStore implements IntakeStore {
   async snapshot(): Promise<SpoolSnapshot> {
     const stats = await this.options.spool.stats();
     const oldestAgeSeconds = stats.oldestAt ? Math.max(0, (Date.now() - stats.oldestAt.getTime()) / 1000) : 0;
-    return { entries: stats.entries, bytes: stats.bytes, oldestAgeSeconds, replaysDone: this.replaysDone, degraded: this.outage || stats.entries > 0, tokenLookups: { ...this.tokenLookups } };
+    return { entries: stats.entries, bytes: stats.bytes, oldestAgeSeconds, replaysDone: this.replaysDone, degraded: this.outage || stats.entries > 0 };
   }
 
   private async toSpool(node: NewNode, edge: NewEdge, log: DeliveryLogEntry): Promise<WriteOutcome> {

@@ -95,6 +95,27 @@ export class WebhookTargetCache {
     return this.changes;
   }
 
+  /** Token lookups since start by what answered: memory (current()) or the database (lookup()). */
+  readonly lookups = { memory: 0, database: 0 };
+
+  /**
+   * The intake's token lookup: from memory while that is current (current()), else `ask`ed of
+   * the database, whose answer is remembered (and served from then on, see remember()).
+   */
+  async lookup(token: string, ask: (token: string) => Promise<WebhookTarget | undefined>): Promise<WebhookTarget | undefined> {
+    const current = this.current(token);
+    if (current) {
+      this.lookups.memory++;
+      return current;
+    }
+    const mark = this.mark;
+    this.lookups.database++;
+    const target = await ask(token);
+    if (target) this.remember(token, target, mark);
+    else this.unknown(token);
+    return target;
+  }
+
   /**
    * What the database answered for a token; written to the store only when it changed. With the
    * `mark` taken before the question, it is also answered from memory from now on (current()),
