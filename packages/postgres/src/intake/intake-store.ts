@@ -52,20 +52,19 @@ const WRITE_CONTENT: PreparedStatement = {
            from inntak_intake_write_quiet($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`,
 };
 /**
- * Several intakes in one statement, so one transaction (GroupCommit, packages/intake): the same
- * function called once per row of the unnested arrays, in order (a lateral call runs per row),
- * so each sees the rows of the ones before it (a duplicate delivery inside a batch is found).
+ * Several intakes in one statement, so one transaction (GroupCommit, packages/intake): the
+ * parameters are WRITE_CONTENT's as arrays, one element per write. inntak_intake_write_batch
+ * (migration 042) does what a call of inntak_intake_write_quiet per write would, in order
+ * (copies of one delivery id in the batch: the first is written, the rest are its duplicates),
+ * but with one statement per table for the batch instead of per write: less database CPU per
+ * write, which is what a batch is for. It answers one row per write, in their order.
  */
 const WRITE_CONTENTS: PreparedStatement = {
-  name: 'inntak_intake_write_quiet_batch',
-  text: `select r.propagation_error, r.duplicate_node_id, r.duplicate_edge_id
-           from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::visibility[], $6::jsonb[], $7::uuid[],
-                       $8::uuid[], $9::uuid[], $10::uuid[], $11::text[], $12::jsonb[], $13::boolean[], $14::uuid[],
-                       $15::uuid[], $16::uuid[], $17::timestamptz[], $18::text[], $19::text[], $20::bigint[], $21::integer[], $22::jsonb[], $23::text[])
-                with ordinality as v(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, ord)
-           cross join lateral inntak_intake_write_quiet(v.a1, v.a2, v.a3, v.a4, v.a5, v.a6, v.a7, v.a8, v.a9, v.a10, v.a11,
-                                                  v.a12, v.a13, v.a14, v.a15, v.a16, v.a17, v.a18, v.a19, v.a20, v.a21, v.a22, v.a23) r
-          order by v.ord`,
+  name: 'inntak_intake_write_batch',
+  text: `select propagation_error, duplicate_node_id, duplicate_edge_id
+           from inntak_intake_write_batch($1::uuid[], $2::text[], $3::text[], $4::text[], $5::visibility[], $6::jsonb[], $7::uuid[],
+                $8::uuid[], $9::uuid[], $10::uuid[], $11::text[], $12::jsonb[], $13::boolean[], $14::uuid[],
+                $15::uuid[], $16::uuid[], $17::timestamptz[], $18::text[], $19::text[], $20::bigint[], $21::integer[], $22::jsonb[], $23::text[])`,
 };
 /** The committed writes' change notices, as the triggers would have sent them (migration 031). */
 const SEND_NOTICES: PreparedStatement = {
@@ -158,17 +157,7 @@ export class PostgresIntakeStore implements BatchIntakeStore, WebhookTargetSourc
       const [row] = await this.database.prepared<OutcomeRow>(WRITE_CONTENT, writeValues(write));
       return outcomeOf(row!);
     } catch (error) {
-      // A foreign-key violation means the webhook (or its collection) was deleted between the
-      // token lookup and the write: answer as for a deleted webhook, 404, not a database failure.
-      const code = (error as { code?: unknown } | null)?.code;
-      if (code === '23503') throw new AppError('webhook_not_found', { cause: error });
-      // A node or log row with this id exists: only a spooled entry written twice has an old id.
-      if (code === '23505' && isPrimaryKeyOfDelivery(error)) throw new AlreadyWrittenError({ cause: error });
-      // inntak_intake_write names the table whose insert failed in the error's TABLE field.
-      const table = (error as { table?: unknown } | null)?.table;
-      if (table === 'nodes') throw new IntakeWriteError('node', { cause: error });
-      if (table === 'edges') throw new IntakeWriteError('edge', { cause: error });
-      throw error;
+      throw writeError(error);
     }
   }
 
@@ -176,7 +165,11 @@ export class PostgresIntakeStore implements BatchIntakeStore, WebhookTargetSourc
     // Column-wise: the i-th array holds the i-th parameter of every write.
     const rows = writes.map(writeValues);
     const columns = rows[0]!.map((_, i) => rows.map((row) => row[i]));
-    const outcomes = (await this.database.prepared<OutcomeRow>(WRITE_CONTENTS, columns)).map(outcomeOf);
+    // A batch's failure is one of its writes' (GroupCommit then writes them one by one); mapped
+    // as write()'s, except the step: the batch function does not name the table that failed.
+    const outcomes = (await this.database.prepared<OutcomeRow>(WRITE_CONTENTS, columns).catch((error: unknown) => Promise.reject(writeError(error)))).map(
+      outcomeOf,
+    );
     this.sendNotices(writes.filter((_, i) => !outcomes[i]!.duplicateOf));
     return outcomes;
   }
@@ -221,6 +214,21 @@ export class PostgresIntakeStore implements BatchIntakeStore, WebhookTargetSourc
       delivery.previousToken ?? null,
     ]);
   }
+}
+
+/** A write's database error as the intake answers it. */
+function writeError(error: unknown): unknown {
+  // A foreign-key violation means the webhook (or its collection) was deleted between the
+  // token lookup and the write: answer as for a deleted webhook, 404, not a database failure.
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === '23503') return new AppError('webhook_not_found', { cause: error });
+  // A node or log row with this id exists: only a spooled entry written twice has an old id.
+  if (code === '23505' && isPrimaryKeyOfDelivery(error)) return new AlreadyWrittenError({ cause: error });
+  // inntak_intake_write names the table whose insert failed in the error's TABLE field.
+  const table = (error as { table?: unknown } | null)?.table;
+  if (table === 'nodes') return new IntakeWriteError('node', { cause: error });
+  if (table === 'edges') return new IntakeWriteError('edge', { cause: error });
+  return error;
 }
 
 function isPrimaryKeyOfDelivery(error: unknown): boolean {
