@@ -69,7 +69,11 @@ export class WebhookTargetCache {
 
   /** The webhook a token finds, if known; a previous token only until its grace ends. */
   known(token: string): WebhookTarget | undefined {
-    const target = this.byHash.get(tokenHash(token));
+    return this.knownByHash(tokenHash(token));
+  }
+
+  private knownByHash(hash: string): WebhookTarget | undefined {
+    const target = this.byHash.get(hash);
     if (target?.previousToken && Date.parse(target.previousToken.until) <= this.now()) return undefined;
     return target;
   }
@@ -85,9 +89,14 @@ export class WebhookTargetCache {
    * whatever happens, it is asked again after SERVED_FOR_MS.
    */
   current(token: string): WebhookTarget | undefined {
+    return this.currentByHash(tokenHash(token));
+  }
+
+  /** current() for a token's hash: the hot path hashes each token once. */
+  private currentByHash(hash: string): WebhookTarget | undefined {
     if (!this.live) return undefined;
-    const until = this.servable.get(tokenHash(token));
-    return until !== undefined && until > this.now() ? this.known(token) : undefined;
+    const until = this.servable.get(hash);
+    return until !== undefined && until > this.now() ? this.knownByHash(hash) : undefined;
   }
 
   /** What to hand to remember() for a lookup about to be asked: the changes seen so far. */
@@ -103,7 +112,7 @@ export class WebhookTargetCache {
    * the database, whose answer is remembered (and served from then on, see remember()).
    */
   async lookup(token: string, ask: (token: string) => Promise<WebhookTarget | undefined>): Promise<WebhookTarget | undefined> {
-    const current = this.current(token);
+    const current = this.currentByHash(tokenHash(token));
     if (current) {
       this.lookups.memory++;
       return current;
