@@ -167,9 +167,13 @@ export class PostgresIntakeStore implements BatchIntakeStore, WebhookTargetSourc
     const columns = rows[0]!.map((_, i) => rows.map((row) => row[i]));
     // A batch's failure is one of its writes' (GroupCommit then writes them one by one); mapped
     // as write()'s, except the step: the batch function does not name the table that failed.
-    const outcomes = (await this.database.prepared<OutcomeRow>(WRITE_CONTENTS, columns).catch((error: unknown) => Promise.reject(writeError(error)))).map(
-      outcomeOf,
-    );
+    let answered: OutcomeRow[];
+    try {
+      answered = await this.database.prepared<OutcomeRow>(WRITE_CONTENTS, columns);
+    } catch (error) {
+      throw writeError(error);
+    }
+    const outcomes = answered.map(outcomeOf);
     this.sendNotices(writes.filter((_, i) => !outcomes[i]!.duplicateOf));
     return outcomes;
   }
