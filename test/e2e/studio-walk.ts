@@ -1,4 +1,5 @@
 import { expect } from '@jest/globals';
+import { createHmac } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -134,3 +135,15 @@ export class WalkChecker {
     expect(await htmlErrors(this.pages)).toEqual([]);
   }
 }
+
+/**
+ * The header GitHub signs a body with (scheme `github`). A scene that switches signing on sets
+ * the secret before the webhook's first delivery and signs that one: a running API answers a
+ * known token from memory and hears of a secret set later by SQL only on its change stream,
+ * milliseconds after (docs/deliveries.md#outages), so an unsigned request sent at once could
+ * still be accepted.
+ */
+export function githubSignature(secret: string, body: string): Record<string, string> {
+  return { 'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` };
+}
+

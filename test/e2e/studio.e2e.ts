@@ -3,7 +3,7 @@ import { OPERATOR, createCollection, createNode, createPerson, grantAccess } fro
 import { enqueueJob, recordDiskStatus } from '@inntak/postgres/jobs';
 import { recordLogEntry } from '@inntak/postgres/orchestration';
 import { type OpenTestDatabase, storesOn } from '@inntak/postgres/testing';
-import { accessible, logInAs as logIn, startStudioScene, type StudioScene } from './studio-walk.js';
+import { accessible, githubSignature, logInAs as logIn, startStudioScene, type StudioScene } from './studio-walk.js';
 import { createWebhook } from '@inntak/intake';
 import { createPublication, createVariant, publishArticle } from '@inntak/publishing';
 
@@ -35,9 +35,15 @@ beforeAll(async () => {
   const inbox = await createCollection(storesOn(db.db).graph, { title: 'Innboks', ownerId: hookAdmin.id });
   const hook = await createWebhook(storesOn(db.db).webhookAdmin, OPERATOR, { collectionId: inbox.id, templateId: null, title: 'Forge', createdBy: hookAdmin.id });
   ids.hook = hook.id;
-  const deliver = (body: object) => fetch(`${base}/api/webhook/${hook.token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  expect((await deliver({ title: 'Første levering', content: 'Hei' })).status).toBe(200);
+  const deliver = (body: object, signed = false) =>
+    fetch(`${base}/api/webhook/${hook.token}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(signed ? githubSignature('hemmelig', JSON.stringify(body)) : {}) },
+      body: JSON.stringify(body),
+    });
+  // Signing is on from the first delivery (githubSignature says why): a signed one is accepted, an unsigned one refused.
   await db.pool.query(`insert into webhook_secrets (webhook_id, scheme, secret) values ($1, 'github', 'hemmelig')`, [hook.id]);
+  expect((await deliver({ title: 'Første levering', content: 'Hei' }, true)).status).toBe(200);
   expect((await deliver({ title: 'usignert' })).status).toBe(401);
   await db.pool.query('delete from webhook_secrets where webhook_id = $1', [hook.id]);
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { enqueueJob } from '@inntak/postgres/jobs';
-import { logInAs, startStudioScene, WalkChecker, WIDTHS, type StudioScene } from './studio-walk.js';
+import { githubSignature, logInAs, startStudioScene, WalkChecker, WIDTHS, type StudioScene } from './studio-walk.js';
 import { createCollection, createPerson, OPERATOR } from '@inntak/access';
 import { createWebhook } from '@inntak/intake';
 import { storesOn } from '@inntak/postgres/testing';
@@ -31,14 +31,16 @@ beforeAll(async () => {
   const inbox = await createCollection(storesOn(db.db).graph, { title: 'Chat', ownerId: admin.id });
   const hook = await createWebhook(storesOn(db.db).webhookAdmin, OPERATOR, { collectionId: inbox.id, templateId: 'chat-message', title: 'Slack-varsler', createdBy: admin.id });
   ids.hook = hook.id;
-  const deliver = (body: string) => fetch(`${base}/api/webhook/${hook.token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-  // A Slack bot message as Slack sends it (attachments with long unbroken URLs and block ids).
+  const deliver = (body: string, headers: Record<string, string> = {}) =>
+    fetch(`${base}/api/webhook/${hook.token}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  // Signing is on from the first delivery (githubSignature says why).
+  await db.pool.query(`insert into webhook_secrets (webhook_id, scheme, secret) values ($1, 'github', 'hemmelig')`, [hook.id]);
+  // A Slack bot message as Slack sends it (attachments with long unbroken URLs and block ids), signed.
   const slack = await readFile('/work/shared/fixtures/chat-message/slack-event_callback-message_subtype_bot_message.json', 'utf8');
-  const accepted = await deliver(slack);
+  const accepted = await deliver(slack, githubSignature('hemmelig', slack));
   expect(accepted.status).toBe(200);
   ids.node = ((await accepted.json()) as { node_id: string }).node_id;
-  // Then signing is switched on and an unsigned request is refused: the webhook is failing.
-  await db.pool.query(`insert into webhook_secrets (webhook_id, scheme, secret) values ($1, 'github', 'hemmelig')`, [hook.id]);
+  // Then unsigned requests are refused: the webhook is failing.
   for (let i = 0; i < 3; i++) expect((await deliver('{"title":"usignert"}')).status).toBe(401);
   const job = await enqueueJob(db.db, 'tts_generate', { node_id: ids.node });
   await db.pool.query(`update job_queue set status = 'failed', last_error = 'talemotoren svarte ikke', finished_at = now() where id = $1`, [job]);
